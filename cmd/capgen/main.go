@@ -1,0 +1,173 @@
+// Command capgen generates Neemias MCP's code from the capability spec. It is a thin CLI over
+// internal/capgen; see `capgen help` and docs/spec-reference.md.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/neemias/neemias-mcp/internal/capgen"
+	"github.com/neemias/neemias-mcp/internal/capgen/spec"
+)
+
+const module = "github.com/neemias/neemias-mcp"
+
+func main() {
+	if err := newRoot().Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	root     string
+	specPath string
+}
+
+func newRoot() *cobra.Command {
+	o := &options{}
+	root := &cobra.Command{
+		Use:           "capgen",
+		Short:         "Generate Neemias MCP's code from spec/capabilities.yaml",
+		SilenceUsage:  true,
+		SilenceErrors: false,
+	}
+	root.PersistentFlags().StringVar(&o.root, "root", ".", "repository root")
+	root.PersistentFlags().StringVar(&o.specPath, "spec", "spec/capabilities.yaml", "spec path, relative to --root")
+	root.AddCommand(generateCmd(o), checkCmd(o), scaffoldCmd(o), inspectCmd(o), validateCmd(o))
+	return root
+}
+
+// load reads and validates the spec; diagnostics go to stderr one per line, compiler style.
+func (o *options) load() (*capgen.Model, error) {
+	s, err := spec.Load(strings.TrimSuffix(o.root, "/") + "/" + o.specPath)
+	if err != nil {
+		var diags spec.Diagnostics
+		if errors.As(err, &diags) {
+			// Report paths relative to the repository root, as in spec/capabilities.yaml:12:5.
+			for i := range diags {
+				diags[i].File = o.specPath
+			}
+			fmt.Fprintln(os.Stderr, diags.Error())
+			return nil, fmt.Errorf("%d problem(s) in %s", len(diags), o.specPath)
+		}
+		return nil, err
+	}
+	return capgen.NewModel(s, o.specPath, module), nil
+}
+
+func generateCmd(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "generate",
+		Short: "Write stage one's files (types, registry, dispatch, scopes, queries, docs, server.json, spec schema)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, err := o.load()
+			if err != nil {
+				return err
+			}
+			files, err := capgen.GenerateAll(m)
+			if err != nil {
+				return err
+			}
+			return capgen.Write(o.root, files)
+		},
+	}
+}
+
+func checkCmd(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check",
+		Short: "Fail when stage one's files on disk differ from what the spec implies (writes nothing)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, err := o.load()
+			if err != nil {
+				return err
+			}
+			files, err := capgen.GenerateAll(m)
+			if err != nil {
+				return err
+			}
+			changed, err := capgen.Diff(o.root, files)
+			if err != nil {
+				return err
+			}
+			if len(changed) > 0 {
+				return fmt.Errorf("generated files are out of date (run make generate):\n  %s", strings.Join(changed, "\n  "))
+			}
+			return nil
+		},
+	}
+}
+
+func scaffoldCmd(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "scaffold",
+		Short: "Create a hand-written stub for every capability that has none; report orphaned stubs",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, err := o.load()
+			if err != nil {
+				return err
+			}
+			res, err := capgen.Scaffold(m, o.root)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			for _, f := range res.Created {
+				fmt.Fprintf(out, "created %s\n", f)
+			}
+			for _, orphan := range res.Orphans {
+				fmt.Fprintf(out, "orphan %s\n", orphan)
+			}
+			if len(res.Created) == 0 && len(res.Orphans) == 0 {
+				fmt.Fprintln(out, "every capability has a stub; nothing to do")
+			}
+			return nil
+		},
+	}
+}
+
+func inspectCmd(o *options) *cobra.Command {
+	var role, scopes string
+	c := &cobra.Command{
+		Use:   "inspect",
+		Short: "Print what a caller can reach: capabilities, returned/redacted fields, row filters",
+		Example: "  capgen inspect --role VOLUNTARIO\n  capgen inspect --scopes roster:read,checkins:read",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, err := o.load()
+			if err != nil {
+				return err
+			}
+			q := capgen.InspectQuery{Role: role}
+			if scopes != "" {
+				q.Scopes = strings.Split(scopes, ",")
+			}
+			report, err := capgen.Inspect(m, q)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(cmd.OutOrStdout(), report)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&role, "role", "", "a role of the spec (ADMIN, CADASTRO, VOLUNTARIO, RESPONSAVEL)")
+	c.Flags().StringVar(&scopes, "scopes", "", "comma-separated scopes (with --role: narrows the role's scopes)")
+	return c
+}
+
+func validateCmd(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate",
+		Short: "Load and validate the spec; print diagnostics",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := o.load(); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok\n", o.specPath)
+			return nil
+		},
+	}
+}

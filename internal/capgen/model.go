@@ -1,0 +1,403 @@
+package capgen
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/neemias/neemias-mcp/internal/capgen/spec"
+)
+
+// Model is the spec resolved into everything the emitters need: Go names, Go types, flattened
+// PII rules. Emitters only format it; every naming and branching decision lives here, where
+// it is table-tested.
+type Model struct {
+	Spec     *spec.Spec
+	SpecPath string // as written in Source: lines, e.g. spec/capabilities.yaml
+	Module   string // Go module path, e.g. github.com/neemias/neemias-mcp
+	Caps     []*Cap
+}
+
+// Cap is one capability.
+type Cap struct {
+	ID          string // spec key
+	GoName      string // RosterChild, CheckinRegister
+	Kind        string // resource, resource_template, tool
+	WireName    string // tool name or URI (template)
+	Title       string
+	Description string
+	Scope       string
+	Line        int
+	RowFilters  []string
+	Annotations *spec.Annotations
+	TTLMillis   int64
+	Input       *Struct
+	Output      *Struct
+	Query       *spec.Query
+	Spec        spec.Capability
+}
+
+// Struct is a generated Go struct type.
+type Struct struct {
+	GoName   string
+	IsOutput bool // part of an output (gets finalize)
+	IsRoot   bool // the Input or Output type itself
+	Doc      string
+	Fields   []*Field
+}
+
+// Field is a member of a generated struct.
+type Field struct {
+	JSONName    string
+	GoName      string
+	GoType      string // including pointer or slice
+	Required    bool
+	Description string
+	Spec        spec.Field
+	PII         string // category, or empty
+	VisibleWith string // scope needed to receive it, or empty
+	// Redactable: an output field that some callers of the capability do not receive.
+	Redactable bool
+	// Elem is the struct of an object field or of an array-of-objects field.
+	Elem    *Struct
+	IsSlice bool
+	IsPtr   bool
+}
+
+// IsConst reports whether the capability is a read with a fixed URI.
+func (c *Cap) IsResource() bool { return c.Kind == "resource" }
+
+// IsTool reports whether the capability is a tool.
+func (c *Cap) IsTool() bool { return c.Kind == "tool" }
+
+// ConstName is the Go constant holding the capability's wire name.
+func (c *Cap) ConstName() string {
+	switch c.Kind {
+	case "tool":
+		return "Tool" + c.GoName
+	case "resource_template":
+		return "ResourceTemplate" + c.GoName
+	}
+	return "Resource" + c.GoName
+}
+
+// IDConstName is the Go constant holding the capability's spec id.
+func (c *Cap) IDConstName() string { return "Cap" + c.GoName }
+
+// Structs returns every struct type of the capability, outer types first.
+func (c *Cap) Structs() []*Struct {
+	var out []*Struct
+	var walk func(s *Struct)
+	walk = func(s *Struct) {
+		out = append(out, s)
+		for _, f := range s.Fields {
+			if f.Elem != nil {
+				walk(f.Elem)
+			}
+		}
+	}
+	walk(c.Input)
+	walk(c.Output)
+	return out
+}
+
+// Source is the "spec/capabilities.yaml:LINE" reference of the capability.
+func (c *Cap) Source(m *Model) string { return fmt.Sprintf("%s:%d", m.SpecPath, c.Line) }
+
+// NewModel resolves a loaded spec.
+func NewModel(s *spec.Spec, specPath, module string) *Model {
+	m := &Model{Spec: s, SpecPath: specPath, Module: module}
+	for _, e := range s.Resources {
+		kind := "resource"
+		if strings.Contains(e.Value.URI, "{") {
+			kind = "resource_template"
+		}
+		m.Caps = append(m.Caps, m.newCap(e.Name, "resources", kind, e.Value.URI, e.Value))
+	}
+	for _, e := range s.Tools {
+		m.Caps = append(m.Caps, m.newCap(e.Name, "tools", "tool", e.Name, e.Value))
+	}
+	return m
+}
+
+func (m *Model) newCap(id, section, kind, wire string, c spec.Capability) *Cap {
+	goName := spec.GoName(id, "")
+	if kind == "tool" {
+		goName = spec.GoName(id, m.Spec.Server.ToolPrefix)
+	}
+	cp := &Cap{
+		ID: id, GoName: goName, Kind: kind, WireName: wire, Title: c.Title,
+		Description: strings.TrimSpace(c.Description), Scope: c.Scope,
+		Line: m.Spec.Line(section + "." + id), RowFilters: c.RowFilters, Annotations: c.Annotations,
+		Query: c.Query, Spec: c,
+	}
+	if c.Cache != nil {
+		cp.TTLMillis = c.Cache.TTLMillis
+	}
+	cp.Input = buildStruct(goName+"Input", fmt.Sprintf("is the input of %s %q.", kindWord(kind), wire), c.Input, true, c.Scope)
+	cp.Output = buildStruct(goName+"Output", fmt.Sprintf("is the output of %s %q.", kindWord(kind), wire), c.Output, false, c.Scope)
+	cp.Input.IsRoot, cp.Output.IsRoot = true, true
+	return cp
+}
+
+func kindWord(kind string) string {
+	if kind == "tool" {
+		return "tool"
+	}
+	return "resource"
+}
+
+func buildStruct(name, doc string, fields spec.Map[spec.Field], input bool, capScope string) *Struct {
+	s := &Struct{GoName: name, Doc: doc, IsOutput: !input}
+	for _, e := range fields {
+		s.Fields = append(s.Fields, buildField(name, e.Name, e.Value, input, capScope))
+	}
+	return s
+}
+
+func buildField(parent, name string, f spec.Field, input bool, capScope string) *Field {
+	fd := &Field{
+		JSONName: name, GoName: spec.GoName(name, ""), Required: f.Required,
+		Description: strings.TrimSpace(f.Description), Spec: f,
+	}
+	if f.PII != nil {
+		fd.PII = f.PII.Category
+		fd.VisibleWith = f.PII.VisibleWith
+		fd.Redactable = !input && f.PII.VisibleWith != "" && f.PII.VisibleWith != capScope
+	}
+	switch f.Type {
+	case "array":
+		fd.IsSlice = true
+		item := f.Items
+		if item.Type == "object" {
+			fd.Elem = buildStruct(parent+fd.GoName+"Item", fmt.Sprintf("is an element of %s.%s.", parent, fd.GoName), item.Fields, input, capScope)
+			fd.GoType = "[]" + fd.Elem.GoName
+		} else {
+			fd.GoType = "[]" + scalarGoType(*item)
+		}
+		return fd
+	case "object":
+		fd.Elem = buildStruct(parent+fd.GoName, fmt.Sprintf("is the %s member of %s.", name, parent), f.Fields, input, capScope)
+		fd.GoType = fd.Elem.GoName
+	default:
+		fd.GoType = scalarGoType(f)
+	}
+	if !f.Required || fd.Redactable {
+		fd.IsPtr = true
+		fd.GoType = "*" + fd.GoType
+	}
+	return fd
+}
+
+// scalarGoType maps a spec scalar onto the Go type the generated code uses.
+func scalarGoType(f spec.Field) string {
+	switch f.Type {
+	case "integer":
+		return "int64"
+	case "number":
+		return "float64"
+	case "boolean":
+		return "bool"
+	}
+	switch f.Format {
+	case "uuid":
+		return "uuid.UUID"
+	case "date":
+		return "capability.Date"
+	case "date-time":
+		return "time.Time"
+	}
+	return "string"
+}
+
+// JSONTag is the json struct tag value.
+func (f *Field) JSONTag() string {
+	if f.Required && !f.Redactable {
+		return f.JSONName
+	}
+	return f.JSONName + ",omitempty"
+}
+
+// SchemaTag is the invopop `jsonschema` struct tag value.
+func (f *Field) SchemaTag() string {
+	var parts []string
+	if f.Required && !f.Redactable {
+		parts = append(parts, "required")
+	}
+	sf := f.Spec
+	if f.IsSlice {
+		sf = *f.Spec.Items
+	}
+	if sf.Format != "" {
+		parts = append(parts, "format="+sf.Format)
+	}
+	for _, e := range sf.Enum {
+		parts = append(parts, "enum="+escapeTag(e))
+	}
+	if sf.MinLength != nil {
+		parts = append(parts, fmt.Sprintf("minLength=%d", *sf.MinLength))
+	}
+	if sf.MaxLength != nil {
+		parts = append(parts, fmt.Sprintf("maxLength=%d", *sf.MaxLength))
+	}
+	if sf.Pattern != "" {
+		parts = append(parts, "pattern="+escapeTag(sf.Pattern))
+	}
+	if sf.Minimum != nil {
+		parts = append(parts, fmt.Sprintf("minimum=%d", *sf.Minimum))
+	}
+	if sf.Maximum != nil {
+		parts = append(parts, fmt.Sprintf("maximum=%d", *sf.Maximum))
+	}
+	return strings.Join(parts, ",")
+}
+
+// ExtrasTag is the invopop `jsonschema_extras` value: x-pii and x-visible-with keywords.
+func (f *Field) ExtrasTag() string {
+	if f.PII == "" {
+		return ""
+	}
+	s := "x-pii=" + f.PII
+	if f.VisibleWith != "" {
+		s += ",x-visible-with=" + f.VisibleWith
+	}
+	return s
+}
+
+// Tags renders the whole struct tag.
+func (f *Field) Tags() string {
+	t := fmt.Sprintf(`json:%q`, f.JSONTag())
+	if st := f.SchemaTag(); st != "" {
+		t += fmt.Sprintf(` jsonschema:%q`, st)
+	}
+	t += fmt.Sprintf(` jsonschema_description:%q`, f.Description)
+	if ex := f.ExtrasTag(); ex != "" {
+		t += fmt.Sprintf(` jsonschema_extras:%q`, ex)
+	}
+	if strings.Contains(t, "`") {
+		return strconv.Quote(t)
+	}
+	return "`" + t + "`"
+}
+
+func escapeTag(s string) string { return strings.ReplaceAll(s, ",", `\,`) }
+
+// HasPII reports whether the struct or anything inside it holds personal data.
+func (s *Struct) HasPII() bool {
+	for _, f := range s.Fields {
+		if f.PII != "" || (f.Elem != nil && f.Elem.HasPII()) {
+			return true
+		}
+	}
+	return false
+}
+
+// PIIRules flattens the struct's PII rules into JSON paths ("guardians[].phone").
+func (s *Struct) PIIRules() []PIIRule {
+	var out []PIIRule
+	var walk func(prefix string, st *Struct)
+	walk = func(prefix string, st *Struct) {
+		for _, f := range st.Fields {
+			p := prefix + f.JSONName
+			if f.PII != "" {
+				out = append(out, PIIRule{Path: p, Category: f.PII, VisibleWith: f.VisibleWith, Redactable: f.Redactable})
+			}
+			if f.Elem != nil {
+				if f.IsSlice {
+					walk(p+"[].", f.Elem)
+				} else {
+					walk(p+".", f.Elem)
+				}
+			}
+		}
+	}
+	walk("", s)
+	return out
+}
+
+// PIIRule is a flattened PII rule.
+type PIIRule struct {
+	Path        string
+	Category    string
+	VisibleWith string
+	Redactable  bool
+}
+
+// TypeImports returns the extra imports the generated types need.
+func (m *Model) TypeImports() []string {
+	set := map[string]bool{}
+	for _, c := range m.Caps {
+		for _, s := range c.Structs() {
+			for _, f := range s.Fields {
+				switch {
+				case strings.Contains(f.GoType, "uuid.UUID"):
+					set["github.com/google/uuid"] = true
+				case strings.Contains(f.GoType, "time.Time"):
+					set["time"] = true
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RoleFilters returns the row filters of the capability that bind role.
+func (m *Model) RoleFilters(c *Cap, role string) []string {
+	var out []string
+	for _, name := range c.RowFilters {
+		rf, _ := m.Spec.RowFilters.Get(name)
+		if len(rf.Roles) == 0 || slices.Contains(rf.Roles, role) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// CompletableInputs lists the capability's completable inputs.
+func (c *Cap) CompletableInputs() []string {
+	var out []string
+	for _, e := range c.Spec.Input {
+		if e.Value.Complete {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// KindConst is the capability.Kind constant name.
+func (c *Cap) KindConst() string {
+	switch c.Kind {
+	case "tool":
+		return "KindTool"
+	case "resource_template":
+		return "KindResourceTemplate"
+	}
+	return "KindResource"
+}
+
+// AnnotationsLiteral renders the annotation hints as a Go composite literal body.
+func (c *Cap) AnnotationsLiteral() string {
+	a := c.Annotations
+	var parts []string
+	add := func(name string, b *bool) {
+		if b != nil {
+			parts = append(parts, fmt.Sprintf("%s: capability.Bool(%t)", name, *b))
+		}
+	}
+	add("ReadOnly", a.ReadOnly)
+	add("Destructive", a.Destructive)
+	add("Idempotent", a.Idempotent)
+	add("OpenWorld", a.OpenWorld)
+	return strings.Join(parts, ", ")
+}
+
+// scopeConst is the Go constant name of a scope: "roster:read" -> RosterRead.
+func scopeConst(name string) string {
+	return spec.GoName(strings.NewReplacer(":", "_", "-", "_", ".", "_").Replace(name), "")
+}

@@ -1,0 +1,333 @@
+package capgen
+
+const handlerTmpl = genHeader + `
+package capapi
+
+import "context"
+
+// Handler is implemented by the hand-written capability logic (internal/logic), one method per
+// capability. Adding a capability to the spec adds a method here, so the build breaks until the
+// new stub is scaffolded and implemented.
+//
+// Methods receive validated input and return domain errors (internal/errs); the generated
+// dispatcher checks scopes before calling them and redacts their output after.
+type Handler interface {
+{{- range .Caps}}
+	// {{.GoName}} handles {{if .IsTool}}tool{{else}}resource{{end}} {{quote .WireName}}.
+	//
+{{comment "\t" .Description}}
+	//
+	// Scope: {{.Scope}}. Row filters: {{join .RowFilters ", "}}. Source: {{.Source $}}
+	{{.GoName}}(ctx context.Context, in *{{.Input.GoName}}) (*{{.Output.GoName}}, error)
+{{- end}}
+
+	// Complete answers completion/complete for a completable input (complete: true in the
+	// spec): values of variable that start with prefix, limited to what the caller may see.
+	Complete(ctx context.Context, capabilityID, variable, prefix string) ([]string, error)
+}
+`
+
+const registryTmpl = genHeader + `
+package capapi
+
+import "github.com/neemias/neemias-mcp/internal/capability"
+
+// registry is unexported and immutable: callers get deep copies.
+var registry = [...]capability.Capability{
+{{- range .Caps}}
+	{
+		ID:          {{.IDConstName}},
+		Name:        {{.ConstName}},
+		Kind:        capability.{{.KindConst}},
+		Title:       {{quote .Title}},
+		Description: {{quote .Description}},
+{{- if not .IsTool}}
+		URITemplate: {{.ConstName}},
+		MIMEType:    "application/json",
+{{- end}}
+		Scope:       {{quote .Scope}},
+{{- if .Annotations}}
+		Annotations: capability.Annotations{ {{- .AnnotationsLiteral -}} },
+{{- end}}
+		RowFilters:  []string{ {{- range .RowFilters}}{{quote .}}, {{end -}} },
+		Inputs: []capability.Variable{
+{{- range .Input.Fields}}
+			{Name: {{quote .JSONName}}, Type: {{quote .Spec.Type}}, Format: {{quote .Spec.Format}}, Required: {{.Required}}, Completable: {{.Spec.Complete}}},
+{{- end}}
+		},
+		InputPII: []capability.FieldRule{
+{{- range .Input.PIIRules}}
+			{Path: {{quote .Path}}, Category: {{quote .Category}}, VisibleWith: {{quote .VisibleWith}}},
+{{- end}}
+		},
+		OutputPII: []capability.FieldRule{
+{{- range .Output.PIIRules}}
+			{Path: {{quote .Path}}, Category: {{quote .Category}}, VisibleWith: {{quote .VisibleWith}}},
+{{- end}}
+		},
+		TTLMillis:   {{.TTLMillis}},
+		Source:      {{quote (.Source $)}},
+	},
+{{- end}}
+}
+
+// Capabilities returns every capability in spec order (resources first, then tools).
+func Capabilities() []capability.Capability {
+	out := make([]capability.Capability, len(registry))
+	for i := range registry {
+		out[i] = capability.Clone(registry[i])
+	}
+	return out
+}
+
+// Lookup returns the capability with spec id id.
+func Lookup(id string) (capability.Capability, bool) {
+	for i := range registry {
+		if registry[i].ID == id {
+			return capability.Clone(registry[i]), true
+		}
+	}
+	return capability.Capability{}, false
+}
+
+// LookupName returns the capability with wire name name (a tool name or a resource URI or
+// URI template).
+func LookupName(name string) (capability.Capability, bool) {
+	for i := range registry {
+		if registry[i].Name == name {
+			return capability.Clone(registry[i]), true
+		}
+	}
+	return capability.Capability{}, false
+}
+`
+
+const dispatchTmpl = genHeader + `
+// Package dispatch is the generated glue between the protocol runtimes (MCP, REST) and the
+// hand-written Handler: scope check (fail closed), input validation against the generated
+// schemas, strict decoding, the typed call, and redaction of the output.
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/neemias/neemias-mcp/gen/capapi"
+	"github.com/neemias/neemias-mcp/gen/schemas"
+	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/errs"
+)
+
+var inputs = capability.NewValidatorSet(schemas.Input)
+
+// Invoke runs capability id with args (a JSON object) for a caller holding granted. It returns
+// the finalized output (JSON-marshalable), *errs.Forbidden when a scope is missing,
+// *errs.Invalid for bad input, or the handler's error.
+func Invoke(ctx context.Context, h capapi.Handler, id string, args json.RawMessage, granted capability.ScopeSet) (any, error) {
+	scope, ok := scopes.Required(id)
+	if !ok {
+		return nil, fmt.Errorf("dispatch: unknown capability %q", id)
+	}
+	if !granted.Has(scope) {
+		return nil, &errs.Forbidden{Capability: id, Scope: scope}
+	}
+	switch id {
+{{- range .Caps}}
+	case capapi.{{.IDConstName}}:
+		in := new(capapi.{{.Input.GoName}})
+		if err := inputs.Decode(id, args, in); err != nil {
+			return nil, err
+		}
+		return call(ctx, id, in, h.{{.GoName}}, granted)
+{{- end}}
+	}
+	return nil, fmt.Errorf("dispatch: capability %q has no case", id)
+}
+
+// Decode validates and decodes args for capability id into a fresh input value, without
+// calling anything; the REST adapter and tests use it.
+func Decode(id string, args json.RawMessage) (any, error) {
+	switch id {
+{{- range .Caps}}
+	case capapi.{{.IDConstName}}:
+		in := new(capapi.{{.Input.GoName}})
+		return in, inputs.Decode(id, args, in)
+{{- end}}
+	}
+	return nil, fmt.Errorf("dispatch: unknown capability %q", id)
+}
+
+type finalizer interface{ Finalize(capability.ScopeSet) }
+
+func call[I any, O any, PO interface {
+	*O
+	finalizer
+}](ctx context.Context, id string, in *I, fn func(context.Context, *I) (PO, error), granted capability.ScopeSet) (any, error) {
+	out, err := fn(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, fmt.Errorf("capability %q: handler returned neither output nor error", id)
+	}
+	out.Finalize(granted)
+	return out, nil
+}
+`
+
+const scopesTmpl = genHeader + `
+// Package scopes is the scope matrix of the spec as immutable data: which scope each
+// capability needs and which scopes each role may hold. Lookups fail closed: an unknown
+// capability or role gets nothing.
+package scopes
+
+import "github.com/neemias/neemias-mcp/internal/capability"
+
+// Scope names.
+const (
+{{- range .Spec.Scopes}}
+	{{scopeConst .Name}} = {{quote .Name}}
+{{- end}}
+)
+
+// Info describes a scope for consent pages and docs.
+type Info struct {
+	Name        string
+	Description string
+	En          string
+	Pt          string
+	Sensitive   bool
+}
+
+var all = [...]Info{
+{{- range .Spec.Scopes}}
+	{Name: {{quote .Name}}, Description: {{quote .Value.Description}}, En: {{quote .Value.En}}, Pt: {{quote .Value.Pt}}, Sensitive: {{.Value.Sensitive}}},
+{{- end}}
+}
+
+var required = map[string]string{
+{{- range .Caps}}
+	{{quote .ID}}: {{quote .Scope}},
+{{- end}}
+}
+
+var roles = map[string][]string{
+{{- range .Spec.Roles}}
+	{{quote .Name}}: { {{- range .Value.Scopes}}{{quote .}}, {{end -}} },
+{{- end}}
+}
+
+var roleNames = [...]string{ {{- range .Spec.Roles}}{{quote .Name}}, {{end -}} }
+
+// Required returns the scope capability id needs; ok is false for an unknown capability,
+// which callers must treat as deny.
+func Required(id string) (scope string, ok bool) {
+	scope, ok = required[id]
+	return scope, ok
+}
+
+// Allowed reports whether granted covers capability id. Unknown capabilities are denied.
+func Allowed(id string, granted capability.ScopeSet) bool {
+	scope, ok := required[id]
+	return ok && granted.Has(scope)
+}
+
+// RoleScopes returns the scopes role may hold; ok is false for an unknown role.
+func RoleScopes(role string) (capability.ScopeSet, bool) {
+	s, ok := roles[role]
+	if !ok {
+		return capability.ScopeSet{}, false
+	}
+	return capability.NewScopeSet(s...), true
+}
+
+// Grant returns requested ∩ the role's scopes: what a token for role may carry.
+func Grant(role string, requested capability.ScopeSet) capability.ScopeSet {
+	allowed, ok := RoleScopes(role)
+	if !ok {
+		return capability.ScopeSet{}
+	}
+	var out []string
+	for _, s := range requested.List() {
+		if allowed.Has(s) {
+			out = append(out, s)
+		}
+	}
+	return capability.NewScopeSet(out...)
+}
+
+// Roles returns the role names in spec order.
+func Roles() []string { return append([]string(nil), roleNames[:]...) }
+
+// All returns every scope in spec order.
+func All() []Info { return append([]Info(nil), all[:]...) }
+
+// Describe returns the description of scope name.
+func Describe(name string) (Info, bool) {
+	for _, i := range all {
+		if i.Name == name {
+			return i, true
+		}
+	}
+	return Info{}, false
+}
+`
+
+const schemasTmpl = genHeader + `
+// Package schemas embeds the JSON Schemas (draft 2020-12) of every capability input and
+// output, produced with invopop/jsonschema from the generated Go types by gen/schemagen.
+package schemas
+
+import (
+	"embed"
+	"encoding/json"
+)
+
+//go:embed *.json
+var files embed.FS
+
+// Input returns the input schema of capability id, or nil.
+func Input(id string) json.RawMessage { return read(id + ".input.json") }
+
+// Output returns the output schema of capability id, or nil.
+func Output(id string) json.RawMessage { return read(id + ".output.json") }
+
+func read(name string) json.RawMessage {
+	b, err := files.ReadFile(name)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+`
+
+const schemagenTmpl = genHeader + `
+// Command schemagen is stage two of make generate: it reflects the generated capability types
+// with invopop/jsonschema and writes gen/schemas/*.json and the OpenAPI document. It is
+// regenerated with the types, so the two can never disagree.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/neemias/neemias-mcp/gen/capapi"
+	"github.com/neemias/neemias-mcp/internal/capgen/schemagen"
+)
+
+// Types lists every capability's input and output type.
+var Types = []schemagen.Pair{
+{{- range .Caps}}
+	{ID: capapi.{{.IDConstName}}, Input: capapi.{{.Input.GoName}}{}, Output: capapi.{{.Output.GoName}}{}},
+{{- end}}
+}
+
+func main() {
+	if err := schemagen.Main({{quote .SpecPath}}, Types, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "schemagen:", err)
+		os.Exit(1)
+	}
+}
+`
