@@ -1,0 +1,231 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/neemias/neemias-mcp/internal/store"
+	"github.com/neemias/neemias-mcp/internal/store/storetest"
+)
+
+func migrationNames(t *testing.T) []string {
+	t.Helper()
+	names, err := fs.Glob(store.MigrationsFS(), "*.sql")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("embedded migrations: %v, %d files", err, len(names))
+	}
+	return names
+}
+
+func TestMigrateAppliesAllThenIsANoOp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := storetest.NewEmptyDatabase(t)
+	names := migrationNames(t)
+
+	before, err := store.MigrationStatus(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) != len(names) {
+		t.Fatalf("status lists %d migrations, want %d", len(before), len(names))
+	}
+	for _, m := range before {
+		if m.Applied {
+			t.Errorf("%s applied before Migrate", m.Name)
+		}
+	}
+
+	applied, err := store.Migrate(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(applied) != len(names) {
+		t.Fatalf("first Migrate applied %d migrations, want %d", len(applied), len(names))
+	}
+	for i, m := range applied {
+		if m.Name != names[i] {
+			t.Errorf("applied[%d] = %s, want %s (in order)", i, m.Name, names[i])
+		}
+	}
+
+	again, err := store.Migrate(ctx, url)
+	if err != nil {
+		t.Fatalf("second Migrate: %v", err)
+	}
+	if len(again) != 0 {
+		t.Fatalf("second Migrate applied %v, want nothing", again)
+	}
+
+	after, err := store.MigrationStatus(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range after {
+		if !m.Applied || m.AppliedAt.IsZero() || m.Name != names[i] || m.Version != int64(i+1) {
+			t.Errorf("status[%d] = %+v, want %s applied as version %d", i, m, names[i], i+1)
+		}
+	}
+}
+
+func TestMigrateFailureLeavesNothingHalfApplied(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := storetest.NewEmptyDatabase(t)
+
+	fsys := fstest.MapFS{}
+	for _, n := range migrationNames(t) {
+		b, _ := fs.ReadFile(store.MigrationsFS(), n)
+		fsys[n] = &fstest.MapFile{Data: b}
+	}
+	last := int64(len(fsys))
+	fsys["00099_broken.sql"] = &fstest.MapFile{Data: []byte(`-- +goose Up
+CREATE TABLE half_applied (id integer);
+INSERT INTO half_applied VALUES (1);
+SELECT 1 / 0;
+-- +goose Down
+DROP TABLE half_applied;
+`)}
+
+	_, err := store.MigrateFS(ctx, url, fsys)
+	if err == nil || !strings.Contains(err.Error(), "00099_broken.sql") {
+		t.Fatalf("err = %v, want the broken migration named", err)
+	}
+
+	pool := storetest.Pool(t, url)
+	var exists bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass('half_applied') IS NOT NULL`).Scan(&exists); err != nil {
+		t.Fatal(err)
+	}
+	if exists {
+		t.Error("the failed migration's table exists: half-applied")
+	}
+	var version int64
+	if err := pool.QueryRow(ctx, `SELECT max(version_id) FROM goose_db_version`).Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if version != last {
+		t.Errorf("database version = %d, want %d (the migrations before the broken one)", version, last)
+	}
+	status, err := store.MigrationStatusFS(ctx, url, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := status[len(status)-1]; got.Version != 99 || got.Applied {
+		t.Errorf("broken migration status = %+v, want pending", got)
+	}
+
+	// Fixed, it applies.
+	fsys["00099_broken.sql"] = &fstest.MapFile{Data: []byte("-- +goose Up\nCREATE TABLE half_applied (id integer);\n-- +goose Down\nDROP TABLE half_applied;\n")}
+	if applied, err := store.MigrateFS(ctx, url, fsys); err != nil || len(applied) != 1 {
+		t.Fatalf("after the fix: applied %v, err %v", applied, err)
+	}
+}
+
+func TestMigrateRefusesNonTransactionalMigrations(t *testing.T) {
+	t.Parallel()
+	url := storetest.NewEmptyDatabase(t)
+	fsys := fstest.MapFS{"00001_x.sql": &fstest.MapFile{Data: []byte("-- +goose NO TRANSACTION\n-- +goose Up\nCREATE INDEX CONCURRENTLY x ON y (z);\n")}}
+	if _, err := store.MigrateFS(context.Background(), url, fsys); err == nil {
+		t.Fatal("a NO TRANSACTION migration was accepted")
+	}
+}
+
+func TestEmbeddedMigrationsAreWellFormed(t *testing.T) {
+	t.Parallel()
+	for i, n := range migrationNames(t) {
+		b, err := fs.ReadFile(store.MigrationsFS(), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		if want := fmt.Sprintf("%05d_", i+1); !strings.HasPrefix(n, want) {
+			t.Errorf("%s: want prefix %s (numbered without gaps)", n, want)
+		}
+		if !strings.Contains(s, "-- +goose Up") || !strings.Contains(s, "-- +goose Down") {
+			t.Errorf("%s: needs both -- +goose Up and -- +goose Down", n)
+		}
+	}
+}
+
+func TestAppRoleIsNeitherSuperuserNorOwner(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	err := s.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		var super, bypass, login bool
+		if err := tx.QueryRow(ctx, `SELECT rolsuper, rolbypassrls, rolcanlogin FROM pg_roles WHERE rolname = $1`, store.AppRole).
+			Scan(&super, &bypass, &login); err != nil {
+			return err
+		}
+		if super || bypass || login {
+			t.Errorf("%s: superuser=%v bypassrls=%v login=%v, want all false", store.AppRole, super, bypass, login)
+		}
+		var owned int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner
+			WHERE r.rolname = $1`, store.AppRole).Scan(&owned); err != nil {
+			return err
+		}
+		if owned != 0 {
+			t.Errorf("%s owns %d relations", store.AppRole, owned)
+		}
+		rows, err := tx.Query(ctx, `SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity
+			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname <> 'goose_db_version'`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		tables := 0
+		for rows.Next() {
+			var name string
+			var rls, force bool
+			if err := rows.Scan(&name, &rls, &force); err != nil {
+				return err
+			}
+			tables++
+			if !rls || !force {
+				t.Errorf("table %s: row level security enabled=%v forced=%v, want both", name, rls, force)
+			}
+		}
+		if tables < 11 {
+			t.Errorf("found %d tables, want at least 11", tables)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Inside InTx the transaction really runs as the app role, and nothing of it survives
+	// into the next use of the pooled connection.
+	err = s.InTx(ctx, store.Caller{ChurchID: uuidOne, UserID: uuidOne, Role: store.RoleAdmin}, func(ctx context.Context, tx pgx.Tx) error {
+		var user, church string
+		if err := tx.QueryRow(ctx, `SELECT current_user, current_setting('app.church_id')`).Scan(&user, &church); err != nil {
+			return err
+		}
+		if user != store.AppRole || church != uuidOne.String() {
+			t.Errorf("in InTx: current_user=%s app.church_id=%s", user, church)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := s.Pool()
+	for range 4 { // the pool may hand out any connection; try a few
+		var user, church string
+		if err := pool.QueryRow(ctx, `SELECT current_user, coalesce(current_setting('app.church_id', true), '')`).Scan(&user, &church); err != nil {
+			t.Fatal(err)
+		}
+		if user == store.AppRole || church != "" {
+			t.Fatalf("after InTx the pooled connection kept current_user=%s app.church_id=%q", user, church)
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// AppRole is the PostgreSQL role every request runs as (SET LOCAL ROLE). Migration 00001 creates
+// it: NOLOGIN, not a superuser, owner of nothing, subject to row-level security.
+const AppRole = "neemias_app"
+
+// The roles of a church's users, as stored in users.role and read by the policies.
+const (
+	RoleAdmin       = "ADMIN"
+	RoleCadastro    = "CADASTRO"
+	RoleVoluntario  = "VOLUNTARIO"
+	RoleResponsavel = "RESPONSAVEL"
+)
+
+// Roles lists every role, most privileged first.
+func Roles() []string {
+	return []string{RoleAdmin, RoleCadastro, RoleVoluntario, RoleResponsavel}
+}
+
+// ValidRole reports whether r is one of [Roles].
+func ValidRole(r string) bool {
+	switch r {
+	case RoleAdmin, RoleCadastro, RoleVoluntario, RoleResponsavel:
+		return true
+	}
+	return false
+}
+
+// Caller is who a transaction acts for: row-level security shows and accepts only the rows
+// this church, user and role may reach. The zero Caller is [Anonymous].
+type Caller struct {
+	ChurchID uuid.UUID
+	UserID   uuid.UUID
+	Role     string
+}
+
+// Anonymous is the caller of a request that has no verified user yet (login, an audit entry
+// for a refused token): it sees no tenant row at all, but may call app_login_candidates and
+// append audit entries without church or user.
+var Anonymous = Caller{}
+
+// IsAnonymous reports whether c is [Anonymous].
+func (c Caller) IsAnonymous() bool { return c == Anonymous }
+
+// Validate reports whether c is [Anonymous] or a complete caller: church, user and a known role.
+func (c Caller) Validate() error {
+	if c.IsAnonymous() {
+		return nil
+	}
+	switch {
+	case c.ChurchID == uuid.Nil:
+		return errors.New("store: caller has no church")
+	case c.UserID == uuid.Nil:
+		return errors.New("store: caller has no user")
+	case !ValidRole(c.Role):
+		return fmt.Errorf("store: caller has unknown role %q", c.Role)
+	}
+	return nil
+}
+
+// Store is the connection pool plus the transaction discipline of the data layer. It is safe
+// for concurrent use.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// New connects to the database at url (a postgres:// URL or a libpq key=value string) and
+// checks the connection. The role it connects as must be allowed to SET ROLE neemias_app: the
+// schema owner (a member of it, see migration 00001) or a superuser in development.
+func New(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// The parse error can quote the URL, password included: do not wrap it.
+		return nil, errors.New("store: invalid database URL")
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: open pool: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: connect: %w", err)
+	}
+	return &Store{pool: pool}, nil
+}
+
+// FromPool wraps an existing pool; the caller keeps ownership of it (Close closes it, though).
+func FromPool(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// Pool returns the underlying pool: for the maintenance context (seeding, bulk copies) only.
+// Queries on it bypass the caller context; request code uses [Store.InTx].
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Close closes the pool, waiting for acquired connections to be released.
+func (s *Store) Close() { s.pool.Close() }
+
+// maxAttempts bounds how often a transaction that failed with a serialization failure or a
+// deadlock is run again.
+const maxAttempts = 3
+
+// setCallerSQL sets the caller context and the role for the rest of the transaction only
+// (is_local = true): nothing survives into the next use of the pooled connection.
+const setCallerSQL = `SELECT set_config('app.church_id', $1, true),
+       set_config('app.user_id', $2, true),
+       set_config('app.role', $3, true),
+       set_config('role', '` + AppRole + `', true)`
+
+// InTx runs fn in a READ COMMITTED transaction acting for caller: the transaction sets
+// app.church_id, app.user_id and app.role and switches to the application role, so every
+// statement fn runs is subject to row-level security. The transaction commits when fn returns
+// nil and rolls back otherwise; to commit and still fail (a wrong pick-up code must count
+// against the limit), return [CommitWith](err).
+//
+// fn may run more than once: a transaction that fails with a serialization failure or a
+// deadlock is retried (up to 3 attempts), so fn must keep its side effects inside tx.
+//
+// The error returned has been through [MapError]: database errors arrive as domain errors of
+// internal/errs and never carry PostgreSQL's message or detail, which can quote row values.
+func (s *Store) InTx(ctx context.Context, caller Caller, fn func(ctx context.Context, tx pgx.Tx) error) error {
+	if err := caller.Validate(); err != nil {
+		return err
+	}
+	church, user := "", ""
+	if !caller.IsAnonymous() {
+		church, user = caller.ChurchID.String(), caller.UserID.String()
+	}
+	return s.run(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, setCallerSQL, church, user, caller.Role); err != nil {
+			return fmt.Errorf("store: set caller context: %w", err)
+		}
+		return fn(ctx, tx)
+	})
+}
+
+// InSystemTx runs fn in a transaction as the connecting role, without a caller context and
+// without SET ROLE: the maintenance context of seeding and operator tasks. With the owner or
+// a superuser connected, row-level security does not restrict it. Never use it to serve a
+// request. Commit, rollback, retries and error mapping are as in [Store.InTx].
+func (s *Store) InSystemTx(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) error) error {
+	return s.run(ctx, fn)
+}
+
+func (s *Store) run(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) error) error {
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = s.runOnce(ctx, fn)
+		if err == nil || attempt == maxAttempts || !retryable(err) || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return MapError(err)
+		case <-time.After(time.Duration(attempt*attempt) * 10 * time.Millisecond):
+		}
+	}
+	return MapError(err)
+}
+
+func (s *Store) runOnce(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) error) (err error) {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			// The rollback error, if any, tells nothing the first error does not.
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if ferr := fn(ctx, tx); ferr != nil {
+		var keep *commitError
+		if !errors.As(ferr, &keep) {
+			return ferr
+		}
+		if cerr := tx.Commit(ctx); cerr != nil {
+			return fmt.Errorf("store: commit: %w", cerr)
+		}
+		return keep.err
+	}
+	if cerr := tx.Commit(ctx); cerr != nil {
+		return fmt.Errorf("store: commit: %w", cerr)
+	}
+	return nil
+}
+
+// retryable reports whether err is a transient conflict that a fresh transaction may not hit.
+func retryable(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "40001" || pg.Code == "40P01"
+	}
+	return false
+}
+
+type commitError struct{ err error }
+
+func (e *commitError) Error() string { return e.err.Error() }
+func (e *commitError) Unwrap() error { return e.err }
+
+// CommitWith marks err as a failure whose transaction must still commit: [Store.InTx] commits
+// what fn wrote and then returns err. A nil err stays nil.
+func CommitWith(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &commitError{err: err}
+}

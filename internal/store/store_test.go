@@ -1,0 +1,270 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/neemias/neemias-mcp/internal/errs"
+	"github.com/neemias/neemias-mcp/internal/store"
+	"github.com/neemias/neemias-mcp/internal/store/storetest"
+)
+
+var uuidOne = uuid.MustParse("00000000-0000-4000-8000-000000000001")
+
+func TestCallerValidate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		c    store.Caller
+		ok   bool
+	}{
+		{"anonymous", store.Anonymous, true},
+		{"complete", store.Caller{ChurchID: uuidOne, UserID: uuidOne, Role: store.RoleVoluntario}, true},
+		{"no church", store.Caller{UserID: uuidOne, Role: store.RoleAdmin}, false},
+		{"no user", store.Caller{ChurchID: uuidOne, Role: store.RoleAdmin}, false},
+		{"no role", store.Caller{ChurchID: uuidOne, UserID: uuidOne}, false},
+		{"unknown role", store.Caller{ChurchID: uuidOne, UserID: uuidOne, Role: "admin"}, false},
+	}
+	for _, tt := range tests {
+		if err := tt.c.Validate(); (err == nil) != tt.ok {
+			t.Errorf("%s: Validate() = %v, want ok=%v", tt.name, err, tt.ok)
+		}
+	}
+}
+
+func TestOneCheckinPerChildPerDay(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	f := newChurchFixture(t, s, "igreja-a", false)
+	salt := make([]byte, 16)
+	hash := store.HashPickupCode(salt, "111111")
+	// k1 is checked in on f.day already; a second check-in the same day, even in another
+	// class, is refused by the database itself.
+	err := s.InTx(context.Background(), f.caller(store.RoleAdmin), func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO checkins (church_id, child_id, class_id, service_date, checked_in_by, pickup_code_salt, pickup_code_hash)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, f.church, f.k1, f.class2, f.day, f.admin, salt, hash)
+		return err
+	})
+	if !store.IsUniqueViolation(err, "checkins_child_date_key") {
+		t.Fatalf("err = %v, want a violation of checkins_child_date_key", err)
+	}
+	var conflict *errs.Conflict
+	if !errors.As(err, &conflict) {
+		t.Errorf("err = %v, want it mapped to *errs.Conflict", err)
+	}
+}
+
+func TestAuditLogIsAppendOnly(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	f := newChurchFixture(t, s, "igreja-a", false)
+	ctx := context.Background()
+	admin := f.caller(store.RoleAdmin)
+
+	err := s.InTx(ctx, admin, func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO audit_log (church_id, user_id, client_id, capability, action, target_ids, outcome, correlation_id)
+			VALUES ($1, $2, 'client-1', 'neemias_checkin_register', 'call', ARRAY[$3::uuid], 'allowed', 'corr-1')`, f.church, f.admin, f.k1)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("append as the app role: %v", err)
+	}
+	err = s.InTx(ctx, admin, func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO audit_log (church_id, user_id, capability, action, outcome) VALUES ($1, $2, 'x', 'call', 'allowed')`, f.church, f.vol)
+		return err
+	})
+	if !store.IsPermissionDenied(err) {
+		t.Errorf("appending on behalf of another user: err = %v, want refused", err)
+	}
+	err = s.InTx(ctx, store.Anonymous, func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO audit_log (capability, action, outcome) VALUES ('auth', 'token', 'denied')`)
+		return err
+	})
+	if err != nil {
+		t.Errorf("anonymous append without church or user: %v", err)
+	}
+
+	for _, stmt := range []string{
+		`UPDATE audit_log SET outcome = 'denied'`,
+		`DELETE FROM audit_log`,
+		`TRUNCATE audit_log`,
+	} {
+		err := s.InTx(ctx, admin, func(ctx context.Context, tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, stmt)
+			return err
+		})
+		if !store.IsPermissionDenied(err) {
+			t.Errorf("app role %q: err = %v, want permission denied", stmt, err)
+		}
+		// Even the owner is stopped by the trigger.
+		err = s.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, stmt)
+			return err
+		})
+		if !store.IsPermissionDenied(err) {
+			t.Errorf("owner %q: err = %v, want refused by the trigger", stmt, err)
+		}
+	}
+	var n int
+	err = s.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `SELECT count(*) FROM audit_log`).Scan(&n)
+	})
+	if err != nil || n != 3 { // the fixture's, the admin's and the anonymous one
+		t.Fatalf("audit entries = %d (err %v), want 3", n, err)
+	}
+}
+
+func TestInTxCommitsOnlyOnSuccessOrCommitWith(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	f := newChurchFixture(t, s, "igreja-a", false)
+	ctx := context.Background()
+	bump := func(ret error) error {
+		return s.InTx(ctx, f.caller(store.RoleCadastro), func(ctx context.Context, tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `UPDATE checkins SET failed_pickup_attempts = failed_pickup_attempts + 1 WHERE id = $1`, f.ck1); err != nil {
+				return err
+			}
+			return ret
+		})
+	}
+	wrong := &errs.Invalid{Field: "pickup_code", Reason: "does not match"}
+	if err := bump(wrong); err != wrong {
+		t.Fatalf("plain error: got %v", err)
+	}
+	if err := bump(store.CommitWith(wrong)); err != wrong {
+		t.Fatalf("CommitWith: got %v, want the wrapped error itself", err)
+	}
+	if err := bump(nil); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	err := s.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `SELECT failed_pickup_attempts FROM checkins WHERE id = $1`, f.ck1).Scan(&n)
+	})
+	if err != nil || n != 2 {
+		t.Fatalf("failed_pickup_attempts = %d (err %v), want 2: rolled back once, committed twice", n, err)
+	}
+	if store.CommitWith(nil) != nil {
+		t.Error("CommitWith(nil) != nil")
+	}
+}
+
+func TestErrorsCarryNoPersonalData(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	f := newChurchFixture(t, s, "igreja-a", false)
+	ctx := context.Background()
+	const secretName = "Fulana Secreta de Tal"
+	const secretEmail = "admin@igreja-a.test"
+	tests := []struct {
+		name  string
+		sql   string
+		args  []any
+		check func(error) bool
+	}{
+		{"unique violation quoting an email", `INSERT INTO users (church_id, email, display_name, role) VALUES ($1, $2, 'x', 'ADMIN')`,
+			[]any{f.church, secretEmail}, func(err error) bool { var c *errs.Conflict; return errors.As(err, &c) }},
+		{"check violation on a name", `INSERT INTO children (church_id, name, birth_date) VALUES ($1, $2, '1900-01-01')`,
+			[]any{f.church, secretName}, func(err error) bool { _, ok := errs.AsInvalid(err); return ok }},
+		{"bad input quoting the value", `SELECT $1::text::date`,
+			[]any{secretName}, func(err error) bool { _, ok := errs.AsInvalid(err); return ok }},
+		{"foreign key violation", `INSERT INTO guardian_children (guardian_id, child_id, church_id, relationship) VALUES ($1, $2, $3, 'other')`,
+			[]any{uuid.New(), f.k1, f.church}, func(err error) bool { _, ok := errs.AsInvalid(err); return ok }},
+		{"no rows", `SELECT name FROM children WHERE id = $1`, []any{uuid.New()},
+			func(err error) bool { return errors.Is(err, errs.ErrNotFound) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+				var out any
+				return tx.QueryRow(ctx, tt.sql+returningNothing(tt.sql), tt.args...).Scan(&out)
+			})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !tt.check(err) {
+				t.Errorf("err = %v (%T): not the expected domain error", err, err)
+			}
+			for _, secret := range []string{secretName, secretEmail, "Fulana", "igreja-a.test"} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("error message %q contains personal data %q", err.Error(), secret)
+				}
+			}
+		})
+	}
+}
+
+// returningNothing makes an INSERT usable with QueryRow.
+func returningNothing(sql string) string {
+	if strings.HasPrefix(sql, "INSERT") {
+		return " RETURNING 1"
+	}
+	return ""
+}
+
+func TestPasswordHash(t *testing.T) {
+	t.Parallel()
+	h, err := store.HashPassword("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(h, "$argon2id$v=19$m=19456,t=2,p=1$") {
+		t.Errorf("hash %q: not an argon2id PHC string", h)
+	}
+	h2, _ := store.HashPassword("demo")
+	if h == h2 {
+		t.Error("two hashes of one password are equal: salt not random")
+	}
+	tests := []struct {
+		encoded, password string
+		want              bool
+		wantErr           bool
+	}{
+		{h, "demo", true, false},
+		{h, "Demo", false, false},
+		{h, "", false, false},
+		{"", "demo", false, false},
+		{"$argon2i$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA", "demo", false, true},
+		{"$argon2id$v=19$m=99999999,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA", "demo", false, true},
+		{"plain", "demo", false, true},
+	}
+	for _, tt := range tests {
+		got, err := store.CheckPassword(tt.encoded, tt.password)
+		if got != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("CheckPassword(%q, %q) = %v, %v; want %v, err=%v", tt.encoded, tt.password, got, err, tt.want, tt.wantErr)
+		}
+	}
+	if store.HashPasswordWithSalt("demo", []byte("0123456789abcdef")) != store.HashPasswordWithSalt("demo", []byte("0123456789abcdef")) {
+		t.Error("HashPasswordWithSalt is not deterministic")
+	}
+}
+
+func TestPickupCode(t *testing.T) {
+	t.Parallel()
+	code, salt, hash, err := store.NewPickupCode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(code) != store.PickupCodeLen || len(salt) != 16 || len(hash) != 32 {
+		t.Fatalf("code %d digits, salt %d bytes, hash %d bytes", len(code), len(salt), len(hash))
+	}
+	if !store.CheckPickupCode(salt, hash, code) {
+		t.Error("the issued code does not match")
+	}
+	other := "000000"
+	if other == code {
+		other = "000001"
+	}
+	if store.CheckPickupCode(salt, hash, other) || store.CheckPickupCode(salt, hash, "") {
+		t.Error("a wrong code matches")
+	}
+	_, salt2, hash2, _ := store.NewPickupCode()
+	if string(salt) == string(salt2) || string(hash) == string(hash2) {
+		t.Error("two check-ins share salt or hash")
+	}
+}

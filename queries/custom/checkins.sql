@@ -1,0 +1,79 @@
+-- name: EnsureServiceDay :exec
+-- Opens the service day of a date if it is not open yet; a check-in needs it. Like every
+-- query here it runs in store.InTx: row-level security applies on top of the explicit row
+-- filters, which mirror the spec's (church, guardian_own_children, volunteer_assigned_classes).
+INSERT INTO service_days (church_id, service_date)
+VALUES (sqlc.arg(church_id)::uuid, sqlc.arg(service_date)::date)
+ON CONFLICT (church_id, service_date) DO NOTHING;
+
+-- name: GetChildForCheckin :one
+-- The child to check in, if the caller may see it; no personal data.
+SELECT c.id, c.class_id
+FROM children c
+WHERE c.church_id = sqlc.arg(church_id)::uuid
+  AND c.id = sqlc.arg(child_id)::uuid
+  AND c.archived_at IS NULL
+  AND (sqlc.arg(role)::text <> 'RESPONSAVEL' OR c.id IN (
+        SELECT gc.child_id FROM guardian_children gc JOIN guardians g ON g.id = gc.guardian_id
+        WHERE g.user_id = sqlc.arg(user_id)::uuid))
+  AND (sqlc.arg(role)::text <> 'VOLUNTARIO' OR c.class_id IN (
+        SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = sqlc.arg(user_id)::uuid));
+
+-- name: InsertCheckin :one
+-- Registers a check-in; returns no row when the child already has one that day (the
+-- idempotent retry: then read it with GetCheckinByChildDate).
+INSERT INTO checkins (church_id, child_id, class_id, service_date, checked_in_by,
+                      pickup_code_salt, pickup_code_hash)
+VALUES (sqlc.arg(church_id)::uuid, sqlc.arg(child_id)::uuid, sqlc.arg(class_id)::uuid,
+        sqlc.arg(service_date)::date, sqlc.arg(checked_in_by)::uuid,
+        sqlc.arg(pickup_code_salt)::bytea, sqlc.arg(pickup_code_hash)::bytea)
+ON CONFLICT (child_id, service_date) DO NOTHING
+RETURNING id, child_id, class_id, service_date, checked_in_at;
+
+-- name: GetCheckinByChildDate :one
+-- The check-in of a child on a service day.
+SELECT ck.id, ck.child_id, ck.class_id, ck.service_date, ck.checked_in_at, ck.checked_out_at
+FROM checkins ck
+WHERE ck.church_id = sqlc.arg(church_id)::uuid
+  AND ck.child_id = sqlc.arg(child_id)::uuid
+  AND ck.service_date = sqlc.arg(service_date)::date;
+
+-- name: GetCheckinForCheckout :one
+-- Locks the check-in to close, if the caller may see it (guardian: own children; volunteer:
+-- assigned classes). Compare the code in Go with store.CheckPickupCode.
+SELECT ck.id, ck.child_id, ck.class_id, ck.service_date, ck.checked_in_at,
+       ck.pickup_code_salt, ck.pickup_code_hash, ck.failed_pickup_attempts, ck.locked_at,
+       ck.checked_out_at
+FROM checkins ck
+WHERE ck.church_id = sqlc.arg(church_id)::uuid
+  AND ck.id = sqlc.arg(checkin_id)::uuid
+  AND (sqlc.arg(role)::text <> 'RESPONSAVEL' OR ck.child_id IN (
+        SELECT gc.child_id FROM guardian_children gc JOIN guardians g ON g.id = gc.guardian_id
+        WHERE g.user_id = sqlc.arg(user_id)::uuid))
+  AND (sqlc.arg(role)::text <> 'VOLUNTARIO' OR ck.class_id IN (
+        SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = sqlc.arg(user_id)::uuid))
+FOR UPDATE OF ck;
+
+-- name: RecordFailedPickup :one
+-- Counts a wrong pick-up code and locks the check-in when the count reaches max_attempts
+-- (store.MaxPickupAttempts). Commit it even though the tool fails: return store.CommitWith(err).
+UPDATE checkins
+SET failed_pickup_attempts = failed_pickup_attempts + 1,
+    locked_at = CASE WHEN failed_pickup_attempts + 1 >= sqlc.arg(max_attempts)::integer
+                     THEN now() ELSE locked_at END
+WHERE church_id = sqlc.arg(church_id)::uuid
+  AND id = sqlc.arg(checkin_id)::uuid
+  AND checked_out_at IS NULL
+  AND locked_at IS NULL
+RETURNING failed_pickup_attempts, locked_at;
+
+-- name: CompleteCheckout :one
+-- Closes an open, unlocked check-in; returns no row when it is closed or locked already.
+UPDATE checkins
+SET checked_out_at = greatest(now(), checked_in_at),
+    checked_out_by = sqlc.arg(checked_out_by)::uuid
+WHERE church_id = sqlc.arg(church_id)::uuid
+  AND id = sqlc.arg(checkin_id)::uuid
+  AND checked_out_at IS NULL
+  AND locked_at IS NULL
+RETURNING id, child_id, checked_out_at;
