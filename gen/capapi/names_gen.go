@@ -14,6 +14,27 @@ const (
 	CapChildEnroll       = "neemias_child_enroll"
 )
 
+// TypePair names the input and output types of one capability, for reflection-based tools
+// (gen/schemagen writes the JSON Schemas from them; tests check the two agree).
+type TypePair struct {
+	ID     string
+	Input  any
+	Output any
+}
+
+// Types lists every capability's input and output type, as zero values, in spec order.
+func Types() []TypePair {
+	return []TypePair{
+		{ID: CapRosterChildren, Input: RosterChildrenInput{}, Output: RosterChildrenOutput{}},
+		{ID: CapRosterChild, Input: RosterChildInput{}, Output: RosterChildOutput{}},
+		{ID: CapAttendanceSummary, Input: AttendanceSummaryInput{}, Output: AttendanceSummaryOutput{}},
+		{ID: CapCheckinsByDate, Input: CheckinsByDateInput{}, Output: CheckinsByDateOutput{}},
+		{ID: CapCheckinRegister, Input: CheckinRegisterInput{}, Output: CheckinRegisterOutput{}},
+		{ID: CapCheckoutRegister, Input: CheckoutRegisterInput{}, Output: CheckoutRegisterOutput{}},
+		{ID: CapChildEnroll, Input: ChildEnrollInput{}, Output: ChildEnrollOutput{}},
+	}
+}
+
 // Wire names: the tool names and the resource URIs or URI templates clients use.
 const (
 	ResourceRosterChildren            = "neemias://roster/children"

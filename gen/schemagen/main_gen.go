@@ -14,19 +14,12 @@ import (
 	"github.com/neemias/neemias-mcp/internal/capgen/schemagen"
 )
 
-// Types lists every capability's input and output type.
-var Types = []schemagen.Pair{
-	{ID: capapi.CapRosterChildren, Input: capapi.RosterChildrenInput{}, Output: capapi.RosterChildrenOutput{}},
-	{ID: capapi.CapRosterChild, Input: capapi.RosterChildInput{}, Output: capapi.RosterChildOutput{}},
-	{ID: capapi.CapAttendanceSummary, Input: capapi.AttendanceSummaryInput{}, Output: capapi.AttendanceSummaryOutput{}},
-	{ID: capapi.CapCheckinsByDate, Input: capapi.CheckinsByDateInput{}, Output: capapi.CheckinsByDateOutput{}},
-	{ID: capapi.CapCheckinRegister, Input: capapi.CheckinRegisterInput{}, Output: capapi.CheckinRegisterOutput{}},
-	{ID: capapi.CapCheckoutRegister, Input: capapi.CheckoutRegisterInput{}, Output: capapi.CheckoutRegisterOutput{}},
-	{ID: capapi.CapChildEnroll, Input: capapi.ChildEnrollInput{}, Output: capapi.ChildEnrollOutput{}},
-}
-
 func main() {
-	if err := schemagen.Main("spec/capabilities.yaml", Types, os.Args[1:]); err != nil {
+	var types []schemagen.Pair
+	for _, t := range capapi.Types() {
+		types = append(types, schemagen.Pair{ID: t.ID, Input: t.Input, Output: t.Output})
+	}
+	if err := schemagen.Main("spec/capabilities.yaml", types, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "schemagen:", err)
 		os.Exit(1)
 	}

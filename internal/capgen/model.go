@@ -16,7 +16,10 @@ type Model struct {
 	Spec     *spec.Spec
 	SpecPath string // as written in Source: lines, e.g. spec/capabilities.yaml
 	Module   string // Go module path, e.g. github.com/neemias/neemias-mcp
-	Caps     []*Cap
+	// GenImport is the import path of the generated tree (Module + "/gen"); golden tests point
+	// it into testdata so their output compiles on its own.
+	GenImport string
+	Caps      []*Cap
 }
 
 // Cap is one capability.
@@ -107,7 +110,7 @@ func (c *Cap) Source(m *Model) string { return fmt.Sprintf("%s:%d", m.SpecPath, 
 
 // NewModel resolves a loaded spec.
 func NewModel(s *spec.Spec, specPath, module string) *Model {
-	m := &Model{Spec: s, SpecPath: specPath, Module: module}
+	m := &Model{Spec: s, SpecPath: specPath, Module: module, GenImport: module + "/gen"}
 	for _, e := range s.Resources {
 		kind := "resource"
 		if strings.Contains(e.Value.URI, "{") {

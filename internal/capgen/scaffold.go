@@ -165,7 +165,7 @@ import (
 	"context"
 	"fmt"
 
-	"{{.M.Module}}/gen/capapi"
+	"{{.M.GenImport}}/capapi"
 	"{{.M.Module}}/internal/errs"
 )
 
@@ -186,7 +186,7 @@ package logic
 import (
 	"context"
 
-	"{{.M.Module}}/gen/capapi"
+	"{{.M.GenImport}}/capapi"
 )
 
 // Service implements the generated Handler.

@@ -22,6 +22,23 @@ const (
 {{- end}}
 )
 
+// TypePair names the input and output types of one capability, for reflection-based tools
+// (gen/schemagen writes the JSON Schemas from them; tests check the two agree).
+type TypePair struct {
+	ID     string
+	Input  any
+	Output any
+}
+
+// Types lists every capability's input and output type, as zero values, in spec order.
+func Types() []TypePair {
+	return []TypePair{
+{{- range .Caps}}
+		{ID: {{.IDConstName}}, Input: {{.Input.GoName}}{}, Output: {{.Output.GoName}}{}},
+{{- end}}
+	}
+}
+
 // Wire names: the tool names and the resource URIs or URI templates clients use.
 const (
 {{- range .Caps}}

@@ -113,9 +113,9 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/neemias/neemias-mcp/gen/capapi"
-	"github.com/neemias/neemias-mcp/gen/schemas"
-	"github.com/neemias/neemias-mcp/gen/scopes"
+	"{{.GenImport}}/capapi"
+	"{{.GenImport}}/schemas"
+	"{{.GenImport}}/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 )
@@ -313,19 +313,16 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/neemias/neemias-mcp/gen/capapi"
+	"{{.GenImport}}/capapi"
 	"github.com/neemias/neemias-mcp/internal/capgen/schemagen"
 )
 
-// Types lists every capability's input and output type.
-var Types = []schemagen.Pair{
-{{- range .Caps}}
-	{ID: capapi.{{.IDConstName}}, Input: capapi.{{.Input.GoName}}{}, Output: capapi.{{.Output.GoName}}{}},
-{{- end}}
-}
-
 func main() {
-	if err := schemagen.Main({{quote .SpecPath}}, Types, os.Args[1:]); err != nil {
+	var types []schemagen.Pair
+	for _, t := range capapi.Types() {
+		types = append(types, schemagen.Pair{ID: t.ID, Input: t.Input, Output: t.Output})
+	}
+	if err := schemagen.Main({{quote .SpecPath}}, types, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "schemagen:", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,72 @@
+# Neemias MCP. `make help` lists the targets. Generators are pinned in go.mod (tools.go) and
+# built into ./bin on first use, so a fresh machine needs only Go and the module proxy.
+SHELL := /bin/bash
+GO    ?= go
+BIN   := $(CURDIR)/bin
+SQLC  := $(BIN)/sqlc
+OGEN  := $(BIN)/ogen
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(SQLC): go.mod go.sum
+	@mkdir -p $(BIN)
+	$(GO) build -o $(SQLC) github.com/sqlc-dev/sqlc/cmd/sqlc
+
+$(OGEN): go.mod go.sum
+	@mkdir -p $(BIN)
+	$(GO) build -o $(OGEN) github.com/ogen-go/ogen/cmd/ogen
+
+.PHONY: tools
+tools: $(SQLC) $(OGEN) ## Build the pinned generators (sqlc, ogen) into ./bin
+
+.PHONY: generate
+generate: $(SQLC) $(OGEN) ## Regenerate everything from spec/capabilities.yaml
+	$(GO) run ./cmd/capgen generate
+	$(GO) run ./gen/schemagen
+	rm -rf gen/db && cd queries && $(SQLC) generate
+	$(OGEN) --target gen/openapi/oas --package oas --clean gen/openapi/openapi.json 2>&1 | { grep -v '^INFO' || true; }; exit $${PIPESTATUS[0]}
+	@test -z "$$(gofmt -l gen)" || { echo "generated Go is not gofmt'd:"; gofmt -l gen; exit 1; }
+
+.PHONY: scaffold
+scaffold: ## Create a stub in internal/logic for every capability without one; report orphans
+	$(GO) run ./cmd/capgen scaffold
+
+.PHONY: inspect
+inspect: ## What a role can reach: make inspect ROLE=VOLUNTARIO (or SCOPES=a,b)
+	$(GO) run ./cmd/capgen inspect $(if $(ROLE),--role $(ROLE)) $(if $(SCOPES),--scopes $(SCOPES))
+
+.PHONY: check-generated
+check-generated: generate ## Fail when generated code drifts from the spec (new, changed or deleted files) or go.mod is untidy
+	@changes="$$(git status --porcelain --untracked-files=all)"; \
+	if [ -n "$$changes" ]; then \
+		echo "generated code is out of date with the spec; run make generate and commit:"; \
+		echo "$$changes"; git --no-pager diff --stat; git --no-pager diff | head -200; exit 1; \
+	fi
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy; run go mod tidy"; exit 1; }
+	@echo "generated code is up to date"
+
+.PHONY: build
+build: ## Build the binaries into ./bin
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+.PHONY: test
+test: ## Run every test (needs PostgreSQL on 127.0.0.1:5432 or DATABASE_URL; Node/npm for client tests)
+	$(GO) test -count=1 ./...
+
+.PHONY: lint
+lint: ## go vet and gofmt
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt'd:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+.PHONY: run
+run: ## Run the server with demo data and zero configuration
+	$(GO) run ./cmd/neemias-mcp serve --demo
+
+.PHONY: bench
+bench: ## Run the benchmarks and print their figures
+	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,0 +1,131 @@
+package capgen
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/neemias/neemias-mcp/internal/capgen/spec"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+const module = "github.com/neemias/neemias-mcp"
+
+// repoRoot is the repository root, from this package's directory.
+const repoRoot = "../.."
+
+// TestGolden generates every fixture spec into testdata/golden/<name>/ (with -update) or
+// compares with it, then builds the golden tree: goldens must compile, not just match.
+func TestGolden(t *testing.T) {
+	fixtures, err := filepath.Glob("testdata/fixtures/*.yaml")
+	if err != nil || len(fixtures) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, fx := range fixtures {
+		name := strings.TrimSuffix(filepath.Base(fx), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("testdata", "golden", name)
+			src, err := os.ReadFile(fx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := spec.Parse("spec/capabilities.yaml", src)
+			if err != nil {
+				t.Fatalf("fixture must load:\n%v", err)
+			}
+			m := NewModel(s, "spec/capabilities.yaml", module)
+			m.GenImport = module + "/internal/capgen/testdata/golden/" + name + "/gen"
+			files, err := Generate(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *update {
+				if err := os.RemoveAll(dir); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.MkdirAll(filepath.Join(dir, "spec"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "spec", "capabilities.yaml"), src, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := Write(dir, files); err != nil {
+					t.Fatal(err)
+				}
+				runGo(t, "run", "./internal/capgen/"+filepath.ToSlash(dir)+"/gen/schemagen", "-root", "internal/capgen/"+filepath.ToSlash(dir))
+			}
+			for _, f := range files {
+				want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+				if err != nil {
+					t.Errorf("%s: missing golden (run go test ./internal/capgen -run TestGolden -update): %v", f.Path, err)
+					continue
+				}
+				if diff := cmp.Diff(string(want), string(f.Content)); diff != "" {
+					t.Errorf("%s differs from golden (-want +got):\n%s", f.Path, diff)
+				}
+			}
+			if t.Failed() {
+				return
+			}
+			runGo(t, "run", "./internal/capgen/"+filepath.ToSlash(dir)+"/gen/schemagen", "-root", "internal/capgen/"+filepath.ToSlash(dir), "-check")
+			runGo(t, "vet", "./internal/capgen/"+filepath.ToSlash(dir)+"/gen/...")
+		})
+	}
+}
+
+func runGo(t *testing.T, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = repoRoot
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out.String())
+	}
+}
+
+// TestGenerateIsDeterministic generates the real spec twice and compares byte for byte.
+func TestGenerateIsDeterministic(t *testing.T) {
+	s, err := spec.Load(filepath.Join(repoRoot, "spec", "capabilities.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Generate(NewModel(s, "spec/capabilities.yaml", module))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Generate(NewModel(s, "spec/capabilities.yaml", module))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Fatalf("two generations differ:\n%s", diff)
+	}
+}
+
+// TestCommittedOutputIsCurrent is the in-process half of make check-generated: stage one's
+// files on disk equal what the committed spec implies.
+func TestCommittedOutputIsCurrent(t *testing.T) {
+	s, err := spec.Load(filepath.Join(repoRoot, "spec", "capabilities.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := GenerateAll(NewModel(s, "spec/capabilities.yaml", module))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, err := Diff(repoRoot, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changed) > 0 {
+		t.Fatalf("generated files are stale; run make generate:\n%s", strings.Join(changed, "\n"))
+	}
+}
