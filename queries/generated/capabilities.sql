@@ -5,6 +5,7 @@
 -- filter the spec names are part of the SQL, so a handler cannot forget them. PostgreSQL
 -- row-level security enforces the same rules again underneath. Hand-written queries live in
 -- queries/custom/.
+;
 
 -- name: RosterChildren :many
 -- Resource "neemias://roster/children" (spec/capabilities.yaml:80). Row filters: church, volunteer_assigned_classes.

@@ -5,6 +5,7 @@
 -- filter the spec names are part of the SQL, so a handler cannot forget them. PostgreSQL
 -- row-level security enforces the same rules again underneath. Hand-written queries live in
 -- queries/custom/.
+;
 
 -- name: Thing :many
 -- Resource "demo://things/{id}" (spec/capabilities.yaml:27). Row filters: church, owner_only.
