@@ -1,11 +1,3 @@
-// Package storetest gives each test its own PostgreSQL database, cloned from a template that
-// has all the embedded migrations applied, and drops it when the test ends. Tests stay
-// independent and may run in parallel; the template is built once per migration set (its name
-// carries a hash of the migration files) and reused by later runs.
-//
-// The admin connection comes from $DATABASE_URL, by default
-// postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable; it must be allowed to create
-// databases. When the server cannot be reached the test is skipped, or fails when $CI is set.
 package storetest
 
 import (
@@ -25,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/neemias/neemias-mcp/internal/seed"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
@@ -66,6 +59,19 @@ func New(t testing.TB) *store.Store {
 		t.Fatalf("storetest: open store: %v", err)
 	}
 	t.Cleanup(s.Close)
+	return s
+}
+
+// NewSeeded is [New] with the synthetic demo data of internal/seed in the database (the zero
+// Options: the demo church, history up to today; pin Options.Until for stable dates).
+func NewSeeded(t testing.TB, opts seed.Options) *store.Store {
+	t.Helper()
+	s := New(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, err := seed.Run(ctx, s.Pool(), opts); err != nil {
+		t.Fatalf("storetest: seed: %v", err)
+	}
 	return s
 }
 
