@@ -1,0 +1,125 @@
+package httpx
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/neemias/neemias-mcp/internal/authn"
+	"github.com/neemias/neemias-mcp/internal/principal"
+)
+
+// Bearer authenticates every request with an RFC 6750 bearer token in the Authorization header
+// and puts the verified caller on the request context (principal.With).
+//
+//   - no Authorization header: 401, `WWW-Authenticate: Bearer resource_metadata="…"` (no error
+//     code: RFC 6750 §3.1 forbids one when no credentials were sent);
+//   - a header that is not one well-formed Bearer credential, or a token the verifier rejects:
+//     401 with `error="invalid_token"`;
+//   - two Authorization headers: 400 with `error="invalid_request"`;
+//   - a verifier failure that is not ErrInvalidToken: 503 (fail closed), logged, not echoed.
+//
+// Tokens in the query string or form body are ignored (MCP forbids them).
+type Bearer struct {
+	Verifier authn.Verifier
+	// ResourceMetadataURL is the RFC 9728 protected resource metadata URL put in every challenge.
+	ResourceMetadataURL string
+	// Scope, if non-empty, is sent as the challenge's scope hint on 401 (the minimal set a
+	// client should ask for first).
+	Scope  string
+	Logger *slog.Logger
+}
+
+// Wrap returns next behind the bearer check.
+func (b Bearer) Wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		values := r.Header.Values("Authorization")
+		switch {
+		case len(values) == 0:
+			b.challenge(w, http.StatusUnauthorized, "", "authorization required")
+			return
+		case len(values) > 1:
+			b.challenge(w, http.StatusBadRequest, "invalid_request", "more than one Authorization header")
+			return
+		}
+		token, ok := parseBearer(values[0])
+		if !ok {
+			b.challenge(w, http.StatusUnauthorized, "invalid_token", "the credential is not a bearer token")
+			return
+		}
+		p, err := b.Verifier.Verify(r.Context(), token)
+		if err != nil {
+			if errors.Is(err, authn.ErrInvalidToken) {
+				b.logger().DebugContext(r.Context(), "bearer token rejected", "reason", err)
+				b.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is invalid or expired")
+				return
+			}
+			b.logger().ErrorContext(r.Context(), "token verification failed", "error", err)
+			WriteRPCError(w, http.StatusServiceUnavailable, nil, RPCError{Code: CodeInternalError, Message: "token verification is temporarily unavailable"})
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(principal.With(r.Context(), p)))
+	})
+}
+
+func (b Bearer) logger() *slog.Logger {
+	if b.Logger != nil {
+		return b.Logger
+	}
+	return slog.Default()
+}
+
+func (b Bearer) challenge(w http.ResponseWriter, status int, code, description string) {
+	var params []string
+	if code != "" {
+		params = append(params, fmt.Sprintf("error=%q", code), fmt.Sprintf("error_description=%q", description))
+	}
+	if b.Scope != "" {
+		params = append(params, fmt.Sprintf("scope=%q", b.Scope))
+	}
+	params = append(params, fmt.Sprintf("resource_metadata=%q", b.ResourceMetadataURL))
+	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
+	writeOAuthError(w, status, code, description)
+}
+
+// WriteInsufficientScope answers 403 with an RFC 6750 insufficient_scope challenge naming the
+// scopes the operation needs (all of them at once, per MCP step-up authorization).
+func WriteInsufficientScope(w http.ResponseWriter, resourceMetadataURL string, scopes ...string) {
+	scope := strings.Join(scopes, " ")
+	desc := "this operation needs scope " + scope
+	w.Header().Set("WWW-Authenticate", fmt.Sprintf("Bearer error=%q, scope=%q, resource_metadata=%q, error_description=%q",
+		"insufficient_scope", scope, resourceMetadataURL, desc))
+	writeOAuthError(w, http.StatusForbidden, "insufficient_scope", desc)
+}
+
+func writeOAuthError(w http.ResponseWriter, status int, code, description string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if code == "" {
+		code = "unauthorized"
+	}
+	fmt.Fprintf(w, `{"error":%q,"error_description":%q}`, code, description)
+}
+
+// parseBearer extracts the token of "Bearer <token68>" (scheme case-insensitive, one space).
+func parseBearer(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return "", false
+	}
+	for i := 0; i < len(token); i++ {
+		c := token[i]
+		isAlnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !isAlnum && !strings.ContainsRune("-._~+/", rune(c)) {
+			// token68 allows trailing '=' padding only
+			if c == '=' && strings.Trim(token[i:], "=") == "" {
+				return token, true
+			}
+			return "", false
+		}
+	}
+	return token, true
+}

@@ -1,0 +1,177 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/neemias/neemias-mcp/internal/httpx"
+)
+
+// Protocol versions this server speaks, newest first.
+const (
+	// VersionModern is the stateless revision.
+	VersionModern = "2026-07-28"
+	// VersionLegacy is the newest initialize-based revision; VersionLegacyOld the oldest served.
+	VersionLegacy    = "2025-11-25"
+	VersionLegacyOld = "2025-06-18"
+)
+
+// SupportedVersions lists every version served, newest first.
+var SupportedVersions = []string{VersionModern, VersionLegacy, VersionLegacyOld}
+
+// JSON-RPC error codes of 2026-07-28 (basic/index "Error codes").
+const (
+	CodeHeaderMismatch                    = -32020
+	CodeMissingRequiredClientCapabilities = -32021
+	CodeUnsupportedProtocolVersion        = -32022
+	// CodeResourceNotFoundLegacy is the legacy (<= 2025-11-25) resource-not-found code; modern
+	// uses -32602.
+	CodeResourceNotFoundLegacy = -32002
+)
+
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
+// envelope is the part of a JSON-RPC request the runtime inspects before the SDK does.
+type envelope struct {
+	id             json.RawMessage // nil for notifications
+	method         string
+	name           string // params.name (tools/call, prompts/get)
+	uri            string // params.uri (resources/read)
+	metaVersion    string // params._meta[protocolVersion], "" if absent
+	metaPresent    bool   // the protocolVersion key is present (whatever its type)
+	isNotification bool
+}
+
+// parseEnvelope checks that body (already through httpx.CheckJSON) is a single JSON-RPC 2.0
+// request or notification and extracts what routing needs. Keys are compared exactly: the JSON
+// check already refused case variants, so "Method" cannot shadow "method".
+func parseEnvelope(body []byte) (*envelope, *httpx.RPCError) {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "JSON-RPC batches are not supported"}
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "the body must be a JSON-RPC request object"}
+	}
+	for k := range raw {
+		if !slices.Contains([]string{"jsonrpc", "id", "method", "params"}, k) {
+			if k == "result" || k == "error" {
+				return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "this server sends no requests, so it accepts no JSON-RPC responses"}
+			}
+			return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: fmt.Sprintf("unexpected member %q in JSON-RPC request", k)}
+		}
+	}
+	if string(raw["jsonrpc"]) != `"2.0"` {
+		return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: `"jsonrpc" must be "2.0"`}
+	}
+	e := &envelope{}
+	if err := json.Unmarshal(raw["method"], &e.method); err != nil || e.method == "" {
+		return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: `"method" must be a non-empty string`}
+	}
+	if id, ok := raw["id"]; ok {
+		if !validID(id) {
+			return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: `"id" must be a string or an integer`}
+		}
+		e.id = id
+	} else {
+		e.isNotification = true
+	}
+	if p, ok := raw["params"]; ok && string(p) != "null" {
+		var params map[string]json.RawMessage
+		if err := json.Unmarshal(p, &params); err != nil {
+			return e, &httpx.RPCError{Code: httpx.CodeInvalidParams, Message: `"params" must be an object`}
+		}
+		_ = json.Unmarshal(params["name"], &e.name)
+		_ = json.Unmarshal(params["uri"], &e.uri)
+		if m, ok := params["_meta"]; ok {
+			var meta map[string]json.RawMessage
+			if err := json.Unmarshal(m, &meta); err != nil {
+				return e, &httpx.RPCError{Code: httpx.CodeInvalidParams, Message: `"_meta" must be an object`}
+			}
+			if v, ok := meta[metaProtocolVersion]; ok {
+				e.metaPresent = true
+				if err := json.Unmarshal(v, &e.metaVersion); err != nil || e.metaVersion == "" {
+					return e, &httpx.RPCError{Code: httpx.CodeInvalidParams, Message: fmt.Sprintf("_meta %q must be a non-empty string", metaProtocolVersion)}
+				}
+			}
+		}
+	}
+	return e, nil
+}
+
+// validID reports whether a raw JSON id is a string of sane length or an integer (never null,
+// a float, an object or an array).
+func validID(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		return json.Unmarshal(raw, &s) == nil && len(s) <= 256
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		s := string(raw)
+		if strings.ContainsAny(s, ".eE") || len(s) > 20 {
+			return false
+		}
+		var n int64
+		return json.Unmarshal(raw, &n) == nil
+	}
+	return false
+}
+
+// era is how a request is served.
+type era int
+
+const (
+	eraLegacy era = iota
+	eraModern
+)
+
+// classify picks the era of a request and reports the spec's error when its version headers
+// are unacceptable (always HTTP 400). header is the MCP-Protocol-Version header.
+func classify(e *envelope, header string) (era, *httpx.RPCError) {
+	if e.method == "initialize" {
+		return eraLegacy, nil // legacy clients send no version header on initialize
+	}
+	if e.metaPresent || header >= VersionModern {
+		if header == "" {
+			return eraModern, &httpx.RPCError{Code: CodeHeaderMismatch, Message: "the MCP-Protocol-Version header is required"}
+		}
+		if header != VersionModern {
+			return eraModern, unsupportedVersion(header)
+		}
+		if !e.metaPresent {
+			return eraModern, &httpx.RPCError{Code: httpx.CodeInvalidParams, Message: fmt.Sprintf("missing required _meta field %q", metaProtocolVersion)}
+		}
+		if e.metaVersion != header {
+			return eraModern, &httpx.RPCError{Code: CodeHeaderMismatch, Message: fmt.Sprintf("MCP-Protocol-Version header %q does not match _meta %q %q", header, metaProtocolVersion, e.metaVersion)}
+		}
+		return eraModern, nil
+	}
+	switch header {
+	case VersionLegacy, VersionLegacyOld:
+		return eraLegacy, nil
+	case "":
+		return eraLegacy, &httpx.RPCError{Code: CodeUnsupportedProtocolVersion,
+			Message: "the MCP-Protocol-Version header is required (call initialize first, or use protocol version " + VersionModern + ")",
+			Data:    versionData("")}
+	}
+	return eraLegacy, unsupportedVersion(header)
+}
+
+func unsupportedVersion(requested string) *httpx.RPCError {
+	return &httpx.RPCError{Code: CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version", Data: versionData(requested)}
+}
+
+func versionData(requested string) map[string]any {
+	d := map[string]any{"supported": SupportedVersions}
+	if requested != "" {
+		d["requested"] = requested
+	}
+	return d
+}

@@ -1,0 +1,389 @@
+package mcp
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/httpx"
+	"github.com/neemias/neemias-mcp/internal/mcp/uritemplate"
+	"github.com/neemias/neemias-mcp/internal/principal"
+)
+
+// Handler serves MCP over Streamable HTTP (POST /mcp; mount the same handler at /sse as a
+// compatibility alias). Build it with NewHandler.
+type Handler struct {
+	opts     Options
+	log      *slog.Logger
+	entries  []*entry // spec order
+	tools    map[string]*entry
+	reads    []*entry // resources and resource templates, spec order
+	state    *StateSealer
+	stateTTL time.Duration
+	engine   *sdk.StreamableHTTPHandler
+	chain    http.Handler
+
+	mu      sync.Mutex
+	servers map[string]*sdk.Server // keyed by the visible capability set
+}
+
+// entry is one capability with everything the runtime precomputes for it.
+type entry struct {
+	capability.Capability
+	scope     string
+	reachable bool // RequiredScope knew it
+	tmpl      *uritemplate.Template
+	inputRaw  json.RawMessage
+	outputRaw json.RawMessage
+	input     *schema
+	output    *schema
+}
+
+// NewHandler validates opts, compiles every capability's schemas and URI template, and returns
+// the HTTP handler. Every problem with the registry is reported here, at start-up, never as a
+// panic at request time.
+func NewHandler(opts Options) (*Handler, error) {
+	if err := checkOptions(&opts); err != nil {
+		return nil, err
+	}
+	h := &Handler{
+		opts:     opts,
+		log:      opts.Logger,
+		tools:    map[string]*entry{},
+		stateTTL: opts.StateTTL,
+		servers:  map[string]*sdk.Server{},
+	}
+	keys := opts.StateKeys
+	if len(keys) == 0 {
+		k := make([]byte, 32)
+		if _, err := rand.Read(k); err != nil {
+			return nil, fmt.Errorf("mcp: generating requestState key: %w", err)
+		}
+		keys = [][]byte{k}
+	}
+	st, err := NewStateSealer(keys...)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
+	h.state = st
+
+	names := map[string]string{}
+	for _, c := range opts.Capabilities {
+		e, err := h.compile(c)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: capability %q (%s): %w", c.ID, c.Source, err)
+		}
+		if prev, dup := names[kindKey(c)]; dup {
+			return nil, fmt.Errorf("mcp: capability %q: wire name %q already used by %q", c.ID, c.Name, prev)
+		}
+		names[kindKey(c)] = c.ID
+		h.entries = append(h.entries, e)
+		if c.Kind == capability.KindTool {
+			h.tools[c.Name] = e
+		} else {
+			h.reads = append(h.reads, e)
+		}
+	}
+
+	h.engine = sdk.NewStreamableHTTPHandler(h.serverFor, &sdk.StreamableHTTPOptions{
+		Stateless:    true,
+		JSONResponse: false, // SSE: in JSON mode the SDK loses mid-call progress and log notifications
+		// Our HostOriginGuard replaces the SDK's loopback-only check, which would also reject a
+		// reverse proxy that connects over loopback with the public Host.
+		DisableLocalhostProtection:   true,
+		MaxRequestBodyBytes:          opts.MaxBodyBytes,
+		Logger:                       opts.Logger,
+		PropagateRequestCancellation: true,
+	})
+	guard := httpx.HostOriginGuard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}
+	bearer := httpx.Bearer{Verifier: opts.Verifier, ResourceMetadataURL: opts.ResourceMetadataURL, Scope: opts.ChallengeScope, Logger: opts.Logger}
+	h.chain = guard.Wrap(onlyPOST(bearer.Wrap(http.HandlerFunc(h.serveMCP))))
+	return h, nil
+}
+
+func kindKey(c capability.Capability) string {
+	if c.Kind == capability.KindTool {
+		return "tool:" + c.Name
+	}
+	return "read:" + c.Name
+}
+
+func checkOptions(o *Options) error {
+	switch {
+	case o.Invoke == nil:
+		return errors.New("mcp: Options.Invoke is required")
+	case o.InputSchema == nil:
+		return errors.New("mcp: Options.InputSchema is required")
+	case o.Verifier == nil:
+		return errors.New("mcp: Options.Verifier is required")
+	case o.ResourceMetadataURL == "":
+		return errors.New("mcp: Options.ResourceMetadataURL is required")
+	case len(o.AllowedHosts) == 0:
+		return errors.New("mcp: Options.AllowedHosts is required (use httpx.LoopbackHosts() for local runs)")
+	}
+	if o.Name == "" {
+		o.Name = "neemias-mcp"
+	}
+	if o.Version == "" {
+		o.Version = "0.0.0"
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = httpx.DefaultMaxBodyBytes
+	}
+	if o.MaxJSONDepth <= 0 {
+		o.MaxJSONDepth = httpx.DefaultMaxJSONDepth
+	}
+	if o.ListTTL <= 0 {
+		o.ListTTL = 5 * time.Minute
+	}
+	if o.DiscoverTTL <= 0 {
+		o.DiscoverTTL = time.Hour
+	}
+	if o.StateTTL <= 0 {
+		o.StateTTL = 10 * time.Minute
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return nil
+}
+
+func (h *Handler) compile(c capability.Capability) (*entry, error) {
+	e := &entry{Capability: c}
+	if h.opts.RequiredScope != nil {
+		e.scope, e.reachable = h.opts.RequiredScope(c.ID)
+	} else {
+		e.scope, e.reachable = c.Scope, c.Scope != ""
+	}
+	e.inputRaw = h.opts.InputSchema(c.ID)
+	if len(e.inputRaw) == 0 {
+		return nil, errors.New("no input schema")
+	}
+	in, err := compileSchema(e.inputRaw)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	if in.resolved.Schema().Type != "object" {
+		return nil, errors.New(`input schema root must be "type": "object"`)
+	}
+	e.input = in
+	if h.opts.OutputSchema != nil {
+		if raw := h.opts.OutputSchema(c.ID); len(raw) > 0 {
+			out, err := compileSchema(raw)
+			if err != nil {
+				return nil, fmt.Errorf("output schema: %w", err)
+			}
+			e.outputRaw, e.output = raw, out
+		}
+	}
+	switch c.Kind {
+	case capability.KindTool:
+	case capability.KindResource, capability.KindResourceTemplate:
+		t, err := uritemplate.Compile(c.URITemplate)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range t.Variables() {
+			if _, ok := c.Input(v); !ok {
+				return nil, fmt.Errorf("template variable %q is not a declared input", v)
+			}
+		}
+		e.tmpl = t
+	default:
+		return nil, fmt.Errorf("unknown kind %q", c.Kind)
+	}
+	return e, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.chain.ServeHTTP(newResponseWriter(w), r)
+}
+
+// onlyPOST answers everything but POST with 405: the endpoint has no GET stream (stateless) and
+// no DELETE (no sessions), and OPTIONS gets no CORS answer.
+func onlyPOST(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			httpx.WriteRPCError(w, http.StatusMethodNotAllowed, nil, httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "Method Not Allowed: this endpoint accepts POST only"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// serveMCP runs the MCP-aware checks on an authenticated POST, then hands it to the SDK.
+func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		httpx.WriteRPCError(w, http.StatusUnsupportedMediaType, nil, httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "Content-Type must be application/json"})
+		return
+	}
+	if !acceptsBoth(r.Header.Values("Accept")) {
+		httpx.WriteRPCError(w, http.StatusNotAcceptable, nil, httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "Accept must list both application/json and text/event-stream"})
+		return
+	}
+	body, err := httpx.ReadBody(w, r, h.opts.MaxBodyBytes)
+	if err != nil {
+		if errors.Is(err, httpx.ErrBodyTooLarge) {
+			httpx.WriteRPCError(w, http.StatusRequestEntityTooLarge, nil, httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: fmt.Sprintf("request body exceeds %d bytes", h.opts.MaxBodyBytes)})
+			return
+		}
+		httpx.WriteRPCError(w, http.StatusBadRequest, nil, httpx.RPCError{Code: httpx.CodeParseError, Message: "could not read the request body"})
+		return
+	}
+	if err := httpx.CheckJSON(body, h.opts.MaxJSONDepth); err != nil {
+		var je *httpx.JSONError
+		errors.As(err, &je)
+		httpx.WriteRPCError(w, http.StatusBadRequest, nil, httpx.RPCError{Code: je.Code, Message: je.Reason})
+		return
+	}
+	env, rpcErr := parseEnvelope(body)
+	if rpcErr != nil {
+		var id json.RawMessage
+		if env != nil {
+			id = env.id
+		}
+		httpx.WriteRPCError(w, http.StatusBadRequest, id, *rpcErr)
+		return
+	}
+	if env.isNotification {
+		// Stateless: no notification a client may send changes anything here (no session to
+		// initialize, no in-flight request on another connection to cancel).
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if _, rpcErr := classify(env, r.Header.Get("MCP-Protocol-Version")); rpcErr != nil {
+		httpx.WriteRPCError(w, http.StatusBadRequest, env.id, *rpcErr)
+		return
+	}
+	p, _ := principal.From(r.Context())
+	granted := h.granted(p)
+	if e := h.target(env); e != nil && !(e.reachable && granted.Has(e.scope)) {
+		if !e.reachable {
+			h.notFoundEarly(w, env, r)
+			return
+		}
+		httpx.WriteInsufficientScope(w, h.opts.ResourceMetadataURL, e.scope)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	h.engine.ServeHTTP(w, r)
+}
+
+// notFoundEarly answers a request for a capability whose scope is unknown (fail closed) as if
+// it did not exist.
+func (h *Handler) notFoundEarly(w http.ResponseWriter, env *envelope, r *http.Request) {
+	if env.method == "tools/call" {
+		httpx.WriteRPCError(w, http.StatusOK, env.id, httpx.RPCError{Code: httpx.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", env.name)})
+		return
+	}
+	code, status := int64(CodeResourceNotFoundLegacy), http.StatusOK
+	if env.metaPresent {
+		code, status = httpx.CodeInvalidParams, http.StatusBadRequest
+	}
+	httpx.WriteRPCError(w, status, env.id, httpx.RPCError{Code: code, Message: "Resource not found", Data: map[string]string{"uri": env.uri}})
+}
+
+// target returns the capability a tools/call or resources/read addresses, if any.
+func (h *Handler) target(env *envelope) *entry {
+	switch env.method {
+	case "tools/call":
+		return h.tools[env.name]
+	case "resources/read":
+		e, _ := h.matchRead(env.uri)
+		return e
+	}
+	return nil
+}
+
+// matchRead finds the resource or template that strictly matches uri.
+func (h *Handler) matchRead(uri string) (*entry, map[string]string) {
+	for _, e := range h.reads {
+		if vars, ok := e.tmpl.Match(uri); ok {
+			return e, vars
+		}
+	}
+	return nil, nil
+}
+
+// granted returns the caller's effective scopes.
+func (h *Handler) granted(p principal.Principal) capability.ScopeSet {
+	if h.opts.RoleScopes == nil {
+		return p.Scopes
+	}
+	role, ok := h.opts.RoleScopes(p.Role)
+	if !ok {
+		return capability.ScopeSet{}
+	}
+	var both []string
+	for _, s := range p.Scopes.List() {
+		if role.Has(s) {
+			both = append(both, s)
+		}
+	}
+	return capability.NewScopeSet(both...)
+}
+
+func acceptsBoth(values []string) bool {
+	var jsonOK, sseOK bool
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			base, _, _ := strings.Cut(part, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				sseOK = true
+			case "*/*":
+				jsonOK, sseOK = true, true
+			}
+		}
+	}
+	return jsonOK && sseOK
+}
+
+// visible returns the capabilities the caller may use, in spec order.
+func (h *Handler) visible(granted capability.ScopeSet) []*entry {
+	var out []*entry
+	for _, e := range h.entries {
+		if e.reachable && granted.Has(e.scope) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// serverFor returns the SDK server for the request's caller: one server per distinct set of
+// visible capabilities, built once and cached (at most 2^len(scopes) of them), so tools/list and
+// resources/list show only what the caller may use. The SDK calls this for every request.
+func (h *Handler) serverFor(r *http.Request) *sdk.Server {
+	p, _ := principal.From(r.Context())
+	vis := h.visible(h.granted(p))
+	ids := make([]string, len(vis))
+	for i, e := range vis {
+		ids[i] = e.ID
+	}
+	key := strings.Join(ids, ",")
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s, ok := h.servers[key]; ok {
+		return s
+	}
+	s := h.buildServer(vis)
+	h.servers[key] = s
+	return s
+}
