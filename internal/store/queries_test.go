@@ -38,6 +38,11 @@ func loadCustomQueries(t *testing.T) map[string]customQuery {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("custom queries: %v (%d files)", err, len(files))
 	}
+	return parseQueries(t, files)
+}
+
+func parseQueries(t *testing.T, files []string) map[string]customQuery {
+	t.Helper()
 	out := map[string]customQuery{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
