@@ -60,6 +60,7 @@ func TestGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				runGo(t, "run", "./internal/capgen/"+filepath.ToSlash(dir)+"/gen/schemagen", "-root", "internal/capgen/"+filepath.ToSlash(dir))
+				runOgen(t, filepath.Join(dir, "gen", "openapi"), filepath.Join(dir, "gen", "openapi", "oas"))
 			}
 			for _, f := range files {
 				want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
@@ -75,6 +76,10 @@ func TestGolden(t *testing.T) {
 				return
 			}
 			runGo(t, "run", "./internal/capgen/"+filepath.ToSlash(dir)+"/gen/schemagen", "-root", "internal/capgen/"+filepath.ToSlash(dir), "-check")
+			// ogen's output for the golden document: regenerate into a temp dir and compare.
+			tmp := t.TempDir()
+			runOgen(t, filepath.Join(dir, "gen", "openapi"), tmp)
+			compareDirs(t, filepath.Join(dir, "gen", "openapi", "oas"), tmp)
 			runGo(t, "vet", "./internal/capgen/"+filepath.ToSlash(dir)+"/gen/...")
 		})
 	}
@@ -127,5 +132,35 @@ func TestCommittedOutputIsCurrent(t *testing.T) {
 	}
 	if len(changed) > 0 {
 		t.Fatalf("generated files are stale; run make generate:\n%s", strings.Join(changed, "\n"))
+	}
+}
+
+func runOgen(t *testing.T, openapiDir, target string) {
+	t.Helper()
+	ogen := tool(t, "ogen", "github.com/ogen-go/ogen/cmd/ogen")
+	doc, _ := filepath.Abs(filepath.Join(openapiDir, "openapi.json"))
+	abs, _ := filepath.Abs(target)
+	run(t, ".", ogen, "--target", abs, "--package", "oas", "--clean", doc)
+}
+
+func compareDirs(t *testing.T, want, got string) {
+	t.Helper()
+	entries, err := os.ReadDir(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEntries, err := os.ReadDir(want)
+	if err != nil {
+		t.Fatalf("golden ogen output missing (run with -update): %v", err)
+	}
+	if len(entries) != len(wantEntries) {
+		t.Errorf("%s: %d files, regenerated %d", want, len(wantEntries), len(entries))
+	}
+	for _, e := range entries {
+		g, _ := os.ReadFile(filepath.Join(got, e.Name()))
+		w, err := os.ReadFile(filepath.Join(want, e.Name()))
+		if err != nil || !bytes.Equal(g, w) {
+			t.Errorf("%s/%s differs from regenerated ogen output (run with -update)", want, e.Name())
+		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 // OwnedDirs are the directories stage one owns wholly: every file in them is regenerated, and
 // files the spec no longer implies are deleted.
-var OwnedDirs = []string{"gen/capapi", "gen/dispatch", "gen/scopes", "gen/schemagen", "docs/inspect"}
+var OwnedDirs = []string{"gen/capapi", "gen/dispatch", "gen/scopes", "gen/schemagen", "gen/restapi", "docs/inspect"}
 
 // Write replaces stage one's outputs under root with files. It is only called after the spec
 // loaded and validated, so a broken spec never leaves gen/ empty.

@@ -2,11 +2,15 @@ package spec
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
 
+	goyaml "github.com/goccy/go-yaml"
+	goparser "github.com/goccy/go-yaml/parser"
 	"gopkg.in/yaml.v3"
 )
 
@@ -43,37 +47,127 @@ func (p positions) keyAt(path string) Pos {
 	return p.at(path)
 }
 
+// missingAt returns where to report that path is absent: the key of the closest ancestor that
+// is in the file ("thing:" for "resources.thing.description"), so the message points at the
+// mapping that lacks it rather than at its first member.
+func (p positions) missingAt(path string) Pos {
+	for {
+		if k, ok := p.key[path]; ok {
+			return k
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			return p.at(path)
+		}
+		path = path[:i]
+	}
+}
+
+// present reports whether path was written in the file.
+func (p positions) present(path string) bool {
+	_, ok := p.key[path]
+	return ok
+}
+
 // decoder turns a YAML node tree into the Go model, strictly: unknown keys, duplicate keys and
 // type mismatches are diagnostics, never panics, and decoding goes on to find every problem.
 type decoder struct {
 	file  string
 	pos   positions
 	diags Diagnostics
+
+	// expanding holds the anchors of the aliases being decoded, to reject an alias inside the
+	// value it refers to (which would never end); budget bounds how many values aliases may
+	// expand to (a "billion laughs" spec would otherwise take forever).
+	expanding map[*yaml.Node]bool
+	budget    int
+
+	// bad holds the paths whose value could not be decoded, so validation does not pile a
+	// second, misleading message ("is missing", "out of range") on the first.
+	bad map[string]bool
 }
+
+// maxValues bounds the YAML values a spec may decode to, counting every alias expansion. The
+// real spec has about 1,500.
+const maxValues = 100_000
 
 func (d *decoder) errorf(p Pos, hint, format string, args ...any) {
 	d.diags = append(d.diags, Diagnostic{File: d.file, Pos: p, Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
+// badValue reports that the value at path could not be decoded.
+func (d *decoder) badValue(n *yaml.Node, path, hint, format string, args ...any) {
+	d.bad[path] = true
+	d.errorf(nodePos(n), hint, format, args...)
+}
+
 func nodePos(n *yaml.Node) Pos { return Pos{n.Line, n.Column} }
 
-// decodeFile parses src and decodes it into a Spec.
-func decodeFile(file string, src []byte) (*Spec, positions, Diagnostics) {
-	d := &decoder{file: file, pos: positions{key: map[string]Pos{}, val: map[string]Pos{}}}
+// decodeFile parses src and decodes it into a Spec; the Spec is nil when src is not one YAML
+// document. The decoder holds the positions and the diagnostics so far.
+func decodeFile(file string, src []byte) (*Spec, *decoder) {
+	d := &decoder{
+		file:      file,
+		pos:       positions{key: map[string]Pos{}, val: map[string]Pos{}},
+		expanding: map[*yaml.Node]bool{},
+		budget:    maxValues,
+		bad:       map[string]bool{},
+	}
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(src))
-	if err := dec.Decode(&root); err != nil {
-		line, msg := yamlErrorLine(err)
-		d.errorf(Pos{line, 1}, "fix the YAML syntax", "%s", msg)
-		return nil, d.pos, d.diags
+	err := dec.Decode(&root)
+	if err == nil && len(root.Content) == 0 {
+		err = io.EOF // a file of comments only
 	}
-	if len(root.Content) == 0 {
+	switch {
+	case errors.Is(err, io.EOF):
 		d.errorf(Pos{1, 1}, "start from the example in docs/spec-reference.md", "the spec is empty")
-		return nil, d.pos, d.diags
+		return nil, d
+	case err != nil:
+		p, msg := syntaxError(src, err)
+		d.errorf(p, "fix the YAML syntax", "invalid YAML: %s", msg)
+		return nil, d
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		p := Pos{1, 1}
+		if err == nil {
+			p = nodePos(&next)
+		} else {
+			p.Line, _ = yamlErrorLine(err)
+		}
+		d.errorf(p, "remove the \"---\" and what follows, or merge it into the first document", "the spec holds more than one YAML document")
+		return nil, d
 	}
 	var s Spec
 	d.value(root.Content[0], reflect.ValueOf(&s).Elem(), "")
-	return &s, d.pos, d.diags
+	return &s, d
+}
+
+// syntaxError locates a YAML syntax error. yaml.v3 names only a line, often the one where the
+// enclosing block starts; goccy/go-yaml's parser points at the offending token, so its position
+// and wording win when it fails too, at or after that line.
+func syntaxError(src []byte, err error) (Pos, string) {
+	line, msg := yamlErrorLine(err)
+	p := Pos{line, 1}
+	var gerr goyaml.Error
+	if _, perr := parseGoccy(src); errors.As(perr, &gerr) {
+		if tk := gerr.GetToken(); tk != nil && tk.Position != nil && tk.Position.Line >= line && tk.Position.Column >= 1 {
+			return Pos{tk.Position.Line, tk.Position.Column}, gerr.GetMessage()
+		}
+	}
+	return p, msg
+}
+
+// parseGoccy runs goccy/go-yaml's parser, which is only asked where an error is; a panic in it
+// counts as no answer.
+func parseGoccy(src []byte) (_ any, err error) {
+	defer func() {
+		if recover() != nil {
+			err = nil
+		}
+	}()
+	return goparser.ParseBytes(src, 0)
 }
 
 // yamlErrorLine extracts "line N" from a yaml.v3 error message.
@@ -124,10 +218,13 @@ func (m *Map[T]) decodeEntries(d *decoder, n *yaml.Node, path string) {
 	seen := map[string]Pos{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if !d.key(k, path) {
+			continue
+		}
 		name := k.Value
 		p := join(path, name)
 		if first, dup := seen[name]; dup {
-			d.errorf(nodePos(k), "rename or remove one of them", "duplicate name %q (first defined at line %d)", name, first.Line)
+			d.errorf(nodePos(k), "rename or remove one of them", "duplicate name %q in %s (first defined at line %d)", name, describe(path), first.Line)
 			continue
 		}
 		seen[name] = nodePos(k)
@@ -140,8 +237,39 @@ func (m *Map[T]) decodeEntries(d *decoder, n *yaml.Node, path string) {
 
 var entryDecoderType = reflect.TypeFor[entryDecoder]()
 
+// key reports whether k can name a member of the mapping at path: a plain scalar, not a
+// list, a mapping or a YAML merge key ("<<"), which this decoder does not expand.
+func (d *decoder) key(k *yaml.Node, path string) bool {
+	switch {
+	case k.Tag == "!!merge":
+		d.bad[path] = true // its other keys may well be missing
+		d.errorf(nodePos(k), "write the keys out (anchors and aliases of whole values do work)", "YAML merge keys (<<) are not supported in %s", describe(path))
+		return false
+	case k.Kind != yaml.ScalarNode:
+		d.errorf(nodePos(k), "use a plain name as the key", "a key in %s is %s", describe(path), kindName(k))
+		return false
+	}
+	return true
+}
+
 func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
+	if d.budget--; d.budget < 0 {
+		if d.budget == -1 {
+			d.errorf(nodePos(n), "use fewer YAML aliases (*name) or write the values out",
+				"the spec expands to more than %d values", maxValues)
+		}
+		return
+	}
 	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil {
+			return // yaml.v3 rejects unknown anchors; stay safe anyway
+		}
+		if d.expanding[n.Alias] {
+			d.badValue(n, path, "point the alias at a value defined outside this one", "alias *%s refers to a value that contains it", n.Value)
+			return
+		}
+		d.expanding[n.Alias] = true
+		defer delete(d.expanding, n.Alias)
 		n = n.Alias
 	}
 	d.pos.val[path] = nodePos(n)
@@ -150,7 +278,7 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 			if n.Tag == "!!null" {
 				return
 			}
-			d.errorf(nodePos(n), "write a mapping of name: value", "%s must be a mapping, got %s", describe(path), kindName(n))
+			d.badValue(n, path, "write a mapping of name: value", "%s must be a mapping, got %s", describe(path), kindName(n))
 			return
 		}
 		v.Addr().Interface().(entryDecoder).decodeEntries(d, n, path)
@@ -168,7 +296,7 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 		d.structValue(n, v, path)
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
-			d.errorf(nodePos(n), "write a list, for example [a, b]", "%s must be a list, got %s", describe(path), kindName(n))
+			d.badValue(n, path, "write a list, for example [a, b]", "%s must be a list, got %s", describe(path), kindName(n))
 			return
 		}
 		sl := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
@@ -177,21 +305,28 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 		}
 		v.Set(sl)
 	case reflect.String:
-		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-			d.errorf(nodePos(n), "write a string", "%s must be a string, got %s", describe(path), kindName(n))
+		if n.Tag == "!!null" {
+			return // as if empty: validation says whether the string may be
+		}
+		if n.Kind != yaml.ScalarNode {
+			d.badValue(n, path, "write a string", "%s must be a string, got %s", describe(path), kindName(n))
 			return
 		}
 		v.SetString(n.Value)
 	case reflect.Bool:
-		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-			d.errorf(nodePos(n), "write true or false", "%s must be true or false, got %s", describe(path), kindName(n))
+		// yaml.v3 tags true, True and TRUE as !!bool; ParseBool also takes 1 and t, which the
+		// tag check has already ruled out.
+		b, err := strconv.ParseBool(strings.ToLower(n.Value))
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || err != nil {
+			d.badValue(n, path, "write true or false", "%s must be true or false, got %s", describe(path), kindName(n))
 			return
 		}
-		v.SetBool(n.Value == "true")
+		v.SetBool(b)
 	case reflect.Int, reflect.Int64:
-		i, err := strconv.ParseInt(n.Value, 10, 64)
+		// As yaml.v3 resolves them: 1_000, 0x10 and 0o17 are integers too.
+		i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || err != nil {
-			d.errorf(nodePos(n), "write a whole number", "%s must be an integer, got %s", describe(path), kindName(n))
+			d.badValue(n, path, "write a whole number", "%s must be an integer, got %s", describe(path), kindName(n))
 			return
 		}
 		v.SetInt(i)
@@ -202,7 +337,7 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 
 func (d *decoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind != yaml.MappingNode {
-		d.errorf(nodePos(n), "write a mapping of key: value", "%s must be a mapping, got %s", describe(path), kindName(n))
+		d.badValue(n, path, "write a mapping of key: value", "%s must be a mapping, got %s", describe(path), kindName(n))
 		return
 	}
 	t := v.Type()
@@ -218,16 +353,22 @@ func (d *decoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 	seen := map[string]Pos{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
+		if !d.key(k, path) {
+			continue
+		}
 		p := join(path, k.Value)
 		if first, dup := seen[k.Value]; dup {
-			d.errorf(nodePos(k), "remove one of them", "duplicate key %q (first at line %d)", k.Value, first.Line)
+			d.errorf(nodePos(k), "remove one of them", "duplicate key %q in %s (first at line %d)", k.Value, describe(path), first.Line)
 			continue
 		}
 		seen[k.Value] = nodePos(k)
 		idx, ok := fields[k.Value]
 		if !ok {
-			d.errorf(nodePos(k), "remove it or use one of: "+strings.Join(names, ", "),
-				"unknown key %q in %s%s", k.Value, describe(path), didYouMean(k.Value, names))
+			if s := suggest(k.Value, names); s != "" {
+				d.errorf(nodePos(k), "rename it to "+s+" or remove it", "unknown key %q in %s (did you mean %q?)", k.Value, describe(path), s)
+			} else {
+				d.errorf(nodePos(k), "remove it or use one of: "+strings.Join(names, ", "), "unknown key %q in %s", k.Value, describe(path))
+			}
 			continue
 		}
 		d.pos.key[p] = nodePos(k)

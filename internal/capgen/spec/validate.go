@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/yosida95/uritemplate/v3"
 )
@@ -22,12 +23,14 @@ func Load(file string) (*Spec, error) {
 
 // Parse is Load on bytes already read; file is used in diagnostics.
 func Parse(file string, src []byte) (*Spec, error) {
-	s, pos, diags := decodeFile(file, src)
-	if s == nil {
-		return nil, diags.sorted()
+	s, d := decodeFile(file, src)
+	if s == nil || d.bad[""] || d.budget < 0 {
+		// Not a spec at all, or cut short: validating what little was decoded would only
+		// bury the one message that matters.
+		return nil, d.diags.sorted()
 	}
-	s.File, s.pos = file, pos
-	v := &validator{decoder: decoder{file: file, pos: pos, diags: diags}, s: s}
+	s.File, s.pos = file, d.pos
+	v := &validator{decoder: *d, s: s, lines: strings.Split(string(src), "\n")}
 	v.validate()
 	if len(v.diags) > 0 {
 		return nil, v.diags.sorted()
@@ -46,6 +49,11 @@ var (
 	registryName = regexp.MustCompile(`^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`)
 )
 
+const (
+	maxTTLMillis  = 86_400_000 // one day; keep in step with Cache's jsonschema tag
+	maxQueryLimit = 100_000    // keep in step with Query's jsonschema tag
+)
+
 var (
 	fieldTypes    = []string{"string", "integer", "number", "boolean", "array", "object"}
 	fieldFormats  = []string{"uuid", "date", "date-time", "email", "uri"}
@@ -55,20 +63,43 @@ var (
 
 type validator struct {
 	decoder
-	s *Spec
+	s     *Spec
+	lines []string // the source, for columns inside values
 }
 
-func (v *validator) at(path string) Pos    { return v.pos.at(path) }
+func (v *validator) at(path string) Pos { return v.pos.at(path) }
+
+// isBad reports whether path, or a value holding it, failed to decode (and was reported).
+func (v *validator) isBad(path string) bool {
+	for {
+		if v.bad[path] {
+			return true
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			return v.bad[""] // the spec itself is not a mapping
+		}
+		path = path[:i]
+	}
+}
 func (v *validator) keyAt(path string) Pos { return v.pos.keyAt(path) }
 
 func (v *validator) validate() {
 	s := v.s
-	if s.Kind != Kind {
-		v.errorf(v.at("kind"), "set kind: "+Kind, "kind is %q, want %q", s.Kind, Kind)
+	switch {
+	case v.isBad("kind"):
+	case !v.pos.present("kind"):
+		v.errorf(Pos{1, 1}, "add kind: "+Kind+" at the top", "kind is missing")
+	case s.Kind != Kind:
+		v.errorf(v.at("kind"), "set kind: "+Kind, "kind %q is not %q", s.Kind, Kind)
 	}
-	if s.SchemaVersion != SchemaVersion {
-		v.errorf(v.at("schemaVersion"), fmt.Sprintf("set schemaVersion: %d, or use the generator that reads version %d", SchemaVersion, s.SchemaVersion),
-			"schemaVersion %d is not supported", s.SchemaVersion)
+	switch {
+	case v.isBad("schemaVersion"):
+	case !v.pos.present("schemaVersion"):
+		v.errorf(Pos{1, 1}, fmt.Sprintf("add schemaVersion: %d at the top", SchemaVersion), "schemaVersion is missing")
+	case s.SchemaVersion != SchemaVersion:
+		v.errorf(v.at("schemaVersion"), fmt.Sprintf("write the spec in version %d, or use a generator that reads version %d", SchemaVersion, s.SchemaVersion),
+			"schemaVersion %d is not supported (this generator reads %d)", s.SchemaVersion, SchemaVersion)
 	}
 	v.server()
 	v.scopes()
@@ -77,16 +108,21 @@ func (v *validator) validate() {
 	v.capabilities()
 }
 
+// require reports path as missing when value is blank; what says what to add. An absent key is
+// reported at the mapping that lacks it, an empty value at the value.
 func (v *validator) require(path, value, what string) bool {
-	if strings.TrimSpace(value) == "" {
-		v.errorf(v.keyAt(path), "add "+what, "%s is missing", describeMissing(path))
-		return false
+	if strings.TrimSpace(value) != "" {
+		return true
 	}
-	return true
+	switch {
+	case v.isBad(path):
+	case v.pos.present(path):
+		v.errorf(v.at(path), "write "+what, "%s is empty", path)
+	default:
+		v.errorf(v.pos.missingAt(path), "add "+what, "%s is missing", path)
+	}
+	return false
 }
-
-// describeMissing names the missing key for a message ("tools.x.description").
-func describeMissing(path string) string { return path }
 
 func (v *validator) server() {
 	sv := v.s.Server
@@ -96,7 +132,7 @@ func (v *validator) server() {
 	}
 	v.require("server.title", sv.Title, "a human-readable title")
 	if v.require("server.description", sv.Description, "a one-line description") && len([]rune(sv.Description)) > 100 {
-		v.errorf(v.at("server.description"), "shorten it (the MCP Registry allows 100)", "server.description has %d characters", len([]rune(sv.Description)))
+		v.errorf(v.at("server.description"), "shorten it to at most 100 (the MCP Registry limit)", "server.description is %d characters long", len([]rune(sv.Description)))
 	}
 	if v.require("server.version", sv.Version, "a semantic version such as 0.1.0") && !regexp.MustCompile(`^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$`).MatchString(sv.Version) {
 		v.errorf(v.at("server.version"), "use a semantic version such as 0.1.0", "server.version %q is not a semantic version", sv.Version)
@@ -108,7 +144,7 @@ func (v *validator) server() {
 
 func (v *validator) scopes() {
 	if len(v.s.Scopes) == 0 {
-		v.errorf(v.keyAt("scopes"), "declare at least one scope", "the spec declares no scopes")
+		v.errorf(v.pos.missingAt("scopes"), "declare at least one scope", "the spec declares no scopes")
 	}
 	for _, e := range v.s.Scopes {
 		p := join("scopes", e.Name)
@@ -141,14 +177,14 @@ func (v *validator) rowFilters() {
 		}
 	}
 	if _, ok := v.s.RowFilters.Get("church"); !ok {
-		v.errorf(v.keyAt("row_filters"), "declare row_filters.church (tenant isolation), applied to every capability", "the spec has no \"church\" row filter")
+		v.errorf(v.pos.missingAt("row_filters"), "declare row_filters.church, the tenant isolation every capability applies", "the spec has no \"church\" row filter")
 	}
 }
 
 func (v *validator) roles() {
 	scopes := v.s.Scopes.Names()
 	if len(v.s.Roles) == 0 {
-		v.errorf(v.keyAt("roles"), "declare at least one role", "the spec declares no roles")
+		v.errorf(v.pos.missingAt("roles"), "declare at least one role", "the spec declares no roles")
 	}
 	for _, e := range v.s.Roles {
 		p := join("roles", e.Name)
@@ -156,6 +192,9 @@ func (v *validator) roles() {
 			v.errorf(v.keyAt(p), "use UPPER_CASE, for example ADMIN", "role name %q is not upper case", e.Name)
 		}
 		v.require(p+".description", e.Value.Description, "a description of who has this role")
+		if !v.pos.present(p+".scopes") && !v.isBad(p+".scopes") {
+			v.errorf(v.pos.missingAt(p+".scopes"), "list the scopes the role may be granted ([] for none)", "%s.scopes is missing", p)
+		}
 		seen := map[string]bool{}
 		for i, sc := range e.Value.Scopes {
 			sp := fmt.Sprintf("%s.scopes[%d]", p, i)
@@ -172,14 +211,14 @@ func (v *validator) roles() {
 
 func (v *validator) capabilities() {
 	if len(v.s.Resources)+len(v.s.Tools) == 0 {
-		v.errorf(Pos{1, 1}, "declare resources or tools", "the spec declares no capabilities")
+		v.errorf(v.pos.missingAt("resources"), "declare resources or tools", "the spec declares no capabilities")
 	}
 	goNames := map[string]string{}
 	uris := map[string]string{}
 	for _, e := range v.s.Resources {
 		p := join("resources", e.Name)
 		v.capability(p, e.Name, e.Value, false)
-		v.uniqueGoName(goNames, p, e.Name, GoName(e.Name, ""))
+		v.uniqueGoName(goNames, p, fmt.Sprintf("resource %q", e.Name), GoName(e.Name, ""))
 		if e.Value.URI != "" {
 			norm := normalizeTemplate(e.Value.URI)
 			if first, dup := uris[norm]; dup {
@@ -194,16 +233,17 @@ func (v *validator) capabilities() {
 			v.errorf(v.keyAt(p), "rename the tool or the resource", "tool %q has the same id as a resource", e.Name)
 		}
 		v.capability(p, e.Name, e.Value, true)
-		v.uniqueGoName(goNames, p, e.Name, GoName(e.Name, v.s.Server.ToolPrefix))
+		v.uniqueGoName(goNames, p, fmt.Sprintf("tool %q", e.Name), GoName(e.Name, v.s.Server.ToolPrefix))
 	}
 }
 
-func (v *validator) uniqueGoName(seen map[string]string, path, name, goName string) {
+// uniqueGoName reports a capability (what: `tool "x"`) whose Go name another one already has.
+func (v *validator) uniqueGoName(seen map[string]string, path, what, goName string) {
 	if first, dup := seen[goName]; dup {
-		v.errorf(v.keyAt(path), "rename one of them", "%q and %q both map to the Go name %s", first, name, goName)
+		v.errorf(v.keyAt(path), "rename one of them", "%s has the Go name %s, as %s does", what, goName, first)
 		return
 	}
-	seen[goName] = name
+	seen[goName] = what
 }
 
 // normalizeTemplate replaces variable names so templates that differ only in names compare equal.
@@ -218,24 +258,32 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 	}
 	if isTool {
 		if !mcpToolName.MatchString(name) {
-			v.errorf(v.keyAt(p), "use 1–128 characters of A-Z a-z 0-9 _ - . (MCP tool name rules)", "tool name %q breaks MCP's tool name rules", name)
+			v.toolName(p, name)
 		} else if !snakeName.MatchString(name) {
 			v.errorf(v.keyAt(p), "use lower-case snake_case such as neemias_checkin_register", "tool name %q is not snake_case", name)
 		}
 		if pre := v.s.Server.ToolPrefix; pre != "" && !strings.HasPrefix(name, pre) {
 			v.errorf(v.keyAt(p), fmt.Sprintf("rename it to %s%s", pre, name), "tool name %q lacks the prefix %q", name, pre)
 		}
-		if c.URI != "" {
+		if v.pos.present(p + ".uri") {
 			v.errorf(v.keyAt(p+".uri"), "remove uri; tools are called by name", "tool %q has a uri", name)
 		}
 		if c.Query != nil {
-			v.errorf(v.keyAt(p+".query"), "remove it and write the tool's SQL in queries/custom/", "tool %q has a query; generated queries are for resources", name)
+			v.errorf(v.keyAt(p+".query"), "remove it and write the tool's SQL in queries/custom/", "tool %q has a query (generated queries are for resources)", name)
 		}
 		if c.Cache != nil {
 			v.errorf(v.keyAt(p+".cache"), "remove it; tool results are never cached", "tool %q has cache hints", name)
 		}
 		if c.Annotations == nil {
 			v.errorf(v.keyAt(p), "add annotations: {read_only: …, destructive: …, idempotent: …, open_world: …}", "tool %q has no annotations", name)
+		}
+	} else if c.Cache != nil {
+		switch cp := p + ".cache.ttl_ms"; {
+		case v.isBad(cp):
+		case !v.pos.present(cp):
+			v.errorf(v.pos.missingAt(cp), "add ttl_ms: N (milliseconds a reader may reuse the result)", "%s is missing", cp)
+		case c.Cache.TTLMillis < 0 || c.Cache.TTLMillis > maxTTLMillis:
+			v.errorf(v.at(cp), fmt.Sprintf("use 0 to %d (one day)", maxTTLMillis), "resource %q: ttl_ms %d is out of range", name, c.Cache.TTLMillis)
 		}
 	} else {
 		if !snakeName.MatchString(name) {
@@ -249,16 +297,16 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 	v.require(p+".description", c.Description, "a description an agent can act on")
 	v.scopeRef(p+".scope", c.Scope, what, name, true)
 	v.reachable(p, name, c.Scope, what)
-	v.capRowFilters(p, name, c)
+	v.capRowFilters(p, what, name, c)
 	v.fields(p+".input", c.Input, true, c.Scope)
 	if len(c.Output) == 0 {
-		v.errorf(v.keyAt(p), "declare output fields", "%s %q has no output", what, name)
+		v.errorf(v.pos.missingAt(p+".output"), "declare output fields", "%s %q has no output", what, name)
 	}
 	v.fields(p+".output", c.Output, false, c.Scope)
 	if !isTool {
 		v.uri(p, name, c)
 		if c.Query != nil {
-			v.query(p+".query", c)
+			v.query(p+".query", name, c)
 		}
 	}
 }
@@ -266,12 +314,12 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 func (v *validator) scopeRef(path, scope, what, name string, required bool) {
 	if scope == "" {
 		if required {
-			v.errorf(v.keyAt(path), "add scope: with one of the declared scopes", "%s %q has no scope", what, name)
+			v.errorf(v.pos.missingAt(path), "add scope: with one of the declared scopes", "%s %q has no scope", what, name)
 		}
 		return
 	}
 	if _, ok := v.s.Scopes.Get(scope); !ok {
-		v.errorf(v.at(path), "declare it under scopes or fix the name", "%s %q: undeclared scope %q%s", what, name, scope, didYouMean(scope, v.s.Scopes.Names()))
+		v.errorf(v.at(path), "declare it under scopes or fix the name", "%s %q: unknown scope %q%s", what, name, scope, didYouMean(scope, v.s.Scopes.Names()))
 	}
 }
 
@@ -290,15 +338,25 @@ func (v *validator) reachable(p, name, scope, what string) {
 	v.errorf(v.at(p+".scope"), fmt.Sprintf("grant %q to a role", scope), "%s %q is unreachable: no role has scope %q", what, name, scope)
 }
 
-func (v *validator) capRowFilters(p, name string, c Capability) {
+func (v *validator) capRowFilters(p, what, name string, c Capability) {
 	names := v.s.RowFilters.Names()
-	if !slices.Contains(c.RowFilters, "church") {
-		v.errorf(v.keyAt(p), "add row_filters: [church, …]; every capability is tenant-scoped", "%q does not apply the church row filter", name)
+	if v.isBad(p + ".row_filters") {
+		return
 	}
+	if !slices.Contains(c.RowFilters, "church") {
+		v.errorf(v.keyAt(p+".row_filters"), "add church to its row_filters (every capability is tenant-scoped)",
+			"%s %q does not apply the \"church\" row filter", what, name)
+	}
+	seen := map[string]bool{}
 	for i, f := range c.RowFilters {
-		if !slices.Contains(names, f) {
-			v.errorf(v.at(fmt.Sprintf("%s.row_filters[%d]", p, i)), "declare it under row_filters or fix the name", "%q uses unknown row filter %q%s", name, f, didYouMean(f, names))
+		fp := fmt.Sprintf("%s.row_filters[%d]", p, i)
+		if !slices.Contains(names, f) && f != "church" { // a missing church filter is reported once
+			v.errorf(v.at(fp), "declare it under row_filters or fix the name", "%s %q uses unknown row filter %q%s", what, name, f, didYouMean(f, names))
 		}
+		if seen[f] {
+			v.errorf(v.at(fp), "remove the repetition", "%s %q applies row filter %q twice", what, name, f)
+		}
+		seen[f] = true
 	}
 }
 
@@ -313,21 +371,25 @@ func (v *validator) fields(p string, fs Map[Field], input bool, capScope string)
 
 func (v *validator) field(p, name string, f Field, input bool, capScope string) {
 	v.require(p+".description", f.Description, "a description an agent can act on")
+	typed := false // the type is valid, so type-specific checks make sense
 	switch {
+	case v.isBad(p + ".type"):
 	case f.Type == "":
-		v.errorf(v.keyAt(p), "add type: one of "+strings.Join(fieldTypes, ", "), "field %q has no type", name)
+		v.errorf(v.pos.missingAt(p+".type"), "add type: one of "+strings.Join(fieldTypes, ", "), "field %q has no type", name)
 	case !slices.Contains(fieldTypes, f.Type):
 		v.errorf(v.at(p+".type"), "use one of "+strings.Join(fieldTypes, ", "), "field %q has invalid type %q%s", name, f.Type, didYouMean(f.Type, fieldTypes))
+	default:
+		typed = true
 	}
 	if f.Format != "" {
 		if !slices.Contains(fieldFormats, f.Format) {
 			v.errorf(v.at(p+".format"), "use one of "+strings.Join(fieldFormats, ", "), "field %q has invalid format %q%s", name, f.Format, didYouMean(f.Format, fieldFormats))
-		} else if f.Type != "string" {
+		} else if typed && f.Type != "string" {
 			v.errorf(v.at(p+".format"), "use type: string, or remove format", "field %q: format %q applies to strings, not %s", name, f.Format, f.Type)
 		}
 	}
 	stringOnly := func(key string, set bool) {
-		if set && f.Type != "string" {
+		if set && typed && f.Type != "string" {
 			v.errorf(v.keyAt(p+"."+key), "remove it or use type: string", "field %q: %s applies to strings, not %s", name, key, f.Type)
 		}
 	}
@@ -343,8 +405,13 @@ func (v *validator) field(p, name string, f Field, input bool, capScope string) 
 	if f.MinLength != nil && f.MaxLength != nil && *f.MinLength > *f.MaxLength {
 		v.errorf(v.at(p+".min_length"), "make min_length at most max_length", "field %q: min_length %d > max_length %d", name, *f.MinLength, *f.MaxLength)
 	}
-	if (f.Minimum != nil || f.Maximum != nil) && f.Type != "integer" {
-		v.errorf(v.keyAt(p), "remove minimum/maximum or use type: integer", "field %q: minimum and maximum apply to integers", name)
+	for _, key := range []string{"minimum", "maximum"} {
+		if typed && f.Type != "integer" && v.pos.present(p+"."+key) {
+			v.errorf(v.keyAt(p+"."+key), "remove it or use type: integer", "field %q: %s applies to integers, not %s", name, key, f.Type)
+		}
+	}
+	if f.Minimum != nil && f.Maximum != nil && *f.Minimum > *f.Maximum {
+		v.errorf(v.at(p+".minimum"), "make minimum at most maximum", "field %q: minimum %d > maximum %d", name, *f.Minimum, *f.Maximum)
 	}
 	if f.Complete && !input {
 		v.errorf(v.at(p+".complete"), "remove it; only inputs can be completed", "output field %q is marked complete", name)
@@ -352,7 +419,10 @@ func (v *validator) field(p, name string, f Field, input bool, capScope string) 
 	switch f.Type {
 	case "array":
 		if f.Items == nil {
-			v.errorf(v.keyAt(p), "add items: {type: …}", "array field %q has no items", name)
+			if v.isBad(p + ".items") {
+				break
+			}
+			v.errorf(v.pos.missingAt(p+".items"), "add items: {type: …}", "array field %q has no items", name)
 		} else {
 			if f.Items.Description == "" {
 				f.Items.Description = f.Description // items inherit the array's description
@@ -360,8 +430,8 @@ func (v *validator) field(p, name string, f Field, input bool, capScope string) 
 			v.field(p+".items", name+"[]", *f.Items, input, capScope)
 		}
 	case "object":
-		if len(f.Fields) == 0 {
-			v.errorf(v.keyAt(p), "add fields: {name: {type: …}}", "object field %q has no fields", name)
+		if len(f.Fields) == 0 && !v.isBad(p+".fields") {
+			v.errorf(v.pos.missingAt(p+".fields"), "add fields: {name: {type: …}}", "object field %q has no fields", name)
 		}
 		v.fields(p+".fields", f.Fields, input, capScope)
 	default:
@@ -378,17 +448,20 @@ func (v *validator) field(p, name string, f Field, input bool, capScope string) 
 }
 
 func (v *validator) pii(p, name string, f Field, input bool, capScope string) {
-	if f.Type == "array" || f.Type == "object" {
-		v.errorf(v.keyAt(p), "put the pii rule on the scalar fields inside it", "pii rule on %s field %q; pii applies to scalar fields", f.Type, name)
+	switch f.Type {
+	case "array":
+		v.errorf(v.keyAt(p), "move it to its items", "pii rule on array field %q (pii rules apply to scalar fields)", name)
+	case "object":
+		v.errorf(v.keyAt(p), "move it to the fields inside it", "pii rule on object field %q (pii rules apply to scalar fields)", name)
 	}
 	if f.PII.Category == "" {
-		v.errorf(v.keyAt(p), "add category: one of "+strings.Join(piiCategories, ", "), "pii rule of field %q has no category", name)
+		v.errorf(v.pos.missingAt(p+".category"), "add category: one of "+strings.Join(piiCategories, ", "), "pii rule of field %q has no category", name)
 	} else if !slices.Contains(piiCategories, f.PII.Category) {
 		v.errorf(v.at(p+".category"), "use one of "+strings.Join(piiCategories, ", "), "pii rule of field %q has unknown category %q%s", name, f.PII.Category, didYouMean(f.PII.Category, piiCategories))
 	}
 	if vw := f.PII.VisibleWith; vw != "" {
 		if input {
-			v.errorf(v.at(p+".visible_with"), "remove it; visible_with decides who receives an output field", "pii rule of input field %q has visible_with", name)
+			v.errorf(v.at(p+".visible_with"), "remove it (visible_with decides who receives an output field)", "pii rule of input field %q has visible_with", name)
 		} else if _, ok := v.s.Scopes.Get(vw); !ok {
 			v.errorf(v.at(p+".visible_with"), "declare it under scopes or fix the name", "pii rule of field %q names unknown scope %q%s", name, vw, didYouMean(vw, v.s.Scopes.Names()))
 		} else if f.Required && vw != capScope {
@@ -399,22 +472,28 @@ func (v *validator) pii(p, name string, f Field, input bool, capScope string) {
 
 func (v *validator) uri(p, name string, c Capability) {
 	if c.URI == "" {
-		v.errorf(v.keyAt(p), "add uri: such as neemias://thing/{id}", "resource %q has no uri", name)
+		v.errorf(v.pos.missingAt(p+".uri"), "add uri: such as neemias://thing/{id}", "resource %q has no uri", name)
 		return
 	}
-	tmpl, err := uritemplate.New(c.URI)
+	tmpl, err := parseTemplate(c.URI)
 	if err != nil {
-		v.errorf(v.at(p+".uri"), "fix the RFC 6570 template", "resource %q: invalid URI template %q: %v", name, c.URI, err)
+		reason, offset := templateError(c.URI, err)
+		v.errorf(v.within(v.at(p+".uri"), c.URI, offset), "fix the RFC 6570 template (variables are {name}, {?a,b} or {/name})",
+			"resource %q: invalid URI template %q: %s", name, c.URI, reason)
 		return
 	}
 	if !regexp.MustCompile(`^[a-z][a-z0-9+.-]*://`).MatchString(c.URI) {
 		v.errorf(v.at(p+".uri"), "start it with a scheme such as neemias://", "resource %q: URI %q has no scheme", name, c.URI)
 	}
-	vars := tmpl.Varnames()
+	if v.isBad(p + ".input") {
+		return // the inputs did not decode; do not guess
+	}
+	vars := slices.Compact(slices.Clone(tmpl.Varnames()))
 	for _, vn := range vars {
 		f, ok := c.Input.Get(vn)
 		if !ok {
-			v.errorf(v.at(p+".uri"), fmt.Sprintf("declare input.%s or remove {%s} from the template", vn, vn), "resource %q: template variable %q is not an input", name, vn)
+			v.errorf(v.within(v.at(p+".uri"), c.URI, templateVarOffset(c.URI, vn)), fmt.Sprintf("declare input.%s or remove %s from the template", vn, vn),
+				"resource %q: template variable %q is not an input", name, vn)
 			continue
 		}
 		if f.Type == "array" || f.Type == "object" {
@@ -429,42 +508,141 @@ func (v *validator) uri(p, name string, c Capability) {
 	}
 }
 
-func (v *validator) query(p string, c Capability) {
+func (v *validator) query(p, name string, c Capability) {
 	q := c.Query
-	if !sqlIdent.MatchString(q.From) {
-		v.errorf(v.at(p+".from"), "name a view or table in lower-case snake_case", "query.from %q is not an SQL identifier", q.From)
+	// ident checks the identifier at query.rel.
+	ident := func(rel, what, value string) {
+		path := p + "." + rel
+		if value == "" {
+			v.require(path, value, what)
+		} else if !sqlIdent.MatchString(value) {
+			v.errorf(v.at(path), "write "+what+" in lower-case snake_case", "resource %q: query.%s %q is not an SQL identifier", name, rel, value)
+		}
 	}
+	ident("from", "a view or table", q.From)
 	if len(q.Select) == 0 {
-		v.errorf(v.keyAt(p), "list the columns to return", "query has no select")
+		v.errorf(v.pos.missingAt(p+".select"), "list the columns to return", "resource %q: query has no select", name)
 	}
 	for i, col := range q.Select {
-		if !sqlIdent.MatchString(col) {
-			v.errorf(v.at(fmt.Sprintf("%s.select[%d]", p, i)), "use a column name", "query.select %q is not an SQL identifier", col)
-		}
+		ident(fmt.Sprintf("select[%d]", i), "a column name", col)
 	}
 	for i, col := range q.OrderBy {
-		if !sqlIdent.MatchString(col) {
-			v.errorf(v.at(fmt.Sprintf("%s.order_by[%d]", p, i)), "use a column name", "query.order_by %q is not an SQL identifier", col)
-		}
+		ident(fmt.Sprintf("order_by[%d]", i), "a column name", col)
 	}
-	if q.Limit <= 0 {
-		v.errorf(v.keyAt(p), "add limit: N (an upper bound on rows)", "query has no positive limit")
+	switch lp := p + ".limit"; {
+	case v.isBad(lp):
+	case !v.pos.present(lp):
+		v.errorf(v.pos.missingAt(lp), "add limit: N (an upper bound on rows)", "%s is missing", lp)
+	case q.Limit < 1 || q.Limit > maxQueryLimit:
+		v.errorf(v.at(lp), fmt.Sprintf("use 1 to %d", maxQueryLimit), "resource %q: query limit %d is out of range", name, q.Limit)
 	}
+	inputs := c.Input.Names()
 	for i, w := range q.Where {
 		wp := fmt.Sprintf("%s.where[%d]", p, i)
-		if !sqlIdent.MatchString(w.Column) {
-			v.errorf(v.at(wp+".column"), "use a column name", "where column %q is not an SQL identifier", w.Column)
-		}
+		ident(fmt.Sprintf("where[%d].column", i), "a column name", w.Column)
 		if w.Op != "" && !slices.Contains(whereOps, w.Op) {
-			v.errorf(v.at(wp+".op"), "use one of "+strings.Join(whereOps, " "), "where op %q is not supported", w.Op)
+			v.errorf(v.at(wp+".op"), "use one of "+strings.Join(whereOps, " "), "resource %q: where op %q is not supported", name, w.Op)
+		}
+		if w.Input == "" {
+			v.require(wp+".input", w.Input, "the input compared with the column")
+			continue
+		}
+		if v.isBad(strings.TrimSuffix(p, ".query") + ".input") {
+			continue // the inputs did not decode; do not guess
 		}
 		f, ok := c.Input.Get(w.Input)
 		if !ok {
-			v.errorf(v.at(wp+".input"), "name one of the inputs: "+strings.Join(c.Input.Names(), ", "), "where input %q is not an input%s", w.Input, didYouMean(w.Input, c.Input.Names()))
+			hint := "declare it under input"
+			if len(inputs) > 0 {
+				hint = "name one of the inputs: " + strings.Join(inputs, ", ")
+			}
+			v.errorf(v.at(wp+".input"), hint, "resource %q: where input %q is not an input%s", name, w.Input, didYouMean(w.Input, inputs))
 			continue
 		}
 		if f.Required && w.Optional {
-			v.errorf(v.at(wp+".optional"), "remove optional or make the input optional", "where input %q is required, so it cannot be optional", w.Input)
+			v.errorf(v.at(wp+".optional"), "remove optional or make the input optional", "resource %q: where input %q is required, so it cannot be optional", name, w.Input)
+		}
+	}
+}
+
+// parseTemplate parses an RFC 6570 template; the parser has a panic for states it believes
+// unreachable, and Load must not panic whatever the spec says.
+func parseTemplate(s string) (t *uritemplate.Template, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t, err = nil, fmt.Errorf("%v", r)
+		}
+	}()
+	return uritemplate.New(s)
+}
+
+// templateError splits a uritemplate error, "reason: <template up to the error><marker>", into
+// the reason and the byte offset in tmpl where the parser stopped.
+func templateError(tmpl string, err error) (reason string, offset int) {
+	msg := err.Error()
+	if len(msg) > 0 {
+		body := msg[:len(msg)-1] // drop the marker character
+		for k := len(tmpl); k >= 0; k-- {
+			if strings.HasSuffix(body, ": "+tmpl[:k]) {
+				return body[:len(body)-k-2], k
+			}
+		}
+	}
+	return msg, 0
+}
+
+// within returns the position of the byte at offset in the string value that starts at p, when
+// the value is written on one line as it reads (plain or quoted without escapes); otherwise p.
+func (v *validator) within(p Pos, value string, offset int) Pos {
+	if p.Line < 1 || p.Line > len(v.lines) || offset < 0 || offset > len(value) {
+		return p
+	}
+	line := []rune(v.lines[p.Line-1])
+	if p.Col < 1 || p.Col > len(line) {
+		return p
+	}
+	rest := string(line[p.Col-1:])
+	quote := 0
+	if strings.HasPrefix(rest, "'") || strings.HasPrefix(rest, "\"") {
+		quote = 1
+	}
+	if !strings.HasPrefix(rest[quote:], value) {
+		return p
+	}
+	return Pos{p.Line, p.Col + quote + utf8.RuneCountInString(value[:offset])}
+}
+
+// templateVarOffset returns the byte offset of variable name in an RFC 6570 template, or 0.
+func templateVarOffset(tmpl, name string) int {
+	for i := 0; ; {
+		j := strings.Index(tmpl[i:], name)
+		if j < 0 {
+			return 0
+		}
+		j += i
+		end := j + len(name)
+		if j > 0 && strings.ContainsRune("{,?&/.;+#", rune(tmpl[j-1])) && end < len(tmpl) && strings.ContainsRune("},:*", rune(tmpl[end])) {
+			return j
+		}
+		i = j + 1
+	}
+}
+
+// toolName explains how name breaks MCP's tool name rules: 1 to 128 of A-Z a-z 0-9 _ - .
+func (v *validator) toolName(p, name string) {
+	const hint = "use only the characters A-Z a-z 0-9 _ - ."
+	if n := utf8.RuneCountInString(name); n > 128 {
+		v.errorf(v.keyAt(p), "shorten it", "tool name %q is %d characters long (MCP allows at most 128)", name, n)
+		return
+	}
+	if name == "" {
+		v.errorf(v.keyAt(p), "name the tool", "tool name is empty")
+		return
+	}
+	for i, r := range name {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-' || r == '.') {
+			v.errorf(v.within(v.keyAt(p), name, i), hint, "tool name %q has the character %q, which MCP does not allow", name, r)
+			return
 		}
 	}
 }
