@@ -1,0 +1,155 @@
+// Package rest serves the capabilities over REST through ogen's generated server
+// (gen/openapi/oas) and the generated adapter (gen/restapi). It is a second transport over the
+// same dispatcher as MCP: the same bearer tokens, scopes, validation, row filters and
+// redaction. Errors follow the OpenAPI document's Error schema and never carry err.Error(),
+// SQL or personal data; internal failures get a correlation id that is logged.
+package rest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/go-faster/jx"
+	ogenerrors "github.com/ogen-go/ogen/ogenerrors"
+
+	"github.com/neemias/neemias-mcp/gen/capapi"
+	"github.com/neemias/neemias-mcp/gen/dispatch"
+	"github.com/neemias/neemias-mcp/gen/openapi/oas"
+	"github.com/neemias/neemias-mcp/gen/restapi"
+	"github.com/neemias/neemias-mcp/internal/authn"
+	"github.com/neemias/neemias-mcp/internal/errs"
+	"github.com/neemias/neemias-mcp/internal/principal"
+)
+
+// Options configure the REST handler.
+type Options struct {
+	Handler  capapi.Handler
+	Verifier authn.Verifier
+	// ResourceMetadataURL goes into every WWW-Authenticate challenge (RFC 9728).
+	ResourceMetadataURL string
+	// PathPrefix is where the API is mounted, normally /api/v1.
+	PathPrefix string
+	Logger     *slog.Logger
+}
+
+// New returns the REST API as an http.Handler.
+func New(o Options) (http.Handler, error) {
+	if o.Handler == nil || o.Verifier == nil {
+		return nil, errors.New("rest: Handler and Verifier are required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.PathPrefix == "" {
+		o.PathPrefix = "/api/v1"
+	}
+	rt := &runner{o: o}
+	srv, err := oas.NewServer(&restapi.Adapter{Runner: rt}, rt,
+		oas.WithPathPrefix(o.PathPrefix),
+		oas.WithErrorHandler(rt.errorHandler),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("rest: building ogen server: %w", err)
+	}
+	return srv, nil
+}
+
+type runner struct{ o Options }
+
+// Run implements restapi.Runner over the generated dispatcher.
+func (r *runner) Run(ctx context.Context, id string, args json.RawMessage) (json.RawMessage, error) {
+	p, ok := principal.From(ctx)
+	if !ok {
+		return nil, errs.ErrUnauthenticated
+	}
+	out, err := dispatch.Invoke(ctx, r.o.Handler, id, args, p.Scopes)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encoding output of %q: %w", id, err)
+	}
+	return b, nil
+}
+
+// HandleOAuth2 implements oas.SecurityHandler: it verifies the bearer token and puts the
+// caller on the context. Scope checks happen in the dispatcher, which knows the capability.
+func (r *runner) HandleOAuth2(ctx context.Context, _ oas.OperationName, t oas.OAuth2) (context.Context, error) {
+	p, err := r.o.Verifier.Verify(ctx, t.Token)
+	if err != nil {
+		if errors.Is(err, authn.ErrInvalidToken) {
+			return ctx, errs.ErrUnauthenticated
+		}
+		return ctx, err
+	}
+	return principal.With(ctx, p), nil
+}
+
+// NewError maps a domain error onto the REST error response.
+func (r *runner) NewError(ctx context.Context, err error) *oas.ErrorStatusCode {
+	var (
+		inv  *errs.Invalid
+		forb *errs.Forbidden
+		conf *errs.Conflict
+	)
+	switch {
+	case errors.As(err, &inv):
+		e := oas.Error{Code: oas.ErrorCodeInvalidInput, Message: inv.Error()}
+		if inv.Field != "" {
+			e.Field = oas.NewOptString(inv.Field)
+		}
+		return &oas.ErrorStatusCode{StatusCode: http.StatusBadRequest, Response: e}
+	case errors.Is(err, errs.ErrUnauthenticated):
+		return &oas.ErrorStatusCode{StatusCode: http.StatusUnauthorized, Response: oas.Error{Code: oas.ErrorCodeUnauthorized, Message: "a valid bearer token is required"}}
+	case errors.As(err, &forb):
+		return &oas.ErrorStatusCode{StatusCode: http.StatusForbidden, Response: oas.Error{Code: oas.ErrorCodeForbidden, Message: forb.Error()}}
+	case errors.Is(err, errs.ErrNotFound):
+		return &oas.ErrorStatusCode{StatusCode: http.StatusNotFound, Response: oas.Error{Code: oas.ErrorCodeNotFound, Message: "not found"}}
+	case errors.As(err, &conf):
+		return &oas.ErrorStatusCode{StatusCode: http.StatusConflict, Response: oas.Error{Code: oas.ErrorCodeConflict, Message: conf.Error()}}
+	}
+	id := correlationID()
+	r.o.Logger.ErrorContext(ctx, "rest: internal error", "correlation_id", id, "error", err)
+	return &oas.ErrorStatusCode{StatusCode: http.StatusInternalServerError, Response: oas.Error{
+		Code: oas.ErrorCodeInternal, Message: "internal error; quote the correlation id when reporting it", CorrelationID: oas.NewOptString(id),
+	}}
+}
+
+// errorHandler renders errors ogen raises itself (bad parameters, bad JSON, security).
+func (r *runner) errorHandler(ctx context.Context, w http.ResponseWriter, req *http.Request, err error) {
+	var resp *oas.ErrorStatusCode
+	var secErr *ogenerrors.SecurityError
+	var decErr *ogenerrors.DecodeParamsError
+	var bodyErr *ogenerrors.DecodeRequestError
+	switch {
+	case errors.As(err, &secErr):
+		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="invalid_token", resource_metadata=%q`, r.o.ResourceMetadataURL))
+		resp = r.NewError(ctx, errs.ErrUnauthenticated)
+	case errors.As(err, &decErr):
+		// ogen names the parameter; the value is not echoed.
+		resp = r.NewError(ctx, &errs.Invalid{Field: decErr.Name, Reason: "has the wrong form"})
+	case errors.As(err, &bodyErr):
+		resp = r.NewError(ctx, &errs.Invalid{Reason: "the request body is not valid for this operation"})
+	default:
+		resp = r.NewError(ctx, err)
+	}
+	e := jx.GetEncoder()
+	defer jx.PutEncoder(e)
+	resp.Response.Encode(e)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(e.Bytes())
+}
+
+func correlationID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
