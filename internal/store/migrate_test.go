@@ -9,6 +9,8 @@ import (
 	"testing/fstest"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
 
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
@@ -125,6 +127,45 @@ DROP TABLE half_applied;
 	fsys["00099_broken.sql"] = &fstest.MapFile{Data: []byte("-- +goose Up\nCREATE TABLE half_applied (id integer);\n-- +goose Down\nDROP TABLE half_applied;\n")}
 	if applied, err := store.MigrateFS(ctx, url, fsys); err != nil || len(applied) != 1 {
 		t.Fatalf("after the fix: applied %v, err %v", applied, err)
+	}
+}
+
+// The Down sections are not part of the API (rolling back is an operator's decision), but they
+// must work: down to nothing, then up again.
+func TestMigrationsGoDownAndUpAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := storetest.NewDatabase(t) // migrated
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, store.MigrationsFS(), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 0); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	var left []string
+	rows, err := db.QueryContext(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = 'public' AND c.relname NOT LIKE 'goose_db_version%' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var n string
+		_ = rows.Scan(&n)
+		left = append(left, n)
+	}
+	rows.Close()
+	if len(left) != 0 {
+		t.Errorf("after going down, left behind: %v", left)
+	}
+	if applied, err := store.Migrate(ctx, url); err != nil || len(applied) != len(migrationNames(t)) {
+		t.Fatalf("up again: applied %d, err %v", len(applied), err)
 	}
 }
 

@@ -448,8 +448,15 @@ func TestCustomQueriesUsers(t *testing.T) {
 		if !errors.Is(err, pgx.ErrNoRows) {
 			t.Errorf("a volunteer looking up the admin: err = %v, want no rows", err)
 		}
-		var slug string
-		return q.row(ctx, tx, "GetChurch", map[string]any{"church_id": c.ChurchID}, &id, &name, &slug)
+		var slug, tz string
+		var today time.Time
+		if err := q.row(ctx, tx, "GetChurch", map[string]any{"church_id": c.ChurchID}, &id, &name, &slug, &tz, &today); err != nil {
+			return err
+		}
+		if tz != "America/Sao_Paulo" || today.IsZero() {
+			t.Errorf("church time zone %q, today %v", tz, today)
+		}
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,8 @@ FROM users u
 WHERE u.church_id = sqlc.arg(church_id)::uuid AND u.email = lower(btrim(sqlc.arg(email)::text));
 
 -- name: GetChurch :one
--- The caller's church.
-SELECT ch.id, ch.name, ch.slug
+-- The caller's church. time_zone (IANA) says which day "today" is there.
+SELECT ch.id, ch.name, ch.slug, ch.time_zone,
+       (now() AT TIME ZONE ch.time_zone)::date AS today
 FROM churches ch
 WHERE ch.id = sqlc.arg(church_id)::uuid;

@@ -7,10 +7,13 @@
 
 -- +goose Up
 
+-- time_zone (IANA) defines the church's calendar: "today" for check-ins, ages for classes.
+-- An unknown zone fails the check with an error.
 CREATE TABLE churches (
     id         uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     name       text NOT NULL CHECK (length(btrim(name)) BETWEEN 1 AND 200),
     slug       text NOT NULL UNIQUE CHECK (slug ~ '^[a-z0-9][a-z0-9-]{0,62}$'),
+    time_zone  text NOT NULL DEFAULT 'America/Sao_Paulo' CHECK ((now() AT TIME ZONE time_zone) IS NOT NULL),
     created_at timestamptz NOT NULL DEFAULT now()
 );
 

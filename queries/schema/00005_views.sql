@@ -6,21 +6,22 @@
 
 -- +goose Up
 
--- Children enrolled (not archived) per class and per age in completed years today.
--- Children not placed in a class are not counted.
+-- Children enrolled (not archived) per class and per age in completed years today, "today"
+-- in the church's time zone. Children not placed in a class are not counted.
 CREATE VIEW v_roster_counts WITH (security_invoker = true) AS
 SELECT c.church_id,
        cl.id AS class_id,
        cl.name AS class_name,
        cl.min_age,
        cl.max_age,
-       date_part('year', age(current_date, c.birth_date))::integer AS age_years,
+       date_part('year', age((now() AT TIME ZONE ch.time_zone)::date, c.birth_date))::integer AS age_years,
        count(*) AS children
 FROM children c
+JOIN churches ch ON ch.id = c.church_id
 JOIN classes cl ON cl.id = c.class_id AND cl.church_id = c.church_id
 WHERE c.archived_at IS NULL
 GROUP BY c.church_id, cl.id, cl.name, cl.min_age, cl.max_age,
-         date_part('year', age(current_date, c.birth_date))::integer;
+         date_part('year', age((now() AT TIME ZONE ch.time_zone)::date, c.birth_date))::integer;
 
 -- One row per guardian link of a child: a child has at least one guardian after enrollment.
 CREATE VIEW v_child_detail WITH (security_invoker = true) AS
