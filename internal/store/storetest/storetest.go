@@ -231,7 +231,29 @@ func buildTemplate() (string, error) {
 	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s WITH ALLOW_CONNECTIONS false IS_TEMPLATE true", ident(name))); err != nil {
 		return "", err
 	}
+	dropStaleTemplates(ctx, conn, name)
 	return name, nil
+}
+
+// dropStaleTemplates drops the templates of earlier migration sets, best effort: one still in
+// use by a clone in flight stays for the next build to remove.
+func dropStaleTemplates(ctx context.Context, conn *pgx.Conn, keep string) {
+	rows, err := conn.Query(ctx, `SELECT datname FROM pg_database
+		WHERE datname LIKE 'neemias\_tpl\_%' AND datname NOT LIKE '%\_wip' AND datname <> $1`, keep)
+	if err != nil {
+		return
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		// A template cannot be dropped; unmark it first.
+		if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s WITH IS_TEMPLATE false", ident(n))); err != nil {
+			continue
+		}
+		_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(n))
+	}
 }
 
 // migrationsHash identifies the embedded migration set: 16 hex digits of SHA-256 over the
