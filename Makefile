@@ -70,3 +70,7 @@ run: ## Run the server with demo data and zero configuration
 .PHONY: bench
 bench: ## Run the benchmarks and print their figures
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+.PHONY: conformance
+conformance: ## Official MCP conformance suites (2025 era + 2026-07-28) against the fixture server
+	internal/mcp/conformance/testdata/harness/run-conformance.sh

@@ -19,14 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/google/uuid"
-
-	"github.com/neemias/neemias-mcp/internal/authn/authntest"
-	"github.com/neemias/neemias-mcp/internal/capability"
-	"github.com/neemias/neemias-mcp/internal/httpx"
-	"github.com/neemias/neemias-mcp/internal/mcp"
 	"github.com/neemias/neemias-mcp/internal/mcp/conformance"
-	"github.com/neemias/neemias-mcp/internal/principal"
 )
 
 func main() {
@@ -52,7 +45,7 @@ func run() error {
 	base := "http://" + ln.Addr().String()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
-	h, err := NewServer(base, *token, logger)
+	h, err := conformance.NewServer(base, *token, logger)
 	if err != nil {
 		return err
 	}
@@ -72,34 +65,4 @@ func run() error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
-}
-
-// NewServer returns the fixture server's mux for a server reachable at base: /mcp, its /sse
-// alias and the RFC 9728 metadata documents.
-func NewServer(base, token string, logger *slog.Logger) (http.Handler, error) {
-	opts := conformance.Options()
-	opts.Verifier = authntest.Static{Tokens: map[string]principal.Principal{token: {
-		UserID: uuid.MustParse("00000000-0000-4000-8000-000000000001"), ChurchID: uuid.MustParse("00000000-0000-4000-8000-000000000002"),
-		Role: "ADMIN", Scopes: capability.NewScopeSet(conformance.Scope), ClientID: "conformance",
-	}}}
-	opts.ResourceMetadataURL = base + "/.well-known/oauth-protected-resource/mcp"
-	opts.AllowedHosts = httpx.LoopbackHosts()
-	opts.AllowedOrigins = httpx.LoopbackOrigins()
-	opts.Logger = logger
-	h, err := mcp.NewHandler(opts)
-	if err != nil {
-		return nil, fmt.Errorf("building handler: %w", err)
-	}
-	prm := fmt.Sprintf(`{"resource":%q,"authorization_servers":[%q],"scopes_supported":[%q],"bearer_methods_supported":["header"]}`,
-		base+"/mcp", base, conformance.Scope)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	mux.Handle("/sse", h)
-	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
-		mux.HandleFunc("GET "+p, func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(prm))
-		})
-	}
-	return mux, nil
 }
