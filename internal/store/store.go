@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/neemias/neemias-mcp/internal/principal"
 )
 
 // AppRole is the PostgreSQL role every request runs as (SET LOCAL ROLE). Migration 00001 creates
@@ -44,6 +46,11 @@ type Caller struct {
 	ChurchID uuid.UUID
 	UserID   uuid.UUID
 	Role     string
+}
+
+// CallerFor returns the caller of a verified principal.
+func CallerFor(p principal.Principal) Caller {
+	return Caller{ChurchID: p.ChurchID, UserID: p.UserID, Role: p.Role}
 }
 
 // Anonymous is the caller of a request that has no verified user yet (login, an audit entry
@@ -84,6 +91,9 @@ func New(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		// The parse error can quote the URL, password included: do not wrap it.
 		return nil, errors.New("store: invalid database URL")
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "neemias-mcp"
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
