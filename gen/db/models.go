@@ -54,6 +54,7 @@ type Church struct {
 	ID        uuid.UUID
 	Name      string
 	Slug      string
+	TimeZone  string
 	CreatedAt time.Time
 }
 
@@ -94,6 +95,16 @@ type GuardianChild struct {
 	ChurchID     uuid.UUID
 	Relationship string
 	CreatedAt    time.Time
+}
+
+type OauthSigningKey struct {
+	Kid         string
+	Algorithm   string
+	PrivatePem  string
+	PublicPem   string
+	CreatedAt   time.Time
+	Active      bool
+	RetireAfter *time.Time
 }
 
 type ServiceDay struct {

@@ -11,6 +11,7 @@ import (
 )
 
 type Querier interface {
+	ActiveSigningKey(ctx context.Context) (ActiveSigningKeyRow, error)
 	// Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml:171). Row filters: church, volunteer_assigned_classes.
 	AttendanceSummary(ctx context.Context, arg AttendanceSummaryParams) ([]AttendanceSummaryRow, error)
 	// Resource "neemias://checkins/{date}" (spec/capabilities.yaml:209). Row filters: church, guardian_own_children, volunteer_assigned_classes.
@@ -34,7 +35,7 @@ type Querier interface {
 	GetCheckinForCheckout(ctx context.Context, arg GetCheckinForCheckoutParams) (GetCheckinForCheckoutRow, error)
 	// The child to check in, if the caller may see it; no personal data.
 	GetChildForCheckin(ctx context.Context, arg GetChildForCheckinParams) (GetChildForCheckinRow, error)
-	// The caller's church.
+	// The caller's church. time_zone (IANA) says which day "today" is there.
 	GetChurch(ctx context.Context, churchID uuid.UUID) (GetChurchRow, error)
 	// A class of the caller's church that the caller may use: a volunteer only their own.
 	GetClass(ctx context.Context, arg GetClassParams) (GetClassRow, error)
@@ -56,6 +57,8 @@ type Querier interface {
 	InsertConsent(ctx context.Context, arg InsertConsentParams) (InsertConsentRow, error)
 	// user_id links the guardian to a login account, when they have one.
 	InsertGuardian(ctx context.Context, arg InsertGuardianParams) (uuid.UUID, error)
+	// Inserts the first active key; a concurrent replica that lost the race inserts nothing.
+	InsertSigningKey(ctx context.Context, arg InsertSigningKeyParams) (int64, error)
 	LinkGuardianChild(ctx context.Context, arg LinkGuardianChildParams) error
 	// The classes the caller may use, youngest first: all of the church, a volunteer's own only.
 	ListVisibleClasses(ctx context.Context, arg ListVisibleClassesParams) ([]ListVisibleClassesRow, error)
@@ -63,6 +66,8 @@ type Querier interface {
 	// with store.CheckPassword). Runs as the anonymous caller: app_login_candidates is the
 	// application role's only way to read password hashes.
 	LoginCandidates(ctx context.Context, email string) ([]LoginCandidatesRow, error)
+	PublicSigningKey(ctx context.Context, kid string) (string, error)
+	PublicSigningKeys(ctx context.Context) ([]PublicSigningKeysRow, error)
 	// Counts a wrong pick-up code and locks the check-in when the count reaches max_attempts
 	// (store.MaxPickupAttempts). Commit it even though the tool fails: return store.CommitWith(err).
 	RecordFailedPickup(ctx context.Context, arg RecordFailedPickupParams) (RecordFailedPickupRow, error)

@@ -13,22 +13,31 @@ import (
 )
 
 const getChurch = `-- name: GetChurch :one
-SELECT ch.id, ch.name, ch.slug
+SELECT ch.id, ch.name, ch.slug, ch.time_zone,
+       (now() AT TIME ZONE ch.time_zone)::date AS today
 FROM churches ch
 WHERE ch.id = $1::uuid
 `
 
 type GetChurchRow struct {
-	ID   uuid.UUID
-	Name string
-	Slug string
+	ID       uuid.UUID
+	Name     string
+	Slug     string
+	TimeZone string
+	Today    time.Time
 }
 
-// The caller's church.
+// The caller's church. time_zone (IANA) says which day "today" is there.
 func (q *Queries) GetChurch(ctx context.Context, churchID uuid.UUID) (GetChurchRow, error) {
 	row := q.db.QueryRow(ctx, getChurch, churchID)
 	var i GetChurchRow
-	err := row.Scan(&i.ID, &i.Name, &i.Slug)
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.Slug,
+		&i.TimeZone,
+		&i.Today,
+	)
 	return i, err
 }
 

@@ -1,0 +1,116 @@
+package tokens
+
+import (
+	"context"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/neemias/neemias-mcp/gen/db"
+)
+
+// KeyStore keeps signing keys in PostgreSQL (table oauth_signing_keys), shared by every
+// replica. Public keys are cached in memory by key id; they never change once written.
+type KeyStore struct {
+	Pool *pgxpool.Pool
+
+	mu     sync.Mutex
+	public map[string]*rsa.PublicKey
+}
+
+// Active returns the active signing key, creating one the first time (safe when several
+// replicas start at once: the unique index lets exactly one insert win).
+func (s *KeyStore) Active(ctx context.Context) (Key, error) {
+	q := db.New(s.Pool)
+	for range 2 {
+		row, err := q.ActiveSigningKey(ctx)
+		if err == nil {
+			k, err := parsePrivate(row.PrivatePem)
+			if err != nil {
+				return Key{}, fmt.Errorf("signing key %s: %w", row.Kid, err)
+			}
+			return Key{ID: row.Kid, Private: k}, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return Key{}, fmt.Errorf("loading signing key: %w", err)
+		}
+		k, err := GenerateKey()
+		if err != nil {
+			return Key{}, err
+		}
+		privDER, err := x509.MarshalPKCS8PrivateKey(k.Private)
+		if err != nil {
+			return Key{}, fmt.Errorf("encoding signing key: %w", err)
+		}
+		pubDER, err := x509.MarshalPKIXPublicKey(&k.Private.PublicKey)
+		if err != nil {
+			return Key{}, fmt.Errorf("encoding public key: %w", err)
+		}
+		if _, err := q.InsertSigningKey(ctx, db.InsertSigningKeyParams{
+			Kid:        k.ID,
+			PrivatePem: string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: privDER})),
+			PublicPem:  string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})),
+		}); err != nil {
+			return Key{}, fmt.Errorf("storing signing key: %w", err)
+		}
+	}
+	return Key{}, ErrNoKey
+}
+
+// Public returns the verification key kid, or nil when there is none (unknown or retired).
+func (s *KeyStore) Public(ctx context.Context, kid string) (*rsa.PublicKey, error) {
+	s.mu.Lock()
+	if k, ok := s.public[kid]; ok {
+		s.mu.Unlock()
+		return k, nil
+	}
+	s.mu.Unlock()
+	p, err := db.New(s.Pool).PublicSigningKey(ctx, kid)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading public key: %w", err)
+	}
+	block, _ := pem.Decode([]byte(p))
+	if block == nil {
+		return nil, fmt.Errorf("public key %s: not PEM", kid)
+	}
+	pub, err := x509.ParsePKIXPublicKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("public key %s: %w", kid, err)
+	}
+	rsaPub, ok := pub.(*rsa.PublicKey)
+	if !ok {
+		return nil, fmt.Errorf("public key %s is not RSA", kid)
+	}
+	s.mu.Lock()
+	if s.public == nil {
+		s.public = map[string]*rsa.PublicKey{}
+	}
+	s.public[kid] = rsaPub
+	s.mu.Unlock()
+	return rsaPub, nil
+}
+
+func parsePrivate(p string) (*rsa.PrivateKey, error) {
+	block, _ := pem.Decode([]byte(p))
+	if block == nil {
+		return nil, errors.New("not PEM")
+	}
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	rk, ok := k.(*rsa.PrivateKey)
+	if !ok {
+		return nil, errors.New("not an RSA key")
+	}
+	return rk, nil
+}
