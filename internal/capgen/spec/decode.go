@@ -85,14 +85,45 @@ type decoder struct {
 	// bad holds the paths whose value could not be decoded, so validation does not pile a
 	// second, misleading message ("is missing", "out of range") on the first.
 	bad map[string]bool
+
+	dropped int // diagnostics past maxDiags
 }
 
 // maxValues bounds the YAML values a spec may decode to, counting every alias expansion. The
 // real spec has about 1,500.
 const maxValues = 100_000
 
+// maxDiags bounds the diagnostics reported, as compilers stop after a screenful of errors.
+const maxDiags = 100
+
 func (d *decoder) errorf(p Pos, hint, format string, args ...any) {
+	if d.full() {
+		d.dropped++
+		return
+	}
 	d.diags = append(d.diags, Diagnostic{File: d.file, Pos: p, Msg: fmt.Sprintf(format, args...), Hint: hint})
+}
+
+// full reports whether maxDiags diagnostics are in; later ones are only counted.
+func (d *decoder) full() bool { return len(d.diags) >= maxDiags }
+
+// didYouMean is the " (did you mean …?)" suffix of a message, skipped (it is the costly part)
+// once the diagnostics are full.
+func (d *decoder) didYouMean(got string, candidates []string) string {
+	if d.full() {
+		return ""
+	}
+	return didYouMean(got, candidates)
+}
+
+// result returns the diagnostics in file order, then one saying how many were left out.
+func (d *decoder) result() Diagnostics {
+	out := d.diags.sorted()
+	if d.dropped > 0 && len(out) > 0 {
+		out = append(out, Diagnostic{File: d.file, Pos: out[len(out)-1].Pos,
+			Msg: fmt.Sprintf("too many problems: %d more not shown", d.dropped), Hint: "fix these and load the spec again"})
+	}
+	return out
 }
 
 // badValue reports that the value at path could not be decoded.

@@ -50,15 +50,27 @@ func (ds Diagnostics) sorted() Diagnostics {
 }
 
 // suggest returns the candidate closest to got, if it is close enough to be a likely typo.
+// Typos are short: long names and very long candidate lists are not searched.
 func suggest(got string, candidates []string) string {
+	if len(got) > 64 {
+		return ""
+	}
 	best, bestDist := "", len(got)/2+2
-	for _, c := range candidates {
+	for i, c := range candidates {
+		if i == 1000 {
+			break
+		}
+		if abs(len(c)-len(got)) >= bestDist {
+			continue // the distance is at least the difference in length
+		}
 		if d := levenshtein(got, c); d < bestDist {
 			best, bestDist = c, d
 		}
 	}
 	return best
 }
+
+func abs(n int) int { return max(n, -n) }
 
 func didYouMean(got string, candidates []string) string {
 	if s := suggest(got, candidates); s != "" {

@@ -146,6 +146,26 @@ func (m Map[T]) Get(name string) (T, bool) {
 	return zero, false
 }
 
+// index returns the values by name.
+func (m Map[T]) index() map[string]T {
+	out := make(map[string]T, len(m))
+	for _, e := range m {
+		if _, dup := out[e.Name]; !dup {
+			out[e.Name] = e.Value
+		}
+	}
+	return out
+}
+
+// set returns the names as a set.
+func (m Map[T]) set() map[string]bool {
+	out := make(map[string]bool, len(m))
+	for _, e := range m {
+		out[e.Name] = true
+	}
+	return out
+}
+
 // Names returns the names in file order.
 func (m Map[T]) Names() []string {
 	out := make([]string, len(m))

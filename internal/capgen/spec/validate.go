@@ -27,13 +27,13 @@ func Parse(file string, src []byte) (*Spec, error) {
 	if s == nil || d.bad[""] || d.budget < 0 {
 		// Not a spec at all, or cut short: validating what little was decoded would only
 		// bury the one message that matters.
-		return nil, d.diags.sorted()
+		return nil, d.result()
 	}
 	s.File, s.pos = file, d.pos
 	v := &validator{decoder: *d, s: s, lines: strings.Split(string(src), "\n")}
 	v.validate()
 	if len(v.diags) > 0 {
-		return nil, v.diags.sorted()
+		return nil, v.result()
 	}
 	return s, nil
 }
@@ -65,6 +65,11 @@ type validator struct {
 	decoder
 	s     *Spec
 	lines []string // the source, for columns inside values
+
+	// The declared names, and the scopes some role grants, as sets: a hostile spec with tens
+	// of thousands of names must not make validation quadratic.
+	scopeSet, roleSet, filterSet, resourceSet, granted map[string]bool
+	scopeNames, roleNames, filterNames                 []string // for suggestions
 }
 
 func (v *validator) at(path string) Pos { return v.pos.at(path) }
@@ -86,6 +91,15 @@ func (v *validator) keyAt(path string) Pos { return v.pos.keyAt(path) }
 
 func (v *validator) validate() {
 	s := v.s
+	v.scopeSet, v.roleSet = s.Scopes.set(), s.Roles.set()
+	v.filterSet, v.resourceSet = s.RowFilters.set(), s.Resources.set()
+	v.scopeNames, v.roleNames, v.filterNames = s.Scopes.Names(), s.Roles.Names(), s.RowFilters.Names()
+	v.granted = map[string]bool{}
+	for _, r := range s.Roles {
+		for _, sc := range r.Value.Scopes {
+			v.granted[sc] = true
+		}
+	}
 	switch {
 	case v.isBad("kind"):
 	case !v.pos.present("kind"):
@@ -158,7 +172,6 @@ func (v *validator) scopes() {
 }
 
 func (v *validator) rowFilters() {
-	roles := v.s.Roles.Names()
 	for _, e := range v.s.RowFilters {
 		p := join("row_filters", e.Name)
 		if !snakeName.MatchString(e.Name) {
@@ -170,19 +183,18 @@ func (v *validator) rowFilters() {
 			v.errorf(v.at(p+".sql"), "write a single boolean condition", "row filter %q: sql must not contain ';'", e.Name)
 		}
 		for i, r := range e.Value.Roles {
-			if !slices.Contains(roles, r) {
+			if !v.roleSet[r] {
 				v.errorf(v.at(fmt.Sprintf("%s.roles[%d]", p, i)), "declare it under roles or fix the name",
-					"row filter %q names unknown role %q%s", e.Name, r, didYouMean(r, roles))
+					"row filter %q names unknown role %q%s", e.Name, r, v.didYouMean(r, v.roleNames))
 			}
 		}
 	}
-	if _, ok := v.s.RowFilters.Get("church"); !ok {
+	if !v.filterSet["church"] {
 		v.errorf(v.pos.missingAt("row_filters"), "declare row_filters.church, the tenant isolation every capability applies", "the spec has no \"church\" row filter")
 	}
 }
 
 func (v *validator) roles() {
-	scopes := v.s.Scopes.Names()
 	if len(v.s.Roles) == 0 {
 		v.errorf(v.pos.missingAt("roles"), "declare at least one role", "the spec declares no roles")
 	}
@@ -198,8 +210,8 @@ func (v *validator) roles() {
 		seen := map[string]bool{}
 		for i, sc := range e.Value.Scopes {
 			sp := fmt.Sprintf("%s.scopes[%d]", p, i)
-			if !slices.Contains(scopes, sc) {
-				v.errorf(v.at(sp), "declare it under scopes or fix the name", "role %q grants unknown scope %q%s", e.Name, sc, didYouMean(sc, scopes))
+			if !v.scopeSet[sc] {
+				v.errorf(v.at(sp), "declare it under scopes or fix the name", "role %q grants unknown scope %q%s", e.Name, sc, v.didYouMean(sc, v.scopeNames))
 			}
 			if seen[sc] {
 				v.errorf(v.at(sp), "remove the repetition", "role %q grants scope %q twice", e.Name, sc)
@@ -229,7 +241,7 @@ func (v *validator) capabilities() {
 	}
 	for _, e := range v.s.Tools {
 		p := join("tools", e.Name)
-		if _, clash := v.s.Resources.Get(e.Name); clash {
+		if v.resourceSet[e.Name] {
 			v.errorf(v.keyAt(p), "rename the tool or the resource", "tool %q has the same id as a resource", e.Name)
 		}
 		v.capability(p, e.Name, e.Value, true)
@@ -318,8 +330,8 @@ func (v *validator) scopeRef(path, scope, what, name string, required bool) {
 		}
 		return
 	}
-	if _, ok := v.s.Scopes.Get(scope); !ok {
-		v.errorf(v.at(path), "declare it under scopes or fix the name", "%s %q: unknown scope %q%s", what, name, scope, didYouMean(scope, v.s.Scopes.Names()))
+	if !v.scopeSet[scope] {
+		v.errorf(v.at(path), "declare it under scopes or fix the name", "%s %q: unknown scope %q%s", what, name, scope, v.didYouMean(scope, v.scopeNames))
 	}
 }
 
@@ -327,19 +339,13 @@ func (v *validator) reachable(p, name, scope, what string) {
 	if scope == "" {
 		return
 	}
-	if _, ok := v.s.Scopes.Get(scope); !ok {
+	if !v.scopeSet[scope] || v.granted[scope] {
 		return
-	}
-	for _, r := range v.s.Roles {
-		if slices.Contains(r.Value.Scopes, scope) {
-			return
-		}
 	}
 	v.errorf(v.at(p+".scope"), fmt.Sprintf("grant %q to a role", scope), "%s %q is unreachable: no role has scope %q", what, name, scope)
 }
 
 func (v *validator) capRowFilters(p, what, name string, c Capability) {
-	names := v.s.RowFilters.Names()
 	if v.isBad(p + ".row_filters") {
 		return
 	}
@@ -350,8 +356,8 @@ func (v *validator) capRowFilters(p, what, name string, c Capability) {
 	seen := map[string]bool{}
 	for i, f := range c.RowFilters {
 		fp := fmt.Sprintf("%s.row_filters[%d]", p, i)
-		if !slices.Contains(names, f) && f != "church" { // a missing church filter is reported once
-			v.errorf(v.at(fp), "declare it under row_filters or fix the name", "%s %q uses unknown row filter %q%s", what, name, f, didYouMean(f, names))
+		if !v.filterSet[f] && f != "church" { // a missing church filter is reported once
+			v.errorf(v.at(fp), "declare it under row_filters or fix the name", "%s %q uses unknown row filter %q%s", what, name, f, v.didYouMean(f, v.filterNames))
 		}
 		if seen[f] {
 			v.errorf(v.at(fp), "remove the repetition", "%s %q applies row filter %q twice", what, name, f)
@@ -377,13 +383,13 @@ func (v *validator) field(p, name string, f Field, input bool, capScope string) 
 	case f.Type == "":
 		v.errorf(v.pos.missingAt(p+".type"), "add type: one of "+strings.Join(fieldTypes, ", "), "field %q has no type", name)
 	case !slices.Contains(fieldTypes, f.Type):
-		v.errorf(v.at(p+".type"), "use one of "+strings.Join(fieldTypes, ", "), "field %q has invalid type %q%s", name, f.Type, didYouMean(f.Type, fieldTypes))
+		v.errorf(v.at(p+".type"), "use one of "+strings.Join(fieldTypes, ", "), "field %q has invalid type %q%s", name, f.Type, v.didYouMean(f.Type, fieldTypes))
 	default:
 		typed = true
 	}
 	if f.Format != "" {
 		if !slices.Contains(fieldFormats, f.Format) {
-			v.errorf(v.at(p+".format"), "use one of "+strings.Join(fieldFormats, ", "), "field %q has invalid format %q%s", name, f.Format, didYouMean(f.Format, fieldFormats))
+			v.errorf(v.at(p+".format"), "use one of "+strings.Join(fieldFormats, ", "), "field %q has invalid format %q%s", name, f.Format, v.didYouMean(f.Format, fieldFormats))
 		} else if typed && f.Type != "string" {
 			v.errorf(v.at(p+".format"), "use type: string, or remove format", "field %q: format %q applies to strings, not %s", name, f.Format, f.Type)
 		}
@@ -457,13 +463,13 @@ func (v *validator) pii(p, name string, f Field, input bool, capScope string) {
 	if f.PII.Category == "" {
 		v.errorf(v.pos.missingAt(p+".category"), "add category: one of "+strings.Join(piiCategories, ", "), "pii rule of field %q has no category", name)
 	} else if !slices.Contains(piiCategories, f.PII.Category) {
-		v.errorf(v.at(p+".category"), "use one of "+strings.Join(piiCategories, ", "), "pii rule of field %q has unknown category %q%s", name, f.PII.Category, didYouMean(f.PII.Category, piiCategories))
+		v.errorf(v.at(p+".category"), "use one of "+strings.Join(piiCategories, ", "), "pii rule of field %q has unknown category %q%s", name, f.PII.Category, v.didYouMean(f.PII.Category, piiCategories))
 	}
 	if vw := f.PII.VisibleWith; vw != "" {
 		if input {
 			v.errorf(v.at(p+".visible_with"), "remove it (visible_with decides who receives an output field)", "pii rule of input field %q has visible_with", name)
-		} else if _, ok := v.s.Scopes.Get(vw); !ok {
-			v.errorf(v.at(p+".visible_with"), "declare it under scopes or fix the name", "pii rule of field %q names unknown scope %q%s", name, vw, didYouMean(vw, v.s.Scopes.Names()))
+		} else if !v.scopeSet[vw] {
+			v.errorf(v.at(p+".visible_with"), "declare it under scopes or fix the name", "pii rule of field %q names unknown scope %q%s", name, vw, v.didYouMean(vw, v.scopeNames))
 		} else if f.Required && vw != capScope {
 			v.errorf(v.at(p+".visible_with"), "make the field optional (it is left out when redacted)", "field %q can be redacted (visible_with %q) but is required", name, vw)
 		}
@@ -488,9 +494,14 @@ func (v *validator) uri(p, name string, c Capability) {
 	if v.isBad(p + ".input") {
 		return // the inputs did not decode; do not guess
 	}
-	vars := slices.Compact(slices.Clone(tmpl.Varnames()))
-	for _, vn := range vars {
-		f, ok := c.Input.Get(vn)
+	inputs := c.Input.index()
+	vars := map[string]bool{}
+	for _, vn := range tmpl.Varnames() {
+		if vars[vn] {
+			continue
+		}
+		vars[vn] = true
+		f, ok := inputs[vn]
 		if !ok {
 			v.errorf(v.within(v.at(p+".uri"), c.URI, templateVarOffset(c.URI, vn)), fmt.Sprintf("declare input.%s or remove %s from the template", vn, vn),
 				"resource %q: template variable %q is not an input", name, vn)
@@ -501,7 +512,7 @@ func (v *validator) uri(p, name string, c Capability) {
 		}
 	}
 	for _, e := range c.Input {
-		if !slices.Contains(vars, e.Name) {
+		if !vars[e.Name] {
 			v.errorf(v.keyAt(join(p+".input", e.Name)), fmt.Sprintf("add {%s} (or {?%s}) to the uri or remove the input", e.Name, e.Name),
 				"resource %q: input %q is not a variable of the URI template", name, e.Name)
 		}
@@ -536,7 +547,7 @@ func (v *validator) query(p, name string, c Capability) {
 	case q.Limit < 1 || q.Limit > maxQueryLimit:
 		v.errorf(v.at(lp), fmt.Sprintf("use 1 to %d", maxQueryLimit), "resource %q: query limit %d is out of range", name, q.Limit)
 	}
-	inputs := c.Input.Names()
+	inputs, inputNames := c.Input.index(), c.Input.Names()
 	for i, w := range q.Where {
 		wp := fmt.Sprintf("%s.where[%d]", p, i)
 		ident(fmt.Sprintf("where[%d].column", i), "a column name", w.Column)
@@ -550,13 +561,13 @@ func (v *validator) query(p, name string, c Capability) {
 		if v.isBad(strings.TrimSuffix(p, ".query") + ".input") {
 			continue // the inputs did not decode; do not guess
 		}
-		f, ok := c.Input.Get(w.Input)
+		f, ok := inputs[w.Input]
 		if !ok {
 			hint := "declare it under input"
 			if len(inputs) > 0 {
-				hint = "name one of the inputs: " + strings.Join(inputs, ", ")
+				hint = "name one of the inputs: " + strings.Join(inputNames, ", ")
 			}
-			v.errorf(v.at(wp+".input"), hint, "resource %q: where input %q is not an input%s", name, w.Input, didYouMean(w.Input, inputs))
+			v.errorf(v.at(wp+".input"), hint, "resource %q: where input %q is not an input%s", name, w.Input, v.didYouMean(w.Input, inputNames))
 			continue
 		}
 		if f.Required && w.Optional {
