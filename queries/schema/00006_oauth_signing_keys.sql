@@ -17,6 +17,12 @@ CREATE TABLE oauth_signing_keys (
 -- At most one active key.
 CREATE UNIQUE INDEX oauth_signing_keys_one_active ON oauth_signing_keys (active) WHERE active;
 REVOKE ALL ON oauth_signing_keys FROM neemias_app;
+-- Belt and braces: even if a grant slips in, request transactions (SET ROLE neemias_app) see
+-- no key. Only the owner's maintenance connection reads them.
+ALTER TABLE oauth_signing_keys ENABLE ROW LEVEL SECURITY;
+ALTER TABLE oauth_signing_keys FORCE ROW LEVEL SECURITY;
+CREATE POLICY signing_keys_not_for_requests ON oauth_signing_keys
+    USING (current_user <> 'neemias_app') WITH CHECK (current_user <> 'neemias_app');
 
 -- +goose Down
 DROP TABLE oauth_signing_keys;
