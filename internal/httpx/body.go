@@ -68,6 +68,9 @@ func CheckJSON(data []byte, maxDepth int) error {
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
+			if len(stack) > 0 {
+				return &JSONError{CodeParseError, "request body is not valid JSON (truncated)"}
+			}
 			break
 		}
 		if err != nil {

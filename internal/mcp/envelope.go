@@ -142,14 +142,20 @@ func classify(e *envelope, header string) (era, *httpx.RPCError) {
 		if header == "" {
 			return eraModern, &httpx.RPCError{Code: CodeHeaderMismatch, Message: "the MCP-Protocol-Version header is required"}
 		}
+		if !e.metaPresent {
+			if header != VersionModern {
+				return eraModern, unsupportedVersion(header)
+			}
+			return eraModern, &httpx.RPCError{Code: httpx.CodeInvalidParams, Message: fmt.Sprintf("missing required _meta field %q", metaProtocolVersion)}
+		}
+		if e.metaVersion != header && slices.Contains(SupportedVersions, header) {
+			return eraModern, &httpx.RPCError{Code: CodeHeaderMismatch, Message: fmt.Sprintf("MCP-Protocol-Version header %q does not match _meta %q %q", header, metaProtocolVersion, e.metaVersion)}
+		}
 		if header != VersionModern {
 			return eraModern, unsupportedVersion(header)
 		}
-		if !e.metaPresent {
-			return eraModern, &httpx.RPCError{Code: httpx.CodeInvalidParams, Message: fmt.Sprintf("missing required _meta field %q", metaProtocolVersion)}
-		}
 		if e.metaVersion != header {
-			return eraModern, &httpx.RPCError{Code: CodeHeaderMismatch, Message: fmt.Sprintf("MCP-Protocol-Version header %q does not match _meta %q %q", header, metaProtocolVersion, e.metaVersion)}
+			return eraModern, unsupportedVersion(e.metaVersion)
 		}
 		return eraModern, nil
 	}

@@ -279,6 +279,10 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteInsufficientScope(w, h.opts.ResourceMetadataURL, e.scope)
 		return
 	}
+	// Session and resumption headers mean nothing to a stateless server: ignore them (the SDK
+	// would refuse Last-Event-ID on a POST).
+	r.Header.Del("Mcp-Session-Id")
+	r.Header.Del("Last-Event-ID")
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	h.engine.ServeHTTP(w, r)
