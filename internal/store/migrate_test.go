@@ -25,6 +25,16 @@ func migrationNames(t *testing.T) []string {
 	return names
 }
 
+// versionOf is the version goose reads from a migration's file name.
+func versionOf(t *testing.T, name string) int64 {
+	t.Helper()
+	var v int64
+	if _, err := fmt.Sscanf(name, "%d_", &v); err != nil || v <= 0 {
+		t.Fatalf("%s: no version prefix", name)
+	}
+	return v
+}
+
 func TestMigrateAppliesAllThenIsANoOp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -70,8 +80,8 @@ func TestMigrateAppliesAllThenIsANoOp(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, m := range after {
-		if !m.Applied || m.AppliedAt.IsZero() || m.Name != names[i] || m.Version != int64(i+1) {
-			t.Errorf("status[%d] = %+v, want %s applied as version %d", i, m, names[i], i+1)
+		if !m.Applied || m.AppliedAt.IsZero() || m.Name != names[i] || m.Version != versionOf(t, names[i]) {
+			t.Errorf("status[%d] = %+v, want %s applied", i, m, names[i])
 		}
 	}
 }
@@ -86,8 +96,10 @@ func TestMigrateFailureLeavesNothingHalfApplied(t *testing.T) {
 		b, _ := fs.ReadFile(store.MigrationsFS(), n)
 		fsys[n] = &fstest.MapFile{Data: b}
 	}
-	last := int64(len(fsys))
-	fsys["00099_broken.sql"] = &fstest.MapFile{Data: []byte(`-- +goose Up
+	names := migrationNames(t)
+	last := versionOf(t, names[len(names)-1])
+	broken := fmt.Sprintf("%05d_broken.sql", last+1)
+	fsys[broken] = &fstest.MapFile{Data: []byte(`-- +goose Up
 CREATE TABLE half_applied (id integer);
 INSERT INTO half_applied VALUES (1);
 SELECT 1 / 0;
@@ -96,7 +108,7 @@ DROP TABLE half_applied;
 `)}
 
 	_, err := store.MigrateFS(ctx, url, fsys)
-	if err == nil || !strings.Contains(err.Error(), "00099_broken.sql") {
+	if err == nil || !strings.Contains(err.Error(), broken) {
 		t.Fatalf("err = %v, want the broken migration named", err)
 	}
 
@@ -119,12 +131,12 @@ DROP TABLE half_applied;
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := status[len(status)-1]; got.Version != 99 || got.Applied {
+	if got := status[len(status)-1]; got.Version != last+1 || got.Applied {
 		t.Errorf("broken migration status = %+v, want pending", got)
 	}
 
 	// Fixed, it applies.
-	fsys["00099_broken.sql"] = &fstest.MapFile{Data: []byte("-- +goose Up\nCREATE TABLE half_applied (id integer);\n-- +goose Down\nDROP TABLE half_applied;\n")}
+	fsys[broken] = &fstest.MapFile{Data: []byte("-- +goose Up\nCREATE TABLE half_applied (id integer);\n-- +goose Down\nDROP TABLE half_applied;\n")}
 	if applied, err := store.MigrateFS(ctx, url, fsys); err != nil || len(applied) != 1 {
 		t.Fatalf("after the fix: applied %v, err %v", applied, err)
 	}
@@ -186,8 +198,12 @@ func TestEmbeddedMigrationsAreWellFormed(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := string(b)
-		if want := fmt.Sprintf("%05d_", i+1); !strings.HasPrefix(n, want) {
-			t.Errorf("%s: want prefix %s (numbered without gaps)", n, want)
+		v := versionOf(t, n)
+		if i > 0 && v <= versionOf(t, migrationNames(t)[i-1]) {
+			t.Errorf("%s: version %d does not follow the previous one", n, v)
+		}
+		if want := fmt.Sprintf("%05d_", v); !strings.HasPrefix(n, want) {
+			t.Errorf("%s: want a five-digit prefix %s", n, want)
 		}
 		if !strings.Contains(s, "-- +goose Up") || !strings.Contains(s, "-- +goose Down") {
 			t.Errorf("%s: needs both -- +goose Up and -- +goose Down", n)
@@ -216,9 +232,14 @@ func TestAppRoleIsNeitherSuperuserNorOwner(t *testing.T) {
 		if owned != 0 {
 			t.Errorf("%s owns %d relations", store.AppRole, owned)
 		}
+		// Every table that holds tenant rows (a church_id column) or that the app role may
+		// touch at all must be under forced row-level security.
 		rows, err := tx.Query(ctx, `SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity
 			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-			WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname <> 'goose_db_version'`)
+			WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname <> 'goose_db_version'
+			  AND (EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'church_id' AND NOT a.attisdropped)
+			       OR has_table_privilege($1, c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE')
+			       OR has_any_column_privilege($1, c.oid, 'SELECT, INSERT, UPDATE'))`, store.AppRole)
 		if err != nil {
 			return err
 		}
