@@ -57,7 +57,30 @@ func New(o Options) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rest: building ogen server: %w", err)
 	}
-	return srv, nil
+	return challenges(srv, o.ResourceMetadataURL), nil
+}
+
+// challenges adds the RFC 6750 WWW-Authenticate header to 401 and 403 answers: ogen routes
+// security failures through NewError, which cannot set headers.
+func challenges(next http.Handler, metadataURL string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&challengeWriter{ResponseWriter: w, metadataURL: metadataURL}, r)
+	})
+}
+
+type challengeWriter struct {
+	http.ResponseWriter
+	metadataURL string
+}
+
+func (c *challengeWriter) WriteHeader(status int) {
+	switch status {
+	case http.StatusUnauthorized:
+		c.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="invalid_token", resource_metadata=%q`, c.metadataURL))
+	case http.StatusForbidden:
+		c.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", resource_metadata=%q`, c.metadataURL))
+	}
+	c.ResponseWriter.WriteHeader(status)
 }
 
 type runner struct{ o Options }
@@ -99,7 +122,10 @@ func (r *runner) NewError(ctx context.Context, err error) *oas.ErrorStatusCode {
 		forb *errs.Forbidden
 		conf *errs.Conflict
 	)
+	var sec *ogenerrors.SecurityError
 	switch {
+	case errors.As(err, &sec):
+		return r.NewError(ctx, errs.ErrUnauthenticated)
 	case errors.As(err, &inv):
 		e := oas.Error{Code: oas.ErrorCodeInvalidInput, Message: inv.Error()}
 		if inv.Field != "" {
@@ -130,7 +156,6 @@ func (r *runner) errorHandler(ctx context.Context, w http.ResponseWriter, req *h
 	var bodyErr *ogenerrors.DecodeRequestError
 	switch {
 	case errors.As(err, &secErr):
-		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="invalid_token", resource_metadata=%q`, r.o.ResourceMetadataURL))
 		resp = r.NewError(ctx, errs.ErrUnauthenticated)
 	case errors.As(err, &decErr):
 		// ogen names the parameter; the value is not echoed.

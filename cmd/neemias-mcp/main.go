@@ -1,0 +1,342 @@
+// Command neemias-mcp is the Neemias MCP server: `serve` runs it, `migrate` manages the
+// schema, `seed` writes demo data, `token` mints a development access token. A thin CLI over
+// internal/server, internal/store, internal/seed and internal/tokens.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/devdb"
+	"github.com/neemias/neemias-mcp/internal/principal"
+	"github.com/neemias/neemias-mcp/internal/seed"
+	"github.com/neemias/neemias-mcp/internal/server"
+	"github.com/neemias/neemias-mcp/internal/store"
+)
+
+// version is the server version reported to clients.
+const version = "0.1.0"
+
+func main() {
+	if err := root().Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+
+type dbFlags struct {
+	url     string
+	dataDir string
+}
+
+func (f *dbFlags) add(c *cobra.Command) {
+	c.Flags().StringVar(&f.url, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL (default: $DATABASE_URL, else 127.0.0.1:5432, else a private cluster)")
+	c.Flags().StringVar(&f.dataDir, "data-dir", ".data/postgres", "folder of the private cluster, when one is needed")
+}
+
+func (f *dbFlags) resolve(ctx context.Context, log *slog.Logger) (*devdb.DB, error) {
+	return devdb.Resolve(ctx, devdb.Options{URL: f.url, DataDir: f.dataDir, Logger: log})
+}
+
+func root() *cobra.Command {
+	r := &cobra.Command{Use: "neemias-mcp", Short: "Neemias MCP server", SilenceUsage: true}
+	r.AddCommand(serveCmd(), migrateCmd(), seedCmd(), tokenCmd())
+	return r
+}
+
+func logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+func serveCmd() *cobra.Command {
+	var (
+		db        dbFlags
+		addr      string
+		publicURL string
+		demo      bool
+		origins   []string
+	)
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve MCP (POST /mcp, /sse) and REST (/api/v1)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			log := logger()
+			d, err := db.resolve(ctx, log)
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			if _, err := store.Migrate(ctx, d.URL); err != nil {
+				return err
+			}
+			st, err := store.New(ctx, d.URL)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if demo {
+				rep, err := seed.Demo(ctx, st.Pool())
+				if err != nil {
+					return err
+				}
+				if rep.Churches > 0 {
+					log.Info("seeded the demo church", "rows", rep.Rows())
+				}
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("listening on %s: %w", addr, err)
+			}
+			if publicURL == "" {
+				publicURL = "http://" + ln.Addr().String()
+			}
+			srv, err := server.New(ctx, server.Config{PublicURL: publicURL, AllowedOrigins: origins, Logger: log, Version: version}, st)
+			if err != nil {
+				return err
+			}
+			if demo {
+				if err := printInstructions(cmd, srv, d); err != nil {
+					return err
+				}
+			}
+			hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second}
+			go func() {
+				<-ctx.Done()
+				shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				_ = hs.Shutdown(shutdown)
+			}()
+			log.Info("serving", "mcp", srv.ResourceURL, "database", d.Source)
+			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		},
+	}
+	db.add(c)
+	c.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen address")
+	c.Flags().StringVar(&publicURL, "public-url", "", "externally visible base URL (default http://ADDR)")
+	c.Flags().BoolVar(&demo, "demo", false, "seed the demo church once and print how to connect")
+	c.Flags().StringSliceVar(&origins, "allowed-origin", nil, "browser origin allowed to call /mcp (repeatable)")
+	return c
+}
+
+type demoUser struct {
+	email string
+	id    uuid.UUID
+	role  string
+}
+
+var demoUsers = []demoUser{
+	{seed.DemoAdminEmail, seed.DemoAdminID, "ADMIN"},
+	{seed.DemoCadastroEmail, seed.DemoCadastroID, "CADASTRO"},
+	{seed.DemoVoluntarioEmail, seed.DemoVoluntarioID, "VOLUNTARIO"},
+	{seed.DemoResponsavelEmail, seed.DemoResponsavelID, "RESPONSAVEL"},
+}
+
+// printInstructions tells a person how to connect a client to the demo.
+func printInstructions(cmd *cobra.Command, srv *server.Server, d *devdb.DB) error {
+	out := cmd.OutOrStdout()
+	admin, err := mintFor(srv, demoUsers[0], 12*time.Hour)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nNeemias MCP is running (database: %s).\n\n", d.Source)
+	fmt.Fprintf(out, "  MCP endpoint:  %s\n", srv.ResourceURL)
+	fmt.Fprintf(out, "  REST API:      %s\n", strings.TrimSuffix(srv.ResourceURL, "/mcp")+"/api/v1")
+	fmt.Fprintf(out, "  Metadata:      %s\n\n", strings.TrimSuffix(srv.ResourceURL, "/mcp")+"/.well-known/oauth-protected-resource/mcp")
+	fmt.Fprintf(out, "Demo logins (password %q), with a 12-hour access token each:\n", seed.DemoPassword)
+	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
+	for _, u := range demoUsers {
+		tok, err := mintFor(srv, u, 12*time.Hour)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", u.role, u.email, tok)
+	}
+	tw.Flush()
+	fmt.Fprintf(out, `
+Claude Desktop (claude_desktop_config.json), through mcp-remote:
+  {"mcpServers": {"neemias": {"command": "npx", "args": ["-y", "mcp-remote", "%s",
+    "--header", "Authorization: Bearer ${NEEMIAS_TOKEN}"], "env": {"NEEMIAS_TOKEN": "<a token above>"}}}}
+
+MCP Inspector:
+  npx @modelcontextprotocol/inspector --transport http --server-url %s \
+    --header "Authorization: Bearer %s"
+
+More tokens: go run ./cmd/neemias-mcp token --email %s --scopes roster:read,checkins:read
+`, srv.ResourceURL, srv.ResourceURL, admin, seed.DemoVoluntarioEmail)
+	return nil
+}
+
+func mintFor(srv *server.Server, u demoUser, ttl time.Duration) (string, error) {
+	all, _ := scopes.RoleScopes(u.role)
+	return srv.Minter.Mint(principal.Principal{UserID: u.id, ChurchID: seed.DemoChurchID, Role: u.role, Scopes: all, ClientID: "neemias-dev-token"}, ttl)
+}
+
+func migrateCmd() *cobra.Command {
+	var db dbFlags
+	c := &cobra.Command{Use: "migrate", Short: "Apply or list schema migrations"}
+	up := &cobra.Command{
+		Use: "up", Short: "Apply pending migrations (a no-op when up to date)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d, err := db.resolve(cmd.Context(), logger())
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			ms, err := store.Migrate(cmd.Context(), d.URL)
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				fmt.Fprintf(cmd.OutOrStdout(), "%-40s applied=%v\n", m.Name, m.Applied)
+			}
+			return nil
+		},
+	}
+	status := &cobra.Command{
+		Use: "status", Short: "List migrations and whether each is applied",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d, err := db.resolve(cmd.Context(), logger())
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			ms, err := store.MigrationStatus(cmd.Context(), d.URL)
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				fmt.Fprintf(cmd.OutOrStdout(), "%-40s applied=%v\n", m.Name, m.Applied)
+			}
+			return nil
+		},
+	}
+	db.add(up)
+	db.add(status)
+	c.AddCommand(up, status)
+	return c
+}
+
+func seedCmd() *cobra.Command {
+	var (
+		db       dbFlags
+		churches int
+		months   int
+	)
+	c := &cobra.Command{
+		Use:   "seed",
+		Short: "Write deterministic synthetic demo data (no real people); existing churches are skipped",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d, err := db.resolve(cmd.Context(), logger())
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			if _, err := store.Migrate(cmd.Context(), d.URL); err != nil {
+				return err
+			}
+			st, err := store.New(cmd.Context(), d.URL)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			start := time.Now()
+			rep, err := seed.Run(cmd.Context(), st.Pool(), seed.Options{Churches: churches, Months: months})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\nin %s\n", rep, time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+	db.add(c)
+	c.Flags().IntVar(&churches, "scale", 1, "number of churches (the first is the demo church)")
+	c.Flags().IntVar(&months, "months", seed.DefaultMonths, "months of weekly attendance history")
+	return c
+}
+
+func tokenCmd() *cobra.Command {
+	var (
+		db        dbFlags
+		email     string
+		scopeList string
+		ttl       time.Duration
+		publicURL string
+	)
+	c := &cobra.Command{
+		Use:   "token",
+		Short: "Mint a development access token for a demo user, signed with the local key",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var u *demoUser
+			for i := range demoUsers {
+				if demoUsers[i].email == email {
+					u = &demoUsers[i]
+				}
+			}
+			if u == nil {
+				var emails []string
+				for _, d := range demoUsers {
+					emails = append(emails, d.email)
+				}
+				return fmt.Errorf("unknown demo user %q; use one of: %s", email, strings.Join(emails, ", "))
+			}
+			d, err := db.resolve(cmd.Context(), logger())
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			if _, err := store.Migrate(cmd.Context(), d.URL); err != nil {
+				return err
+			}
+			st, err := store.New(cmd.Context(), d.URL)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			srv, err := server.New(cmd.Context(), server.Config{PublicURL: publicURL, Logger: logger(), Version: version}, st)
+			if err != nil {
+				return err
+			}
+			role, _ := scopes.RoleScopes(u.role)
+			requested := role
+			if scopeList != "" {
+				requested = capability.NewScopeSet(strings.Split(scopeList, ",")...)
+				for _, s := range requested.List() {
+					if !role.Has(s) {
+						return fmt.Errorf("role %s cannot hold scope %q; it may hold: %s", u.role, s, role)
+					}
+				}
+			}
+			tok, err := srv.Minter.Mint(principal.Principal{UserID: u.id, ChurchID: seed.DemoChurchID, Role: u.role, Scopes: requested, ClientID: "neemias-dev-token"}, ttl)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), tok)
+			return nil
+		},
+	}
+	db.add(c)
+	c.Flags().StringVar(&email, "email", seed.DemoAdminEmail, "demo user")
+	c.Flags().StringVar(&scopeList, "scopes", "", "comma-separated scopes (default: all of the role's)")
+	c.Flags().DurationVar(&ttl, "ttl", time.Hour, "token lifetime")
+	c.Flags().StringVar(&publicURL, "public-url", "http://127.0.0.1:8080", "the server's base URL (issuer; audience is URL/mcp)")
+	return c
+}

@@ -1,0 +1,158 @@
+// Package server is the composition root: it wires the generated registry, the hand-written
+// logic, the store, tokens, and the MCP and REST transports into one http.Handler. It holds no
+// business logic; every request stands alone, so any number of replicas can serve.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/neemias/neemias-mcp/gen/capapi"
+	"github.com/neemias/neemias-mcp/gen/dispatch"
+	"github.com/neemias/neemias-mcp/gen/schemas"
+	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/logic"
+	"github.com/neemias/neemias-mcp/internal/mcp"
+	"github.com/neemias/neemias-mcp/internal/rest"
+	"github.com/neemias/neemias-mcp/internal/store"
+	"github.com/neemias/neemias-mcp/internal/tokens"
+)
+
+// Config is the runtime configuration (never part of the capability spec).
+type Config struct {
+	// PublicURL is the externally visible base URL, e.g. https://mcp.church.example or
+	// http://127.0.0.1:8080. The MCP endpoint is PublicURL+"/mcp"; tokens are issued by
+	// PublicURL and bound to the MCP endpoint.
+	PublicURL string
+	// AllowedOrigins are browser origins allowed to call /mcp (besides none).
+	AllowedOrigins []string
+	Logger         *slog.Logger
+	// Version is the server version reported to clients.
+	Version string
+}
+
+// Server is the assembled application.
+type Server struct {
+	Handler  http.Handler
+	Minter   tokens.Minter
+	Verifier *tokens.Verifier
+	// ResourceURL is the canonical MCP endpoint: the tokens' audience and the metadata's
+	// `resource`.
+	ResourceURL string
+}
+
+// New assembles the server over st.
+func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	base, err := url.Parse(strings.TrimSuffix(cfg.PublicURL, "/"))
+	if err != nil || base.Scheme == "" || base.Host == "" {
+		return nil, fmt.Errorf("server: public URL %q must be absolute, like http://127.0.0.1:8080", cfg.PublicURL)
+	}
+	issuer := base.String()
+	resource := issuer + "/mcp"
+	keys := &tokens.KeyStore{Pool: st.Pool()}
+	key, err := keys.Active(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	verifier := &tokens.Verifier{Issuer: issuer, Audiences: []string{resource, resource + "/"}, Keys: keys.Public}
+	svc := logic.New(st, logic.WithLogger(cfg.Logger))
+	metadataURL := issuer + "/.well-known/oauth-protected-resource/mcp"
+
+	mcpHandler, err := mcp.NewHandler(mcp.Options{
+		Name:    "io.github.neemias/neemias-mcp",
+		Title:   "Neemias MCP",
+		Version: cfg.Version,
+		Instructions: "Children's ministry data of one church: roster counts, one child's record, attendance " +
+			"summaries, the day's check-ins; tools register check-ins, pick-ups and enrollments. Personal data " +
+			"is returned only where your scopes allow.",
+		Capabilities: capapi.Capabilities(),
+		Invoke: func(ctx context.Context, id string, args json.RawMessage, granted capability.ScopeSet) (any, error) {
+			return dispatch.Invoke(ctx, svc, id, args, granted)
+		},
+		Complete:            svc.Complete,
+		InputSchema:         schemas.Input,
+		OutputSchema:        schemas.Output,
+		RequiredScope:       scopes.Required,
+		RoleScopes:          scopes.RoleScopes,
+		Verifier:            verifier,
+		ResourceMetadataURL: metadataURL,
+		AllowedHosts:        []string{base.Host, base.Hostname()},
+		AllowedOrigins:      append([]string{issuer}, cfg.AllowedOrigins...),
+		Logger:              cfg.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("server: MCP handler: %w", err)
+	}
+	restHandler, err := rest.New(rest.Options{Handler: svc, Verifier: verifier, ResourceMetadataURL: metadataURL, Logger: cfg.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpHandler)
+	mux.Handle("/sse", mcpHandler) // compatibility alias of the same stateless endpoint
+	mux.Handle("/api/v1/", restHandler)
+	prm := protectedResourceMetadata(resource, issuer)
+	mux.HandleFunc("GET /.well-known/oauth-protected-resource", prm)
+	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := st.Pool().Ping(ctx); err != nil {
+			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	return &Server{
+		Handler:     securityHeaders(mux),
+		Minter:      tokens.Minter{Issuer: issuer, Audience: resource, Key: key},
+		Verifier:    verifier,
+		ResourceURL: resource,
+	}, nil
+}
+
+// protectedResourceMetadata serves RFC 9728 metadata. `resource` is exactly the canonical MCP
+// URL; the scopes are the spec's.
+func protectedResourceMetadata(resource, issuer string) http.HandlerFunc {
+	var names []string
+	for _, s := range scopes.All() {
+		names = append(names, s.Name)
+	}
+	body, _ := json.Marshal(map[string]any{
+		"resource":                 resource,
+		"authorization_servers":    []string{issuer},
+		"scopes_supported":         names,
+		"bearer_methods_supported": []string{"header"},
+		"resource_name":            "Neemias MCP",
+	})
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		_, _ = w.Write(body)
+	}
+}
+
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// ErrNoDemoUser is returned when a demo login is not in the database.
+var ErrNoDemoUser = errors.New("no such demo user")
