@@ -2,17 +2,95 @@ package logic
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
+	"github.com/neemias/neemias-mcp/gen/db"
+	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 )
 
 // capgen:capability attendance_summary
 
+// Range defaults and limit of attendance_summary (the spec's description promises them).
+const (
+	defaultAttendanceDays = 30  // from defaults to 30 days before to
+	maxAttendanceDays     = 366 // days per read, both ends counted
+)
+
 // AttendanceSummary implements resource "neemias://attendance/summary{?from,to,class_id}" (scope attendance:read).
 //
-// Scaffolded once by capgen; this file is hand-written from now on and never regenerated.
+// to defaults to today (America/Sao_Paulo), from to 30 days before to; the range holds at most
+// 366 days, both ends included. A class_id the caller may not use (unknown, another church's,
+// or not a volunteer's own) is an *errs.Invalid rather than an empty answer, so the agent
+// learns its mistake. Counts only, so no audit entry.
 func (s *Service) AttendanceSummary(ctx context.Context, in *capapi.AttendanceSummaryInput) (*capapi.AttendanceSummaryOutput, error) {
-	return nil, fmt.Errorf("%s: %w", capapi.CapAttendanceSummary, errs.ErrNotImplemented)
+	var out *capapi.AttendanceSummaryOutput
+	c := call{capID: capapi.CapAttendanceSummary, op: "read", in: in}
+	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, _ *txState) error {
+		from, to, err := attendanceRange(in.From, in.To, s.today())
+		if err != nil {
+			return err
+		}
+		if in.ClassID != nil {
+			_, err := q.GetClass(ctx, db.GetClassParams{
+				ChurchID: w.ChurchID, ClassID: *in.ClassID, Role: w.Role, UserID: w.UserID,
+			})
+			if errors.Is(notFound(err), errs.ErrNotFound) {
+				return &errs.Invalid{Field: "class_id", Reason: "is not a class you may see; omit it for all your classes"}
+			}
+			if err != nil {
+				return err
+			}
+		}
+		rows, err := q.AttendanceSummary(ctx, db.AttendanceSummaryParams{
+			ChurchID: w.ChurchID, Role: w.Role, UserID: w.UserID,
+			FromValue: from.Time(), ToValue: to.Time(), ClassID: in.ClassID,
+		})
+		if err != nil {
+			return err
+		}
+		out = &capapi.AttendanceSummaryOutput{
+			From: from, To: to,
+			Days: make([]capapi.AttendanceSummaryOutputDaysItem, 0, len(rows)),
+		}
+		for _, r := range rows {
+			out.Days = append(out.Days, capapi.AttendanceSummaryOutputDaysItem{
+				Date: capability.DateOf(r.ServiceDate), ClassID: r.ClassID, ClassName: r.ClassName, Checkins: r.Checkins,
+			})
+			out.TotalCheckins += r.Checkins
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// attendanceRange applies the defaults and limits of attendance_summary's range.
+func attendanceRange(fromIn, toIn *capability.Date, today capability.Date) (from, to capability.Date, err error) {
+	to = today
+	if toIn != nil {
+		to = *toIn
+	}
+	from = to.AddDays(-defaultAttendanceDays)
+	if fromIn != nil {
+		from = *fromIn
+	}
+	if from.After(to) {
+		return from, to, &errs.Invalid{Field: "from", Reason: fmt.Sprintf("must not be after to (%s)", to)}
+	}
+	if days := daysBetween(from, to) + 1; days > maxAttendanceDays {
+		return from, to, &errs.Invalid{Field: "from", Reason: fmt.Sprintf(
+			"the range from %s to %s spans %d days; at most %d per read, so split it or move from to %s or later",
+			from, to, days, maxAttendanceDays, to.AddDays(-(maxAttendanceDays - 1)))}
+	}
+	return from, to, nil
+}
+
+// daysBetween counts the days from a to b (negative when b is before a).
+func daysBetween(a, b capability.Date) int {
+	return int(b.Time().Sub(a.Time()).Hours() / 24)
 }
