@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -176,6 +177,26 @@ var brokenCases = []struct {
 	{"two_documents", []string{
 		`testdata/broken/two_documents.yaml:53:1: the spec holds more than one YAML document; remove the "---" and what follows, or merge it into the first document`,
 	}},
+	{"resource_id_not_snake_case", []string{
+		`testdata/broken/resource_id_not_snake_case.yaml:28:3: resource id "Thing" is not snake_case; use lower-case snake_case such as roster_children`,
+	}},
+	{"cache_without_ttl", []string{
+		`testdata/broken/cache_without_ttl.yaml:34:5: resources.thing.cache.ttl_ms is missing; add ttl_ms: N (milliseconds a reader may reuse the result)`,
+	}},
+	{"cache_ttl_out_of_range", []string{
+		`testdata/broken/cache_ttl_out_of_range.yaml:34:21: resource "thing": ttl_ms 90000000 is out of range; use 0 to 86400000 (one day)`,
+	}},
+	{"query_limit_out_of_range", []string{
+		`testdata/broken/query_limit_out_of_range.yaml:52:14: resource "thing": query limit 0 is out of range; use 1 to 100000`,
+	}},
+	{"role_without_scopes", []string{
+		`testdata/broken/role_without_scopes.yaml:24:3: roles.ADMIN.scopes is missing; list the scopes the role may be granted ([] for none)`,
+		`testdata/broken/role_without_scopes.yaml:31:12: resource "thing" is unreachable: no role has scope "things:read"; grant "things:read" to a role`,
+		`testdata/broken/role_without_scopes.yaml:56:12: tool "demo_thing_rename" is unreachable: no role has scope "things:write"; grant "things:write" to a role`,
+	}},
+	{"server_description_too_long", []string{
+		`testdata/broken/server_description_too_long.yaml:7:16: server.description is 173 characters long; shorten it to at most 100 (the MCP Registry limit)`,
+	}},
 	{"empty", []string{
 		`testdata/broken/empty.yaml:1:1: the spec is empty; start from the example in docs/spec-reference.md`,
 	}},
@@ -189,7 +210,7 @@ var brokenCases = []struct {
 		`testdata/broken/list_document.yaml:2:1: the spec must be a mapping, got a list; write a mapping of key: value`,
 	}},
 	{"alias_bomb", []string{
-		`testdata/broken/alias_bomb.yaml:40:97: the spec expands to more than 100000 values; use fewer YAML aliases (*name) or write the values out`,
+		`testdata/broken/alias_bomb.yaml:40:129: the spec expands to more than 50000 values; use fewer YAML aliases (*name) or write the values out`,
 	}},
 }
 
@@ -235,6 +256,30 @@ var cmpSorted = cmp.Transformer("sorted", func(in []string) []string {
 	slices.Sort(out)
 	return out
 })
+
+// TestTooManyProblems: past 100 diagnostics, Load counts the rest instead of printing them.
+func TestTooManyProblems(t *testing.T) {
+	src, err := os.ReadFile("testdata/valid.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unknown []string
+	for i := range 130 {
+		unknown = append(unknown, fmt.Sprintf("nope:%d", i))
+	}
+	edited := strings.Replace(string(src), "scopes: [things:read, things:write]", "scopes: [things:read, things:write, "+strings.Join(unknown, ", ")+"]", 1)
+	_, err = Parse("many.yaml", []byte(edited))
+	var ds Diagnostics
+	if !errors.As(err, &ds) {
+		t.Fatalf("Parse error = %v; want Diagnostics", err)
+	}
+	if len(ds) != 101 {
+		t.Fatalf("got %d diagnostics, want 100 and a last one saying how many more", len(ds))
+	}
+	if got, want := ds[100].String(), "many.yaml:26:922: too many problems: 30 more not shown; fix these and load the spec again"; got != want {
+		t.Errorf("last diagnostic = %q, want %q", got, want)
+	}
+}
 
 // TestValidBase proves the broken specs differ from a valid one only where they say.
 func TestValidBase(t *testing.T) {

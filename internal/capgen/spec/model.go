@@ -135,6 +135,11 @@ type Entry[T any] struct {
 // Map is a YAML mapping that keeps file order, so generated code follows the spec's order.
 type Map[T any] []Entry[T]
 
+// JSONSchemaAlias makes github.com/invopop/jsonschema (internal/capgen/specschema) describe a
+// Map as it is written in YAML, an object whose members are T, rather than as the list of
+// entries it is in Go.
+func (Map[T]) JSONSchemaAlias() any { return map[string]T(nil) }
+
 // Get returns the value named name.
 func (m Map[T]) Get(name string) (T, bool) {
 	for _, e := range m {

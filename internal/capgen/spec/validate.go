@@ -289,20 +289,21 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 		if c.Annotations == nil {
 			v.errorf(v.keyAt(p), "add annotations: {read_only: …, destructive: …, idempotent: …, open_world: …}", "tool %q has no annotations", name)
 		}
-	} else if c.Cache != nil {
-		switch cp := p + ".cache.ttl_ms"; {
-		case v.isBad(cp):
-		case !v.pos.present(cp):
-			v.errorf(v.pos.missingAt(cp), "add ttl_ms: N (milliseconds a reader may reuse the result)", "%s is missing", cp)
-		case c.Cache.TTLMillis < 0 || c.Cache.TTLMillis > maxTTLMillis:
-			v.errorf(v.at(cp), fmt.Sprintf("use 0 to %d (one day)", maxTTLMillis), "resource %q: ttl_ms %d is out of range", name, c.Cache.TTLMillis)
-		}
 	} else {
 		if !snakeName.MatchString(name) {
 			v.errorf(v.keyAt(p), "use lower-case snake_case such as roster_children", "resource id %q is not snake_case", name)
 		}
 		if c.Annotations != nil {
 			v.errorf(v.keyAt(p+".annotations"), "remove it; resources are read-only by nature", "resource %q has tool annotations", name)
+		}
+		if c.Cache != nil {
+			switch cp := p + ".cache.ttl_ms"; {
+			case v.isBad(cp):
+			case !v.pos.present(cp):
+				v.errorf(v.pos.missingAt(cp), "add ttl_ms: N (milliseconds a reader may reuse the result)", "%s is missing", cp)
+			case c.Cache.TTLMillis < 0 || c.Cache.TTLMillis > maxTTLMillis:
+				v.errorf(v.at(cp), fmt.Sprintf("use 0 to %d (one day)", maxTTLMillis), "resource %q: ttl_ms %d is out of range", name, c.Cache.TTLMillis)
+			}
 		}
 	}
 	v.require(p+".title", c.Title, "a short title")
