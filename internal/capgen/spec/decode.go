@@ -159,8 +159,15 @@ func decodeFile(file string, src []byte) (*Spec, *decoder) {
 		d.errorf(p, "fix the YAML syntax", "invalid YAML: %s", msg)
 		return nil, d
 	}
-	var next yaml.Node
-	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+	for {
+		var next yaml.Node
+		err := dec.Decode(&next)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err == nil && emptyDocument(&next) {
+			continue // a trailing "---"
+		}
 		p := Pos{1, 1}
 		if err == nil {
 			p = nodePos(&next)
@@ -173,6 +180,16 @@ func decodeFile(file string, src []byte) (*Spec, *decoder) {
 	var s Spec
 	d.value(root.Content[0], reflect.ValueOf(&s).Elem(), "")
 	return &s, d
+}
+
+// emptyDocument reports whether doc holds nothing (or an implicit null).
+func emptyDocument(doc *yaml.Node) bool {
+	for _, n := range doc.Content {
+		if n.Tag != "!!null" || n.Value != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // syntaxError locates a YAML syntax error. yaml.v3 names only a line, often the one where the

@@ -72,7 +72,8 @@ type validator struct {
 	scopeNames, roleNames, filterNames                 []string // for suggestions
 }
 
-func (v *validator) at(path string) Pos { return v.pos.at(path) }
+func (v *validator) at(path string) Pos    { return v.pos.at(path) }
+func (v *validator) keyAt(path string) Pos { return v.pos.keyAt(path) }
 
 // isBad reports whether path, or a value holding it, failed to decode (and was reported).
 func (v *validator) isBad(path string) bool {
@@ -87,7 +88,6 @@ func (v *validator) isBad(path string) bool {
 		path = path[:i]
 	}
 }
-func (v *validator) keyAt(path string) Pos { return v.pos.keyAt(path) }
 
 func (v *validator) validate() {
 	s := v.s
