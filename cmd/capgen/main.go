@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -42,7 +43,7 @@ func newRoot() *cobra.Command {
 }
 
 // load reads and validates the spec; diagnostics go to stderr one per line, compiler style.
-func (o *options) load() (*capgen.Model, error) {
+func (o *options) load(stderr io.Writer) (*capgen.Model, error) {
 	s, err := spec.Load(strings.TrimSuffix(o.root, "/") + "/" + o.specPath)
 	if err != nil {
 		var diags spec.Diagnostics
@@ -51,7 +52,7 @@ func (o *options) load() (*capgen.Model, error) {
 			for i := range diags {
 				diags[i].File = o.specPath
 			}
-			fmt.Fprintln(os.Stderr, diags.Error())
+			fmt.Fprintln(stderr, diags.Error())
 			return nil, fmt.Errorf("%d problem(s) in %s", len(diags), o.specPath)
 		}
 		return nil, err
@@ -64,7 +65,7 @@ func generateCmd(o *options) *cobra.Command {
 		Use:   "generate",
 		Short: "Write stage one's files (types, registry, dispatch, scopes, queries, docs, server.json, spec schema)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, err := o.load()
+			m, err := o.load(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -82,7 +83,7 @@ func checkCmd(o *options) *cobra.Command {
 		Use:   "check",
 		Short: "Fail when stage one's files on disk differ from what the spec implies (writes nothing)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, err := o.load()
+			m, err := o.load(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -107,7 +108,7 @@ func scaffoldCmd(o *options) *cobra.Command {
 		Use:   "scaffold",
 		Short: "Create a hand-written stub for every capability that has none; report orphaned stubs",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, err := o.load()
+			m, err := o.load(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -137,7 +138,7 @@ func inspectCmd(o *options) *cobra.Command {
 		Short: "Print what a caller can reach: capabilities, returned/redacted fields, row filters",
 		Example: "  capgen inspect --role VOLUNTARIO\n  capgen inspect --scopes roster:read,checkins:read",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, err := o.load()
+			m, err := o.load(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -163,7 +164,7 @@ func validateCmd(o *options) *cobra.Command {
 		Use:   "validate",
 		Short: "Load and validate the spec; print diagnostics",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := o.load(); err != nil {
+			if _, err := o.load(cmd.ErrOrStderr()); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok\n", o.specPath)
