@@ -134,8 +134,8 @@ func scaffoldCmd(o *options) *cobra.Command {
 func inspectCmd(o *options) *cobra.Command {
 	var role, scopes string
 	c := &cobra.Command{
-		Use:   "inspect",
-		Short: "Print what a caller can reach: capabilities, returned/redacted fields, row filters",
+		Use:     "inspect",
+		Short:   "Print what a caller can reach: capabilities, returned/redacted fields, row filters",
 		Example: "  capgen inspect --role VOLUNTARIO\n  capgen inspect --scopes roster:read,checkins:read",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			m, err := o.load(cmd.ErrOrStderr())
