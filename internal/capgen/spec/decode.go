@@ -399,6 +399,7 @@ func (d *decoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 		}
 	}
 	seen := map[string]Pos{}
+	var meant []string // keys suggested for misspelt ones
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		if !d.key(k, path) {
@@ -414,6 +415,7 @@ func (d *decoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 		if !ok {
 			if s := suggest(k.Value, names); s != "" {
 				d.errorf(nodePos(k), "rename it to "+s+" or remove it", "unknown key %q in %s (did you mean %q?)", k.Value, describe(path), s)
+				meant = append(meant, s)
 			} else {
 				d.errorf(nodePos(k), "remove it or use one of: "+strings.Join(names, ", "), "unknown key %q in %s", k.Value, describe(path))
 			}
@@ -421,6 +423,13 @@ func (d *decoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 		}
 		d.pos.key[p] = nodePos(k)
 		d.value(val, v.Field(idx), p)
+	}
+	// A misspelt key already says which key it meant; validation need not add that this key
+	// is missing.
+	for _, s := range meant {
+		if _, present := seen[s]; !present {
+			d.bad[join(path, s)] = true
+		}
 	}
 }
 

@@ -286,7 +286,7 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 		if c.Cache != nil {
 			v.errorf(v.keyAt(p+".cache"), "remove it; tool results are never cached", "tool %q has cache hints", name)
 		}
-		if c.Annotations == nil {
+		if c.Annotations == nil && !v.isBad(p+".annotations") {
 			v.errorf(v.keyAt(p), "add annotations: {read_only: …, destructive: …, idempotent: …, open_world: …}", "tool %q has no annotations", name)
 		}
 	} else {
@@ -312,7 +312,7 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 	v.reachable(p, name, c.Scope, what)
 	v.capRowFilters(p, what, name, c)
 	v.fields(p+".input", c.Input, true, c.Scope)
-	if len(c.Output) == 0 {
+	if len(c.Output) == 0 && !v.isBad(p+".output") {
 		v.errorf(v.pos.missingAt(p+".output"), "declare output fields", "%s %q has no output", what, name)
 	}
 	v.fields(p+".output", c.Output, false, c.Scope)
@@ -326,7 +326,7 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 
 func (v *validator) scopeRef(path, scope, what, name string, required bool) {
 	if scope == "" {
-		if required {
+		if required && !v.isBad(path) {
 			v.errorf(v.pos.missingAt(path), "add scope: with one of the declared scopes", "%s %q has no scope", what, name)
 		}
 		return
@@ -461,9 +461,11 @@ func (v *validator) pii(p, name string, f Field, input bool, capScope string) {
 	case "object":
 		v.errorf(v.keyAt(p), "move it to the fields inside it", "pii rule on object field %q (pii rules apply to scalar fields)", name)
 	}
-	if f.PII.Category == "" {
+	switch {
+	case v.isBad(p + ".category"):
+	case f.PII.Category == "":
 		v.errorf(v.pos.missingAt(p+".category"), "add category: one of "+strings.Join(piiCategories, ", "), "pii rule of field %q has no category", name)
-	} else if !slices.Contains(piiCategories, f.PII.Category) {
+	case !slices.Contains(piiCategories, f.PII.Category):
 		v.errorf(v.at(p+".category"), "use one of "+strings.Join(piiCategories, ", "), "pii rule of field %q has unknown category %q%s", name, f.PII.Category, v.didYouMean(f.PII.Category, piiCategories))
 	}
 	if vw := f.PII.VisibleWith; vw != "" {
@@ -479,7 +481,9 @@ func (v *validator) pii(p, name string, f Field, input bool, capScope string) {
 
 func (v *validator) uri(p, name string, c Capability) {
 	if c.URI == "" {
-		v.errorf(v.pos.missingAt(p+".uri"), "add uri: such as neemias://thing/{id}", "resource %q has no uri", name)
+		if !v.isBad(p + ".uri") {
+			v.errorf(v.pos.missingAt(p+".uri"), "add uri: such as neemias://thing/{id}", "resource %q has no uri", name)
+		}
 		return
 	}
 	tmpl, err := parseTemplate(c.URI)
@@ -532,7 +536,7 @@ func (v *validator) query(p, name string, c Capability) {
 		}
 	}
 	ident("from", "a view or table", q.From)
-	if len(q.Select) == 0 {
+	if len(q.Select) == 0 && !v.isBad(p+".select") {
 		v.errorf(v.pos.missingAt(p+".select"), "list the columns to return", "resource %q: query has no select", name)
 	}
 	for i, col := range q.Select {
