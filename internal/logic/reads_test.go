@@ -1,0 +1,264 @@
+package logic_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+
+	"github.com/neemias/neemias-mcp/gen/capapi"
+	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/logic"
+	"github.com/neemias/neemias-mcp/internal/store"
+)
+
+func TestRosterChildrenCountsPerClassAndAge(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.a
+	all := []capapi.RosterChildrenOutputClassesItem{
+		{ClassID: a.c1, ClassName: "Pequenos", MinAge: 0, MaxAge: 5, Children: 2},
+		{ClassID: a.c2, ClassName: "Grandes", MinAge: 6, MaxAge: 12, Children: 1},
+	}
+	for _, tc := range []struct {
+		role string
+		want capapi.RosterChildrenOutput
+	}{
+		// k4 has no class: not counted. Church B's children never are.
+		{store.RoleAdmin, capapi.RosterChildrenOutput{TotalChildren: 3, Classes: all,
+			AgeGroups: []capapi.RosterChildrenOutputAgeGroupsItem{{Age: 3, Children: 1}, {Age: 4, Children: 1}, {Age: 8, Children: 1}}}},
+		{store.RoleCadastro, capapi.RosterChildrenOutput{TotalChildren: 3, Classes: all,
+			AgeGroups: []capapi.RosterChildrenOutputAgeGroupsItem{{Age: 3, Children: 1}, {Age: 4, Children: 1}, {Age: 8, Children: 1}}}},
+		// The volunteer sees the class assigned to them only.
+		{store.RoleVoluntario, capapi.RosterChildrenOutput{TotalChildren: 2, Classes: all[:1],
+			AgeGroups: []capapi.RosterChildrenOutputAgeGroupsItem{{Age: 3, Children: 1}, {Age: 4, Children: 1}}}},
+	} {
+		t.Run(tc.role, func(t *testing.T) {
+			got := mustInvoke[capapi.RosterChildrenOutput](e, a.as(tc.role), capapi.CapRosterChildren, map[string]any{})
+			if d := cmp.Diff(&tc.want, got); d != "" {
+				t.Errorf("(-want +got)\n%s", d)
+			}
+			if j := jsonOf(t, got); strings.Contains(j, "Zzcanary") || strings.Contains(j, "Criança") {
+				t.Errorf("aggregate output carries a name: %s", j)
+			}
+		})
+	}
+	t.Run("empty class listed with zero", func(t *testing.T) {
+		got := mustInvoke[capapi.RosterChildrenOutput](e, e.b.as(store.RoleAdmin), capapi.CapRosterChildren, map[string]any{})
+		if got.TotalChildren != 3 || len(got.Classes) != 2 {
+			t.Fatalf("church B: %+v", got)
+		}
+	})
+	if n := len(e.audit()); n != 0 {
+		t.Errorf("aggregate reads wrote %d audit entries, want none", n)
+	}
+}
+
+func TestRosterChildRowFilteredWithoutExistenceLeak(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.a
+	type want struct {
+		visible   bool
+		guardians int
+		phones    bool // phones present: the caller holds guardians:read
+		class     *uuid.UUID
+	}
+	for _, tc := range []struct {
+		name  string
+		role  string
+		child uuid.UUID
+		want  want
+	}{
+		{"admin sees k1 with phones", store.RoleAdmin, a.k1, want{true, 2, true, &a.c1}},
+		{"cadastro sees unplaced k4", store.RoleCadastro, a.k4, want{true, 1, true, nil}},
+		{"volunteer sees own class, no phones", store.RoleVoluntario, a.k1, want{true, 2, false, &a.c1}},
+		{"volunteer: other class", store.RoleVoluntario, a.k2, want{}},
+		{"volunteer: unplaced child", store.RoleVoluntario, a.k4, want{}},
+		{"guardian sees own child", store.RoleResponsavel, a.k2, want{true, 1, true, &a.c2}},
+		{"guardian: someone else's child", store.RoleResponsavel, a.k3, want{}},
+		{"admin: other church's child", store.RoleAdmin, e.b.k1, want{}},
+		{"admin: random id", store.RoleAdmin, uuid.New(), want{}},
+		{"guardian: random id", store.RoleResponsavel, uuid.New(), want{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := e.invoke(a.as(tc.role), capapi.CapRosterChild, map[string]any{"id": tc.child})
+			if !tc.want.visible {
+				wantNotFound(t, err)
+				if out != nil {
+					t.Fatalf("output %v with the error", out)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := out.(*capapi.RosterChildOutput)
+			if got.ChildID != tc.child || got.Name == "" || got.BirthDate.IsZero() || len(got.Guardians) != tc.want.guardians {
+				t.Fatalf("got %v", got)
+			}
+			if !cmp.Equal(got.ClassID, tc.want.class) || (got.ClassName != nil) != (tc.want.class != nil) {
+				t.Errorf("class = %v %v, want %v", got.ClassID, got.ClassName, tc.want.class)
+			}
+			for _, g := range got.Guardians {
+				if (g.Phone != nil) != tc.want.phones || g.Name == "" || g.Relationship == "" {
+					t.Errorf("guardian %v: phone present %v, want %v", g, g.Phone != nil, tc.want.phones)
+				}
+			}
+			j := jsonOf(t, got)
+			if strings.Contains(j, phoneSentinel) != (tc.want.phones && (tc.child == a.k1 || tc.child == a.k2)) {
+				t.Errorf("phone on the wire: %v, want %v", strings.Contains(j, phoneSentinel), tc.want.phones)
+			}
+		})
+	}
+	t.Run("invisible and missing read the same", func(t *testing.T) {
+		ctx := a.as(store.RoleVoluntario)
+		_, hidden := e.invoke(ctx, capapi.CapRosterChild, map[string]any{"id": a.k2})
+		_, missing := e.invoke(ctx, capapi.CapRosterChild, map[string]any{"id": uuid.New()})
+		_, foreign := e.invoke(ctx, capapi.CapRosterChild, map[string]any{"id": e.b.k1})
+		if hidden == nil || hidden != missing || foreign != missing {
+			t.Fatalf("hidden %#v, foreign %#v, missing %#v: must be identical", hidden, foreign, missing)
+		}
+	})
+}
+
+func TestAttendanceSummaryRangesAndFilters(t *testing.T) {
+	t.Parallel()
+	// 01:30 UTC two days after the fixture's day is still the evening before in São Paulo:
+	// "today" is day+1 there, which the defaults must use.
+	var day capability.Date
+	clock := func() time.Time { return day.Time().AddDate(0, 0, 2).Add(90 * time.Minute) }
+	e := newEnv(t, logic.WithClock(func() time.Time { return clock() }))
+	a := e.a
+	day = a.day
+	today := day.AddDays(1)
+	ds := func(d capability.Date) string { return d.String() }
+	admin, vol := a.as(store.RoleAdmin), a.as(store.RoleVoluntario)
+
+	t.Run("defaults: last 30 days to today in Sao Paulo", func(t *testing.T) {
+		got := mustInvoke[capapi.AttendanceSummaryOutput](e, admin, capapi.CapAttendanceSummary, map[string]any{})
+		want := &capapi.AttendanceSummaryOutput{From: today.AddDays(-30), To: today, TotalCheckins: 3,
+			Days: []capapi.AttendanceSummaryOutputDaysItem{
+				{Date: day, ClassID: a.c2, ClassName: "Grandes", Checkins: 1},
+				{Date: day, ClassID: a.c1, ClassName: "Pequenos", Checkins: 2},
+			}}
+		if d := cmp.Diff(want, got, cmp.Comparer(func(x, y capability.Date) bool { return x == y })); d != "" {
+			t.Errorf("(-want +got)\n%s", d)
+		}
+	})
+	t.Run("only to: from is 30 days before", func(t *testing.T) {
+		got := mustInvoke[capapi.AttendanceSummaryOutput](e, admin, capapi.CapAttendanceSummary, map[string]any{"to": ds(day.AddDays(-1))})
+		if got.From != day.AddDays(-31) || got.TotalCheckins != 0 || len(got.Days) != 0 {
+			t.Errorf("got %v", got)
+		}
+	})
+	t.Run("volunteer: own classes only", func(t *testing.T) {
+		got := mustInvoke[capapi.AttendanceSummaryOutput](e, vol, capapi.CapAttendanceSummary, map[string]any{})
+		if got.TotalCheckins != 2 || len(got.Days) != 1 || got.Days[0].ClassID != a.c1 {
+			t.Errorf("got %v", got)
+		}
+	})
+	t.Run("class filter", func(t *testing.T) {
+		got := mustInvoke[capapi.AttendanceSummaryOutput](e, admin, capapi.CapAttendanceSummary, map[string]any{"class_id": a.c2})
+		if got.TotalCheckins != 1 || len(got.Days) != 1 || got.Days[0].ClassID != a.c2 {
+			t.Errorf("got %v", got)
+		}
+	})
+	t.Run("other church sees its own", func(t *testing.T) {
+		got := mustInvoke[capapi.AttendanceSummaryOutput](e, e.b.as(store.RoleAdmin), capapi.CapAttendanceSummary, map[string]any{})
+		for _, d := range got.Days {
+			if d.ClassID == a.c1 || d.ClassID == a.c2 {
+				t.Errorf("church B sees church A's class: %v", d)
+			}
+		}
+	})
+	t.Run("366 days inclusive is the limit", func(t *testing.T) {
+		got := mustInvoke[capapi.AttendanceSummaryOutput](e, admin, capapi.CapAttendanceSummary,
+			map[string]any{"from": ds(today.AddDays(-365)), "to": ds(today)})
+		if got.TotalCheckins != 3 {
+			t.Errorf("got %v", got)
+		}
+	})
+	for _, tc := range []struct {
+		name  string
+		ctxOf string
+		args  map[string]any
+		field string
+	}{
+		{"from after to", store.RoleAdmin, map[string]any{"from": ds(day), "to": ds(day.AddDays(-1))}, "from"},
+		{"from after default to", store.RoleAdmin, map[string]any{"from": ds(today.AddDays(1))}, "from"},
+		{"367 days", store.RoleAdmin, map[string]any{"from": ds(today.AddDays(-366)), "to": ds(today)}, "from"},
+		{"years", store.RoleAdmin, map[string]any{"from": "2001-01-01"}, "from"},
+		{"volunteer: class not theirs", store.RoleVoluntario, map[string]any{"class_id": a.c2}, "class_id"},
+		{"other church's class", store.RoleAdmin, map[string]any{"class_id": e.b.c1}, "class_id"},
+		{"unknown class", store.RoleAdmin, map[string]any{"class_id": uuid.New()}, "class_id"},
+		{"not a date", store.RoleAdmin, map[string]any{"from": "2026-02-30"}, "from"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := e.invoke(a.as(tc.ctxOf), capapi.CapAttendanceSummary, tc.args)
+			inv := wantInvalid(t, err, tc.field)
+			if out != nil || inv.Reason == "" {
+				t.Fatalf("out %v, reason %q", out, inv.Reason)
+			}
+		})
+	}
+}
+
+func TestCheckinsByDateRowFiltered(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.a
+	for _, tc := range []struct {
+		name string
+		ctx  string
+		b    bool
+		want []uuid.UUID
+	}{
+		{"admin", store.RoleAdmin, false, []uuid.UUID{a.ck1, a.ck2, a.ck3}},
+		{"cadastro", store.RoleCadastro, false, []uuid.UUID{a.ck1, a.ck2, a.ck3}},
+		{"volunteer: own class", store.RoleVoluntario, false, []uuid.UUID{a.ck1, a.ck3}},
+		{"guardian: own children", store.RoleResponsavel, false, []uuid.UUID{a.ck1, a.ck2}},
+		{"other church", store.RoleAdmin, true, []uuid.UUID{e.b.ck1, e.b.ck2, e.b.ck3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := a
+			if tc.b {
+				c = e.b
+			}
+			got := mustInvoke[capapi.CheckinsByDateOutput](e, c.as(tc.ctx), capapi.CapCheckinsByDate, map[string]any{"date": a.day.String()})
+			var ids []uuid.UUID
+			for _, ck := range got.Checkins {
+				ids = append(ids, ck.CheckinID)
+				if ck.ChildName == nil || *ck.ChildName == "" || ck.CheckedOutAt != nil || ck.ClassName == "" {
+					t.Errorf("check-in %v: want the name (children:read), no check-out", ck)
+				}
+			}
+			if d := cmp.Diff(tc.want, ids); d != "" {
+				t.Errorf("check-ins in check-in order (-want +got)\n%s", d)
+			}
+		})
+	}
+	t.Run("names only with children:read", func(t *testing.T) {
+		out, err := invokeWith(e, a.as(store.RoleAdmin), capapi.CapCheckinsByDate,
+			map[string]any{"date": a.day.String()}, capability.NewScopeSet("checkins:read"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := out.(*capapi.CheckinsByDateOutput)
+		if len(got.Checkins) != 3 || slices.ContainsFunc(got.Checkins, func(c capapi.CheckinsByDateOutputCheckinsItem) bool { return c.ChildName != nil }) {
+			t.Errorf("got %v", got)
+		}
+		if strings.Contains(jsonOf(t, got), "Zzcanary") {
+			t.Error("a child name went out without children:read")
+		}
+	})
+	t.Run("empty day", func(t *testing.T) {
+		got := mustInvoke[capapi.CheckinsByDateOutput](e, a.as(store.RoleAdmin), capapi.CapCheckinsByDate, map[string]any{"date": a.day.AddDays(-1).String()})
+		if got.Checkins == nil || len(got.Checkins) != 0 || got.Date != a.day.AddDays(-1) {
+			t.Errorf("got %v", got)
+		}
+	})
+}
