@@ -3,7 +3,7 @@
 // the client tests. It requires a bearer token (the suite reaches it through a loopback proxy
 // that injects one) and prints one line, MCP_URL=<endpoint>, once it is listening.
 //
-//	neemias-conformance [-addr 127.0.0.1:0] [-token T]
+//	neemias-conformance [-addr 127.0.0.1:0] [-token T] [-registry fixtures|neemias]
 package main
 
 import (
@@ -32,6 +32,7 @@ func main() {
 func run() error {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address (loopback only)")
 	token := flag.String("token", "conformance-token", "the bearer token the server accepts")
+	registry := flag.String("registry", "fixtures", `what to serve: "fixtures" (the suite's fixtures) or "neemias" (the generated registry, in-memory demo handler)`)
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *addr)
@@ -45,7 +46,15 @@ func run() error {
 	base := "http://" + ln.Addr().String()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
-	h, err := conformance.NewServer(base, *token, logger)
+	newServer := conformance.NewServer
+	switch *registry {
+	case "fixtures":
+	case "neemias":
+		newServer = conformance.NewNeemiasServer
+	default:
+		return fmt.Errorf("unknown -registry %q", *registry)
+	}
+	h, err := newServer(base, *token, logger)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,9 @@ func (h *Handler) buildServer(vis []*entry) *sdk.Server {
 		// A stateless server cannot deliver list_changed or resources/updated: advertise neither.
 		Tools:     &sdk.ToolCapabilities{},
 		Resources: &sdk.ResourceCapabilities{},
+		// The spec has no prompts, but the SDK answers prompts/list anyway (an empty list with
+		// cache hints); declaring the capability keeps discover truthful about that.
+		Prompts: &sdk.PromptCapabilities{},
 	}
 	if h.opts.Complete != nil {
 		caps.Completions = &sdk.CompletionCapabilities{}

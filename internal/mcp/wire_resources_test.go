@@ -41,8 +41,8 @@ func TestResourceURIs(t *testing.T) {
 		})
 	}
 	invalid := map[string]string{
-		"neemias://roster/children/not-a-uuid":                     "id: must be a UUID",
-		"neemias://attendance/summary?from=2026-02-30":             "from: must be a calendar date",
+		"neemias://roster/children/not-a-uuid":                       "id: must be a UUID",
+		"neemias://attendance/summary?from=2026-02-30":               "from: must be a calendar date",
 		"neemias://attendance/summary?from=2026-07-01&to=2026-06-01": "from: must not be after to",
 	}
 	for uri, want := range invalid {

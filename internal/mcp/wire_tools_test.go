@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-
 // tools/call: structuredContent conforming to the output schema plus the same JSON as text;
 // input-validation failures as isError results an agent can act on (security checklist M11,
 // I03, I04, I07); internal errors as a correlation id only (P01).
