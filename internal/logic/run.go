@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -80,10 +81,11 @@ func (s *Service) run(ctx context.Context, c call, b body) error {
 	start := time.Now()
 	w, err := callerOf(ctx)
 	if err != nil {
+		st := &txState{targets: c.targets}
 		if c.audited && s.Store != nil {
-			s.record(ctx, store.Anonymous, "", c, &txState{targets: c.targets}, err)
+			s.record(ctx, store.Anonymous, "", c, st, err)
 		}
-		s.logCall(ctx, c, nil, err, start)
+		s.logCall(ctx, c, nil, st, err, start)
 		return err
 	}
 	if s.Store == nil {
@@ -91,6 +93,7 @@ func (s *Service) run(ctx context.Context, c call, b body) error {
 	}
 	var (
 		last      txState
+		bodyErr   error // the body's own error, on the last attempt
 		auditedIn error // the body's error whose audit entry committed with its writes
 	)
 	err = s.Store.InTx(ctx, w.caller(), func(ctx context.Context, tx pgx.Tx) error {
@@ -98,6 +101,7 @@ func (s *Service) run(ctx context.Context, c call, b body) error {
 		auditedIn = nil
 		q := db.New(tx)
 		berr := b(ctx, q, w, &last)
+		bodyErr = berr
 		if berr == nil {
 			if !c.audited {
 				return nil
@@ -115,10 +119,15 @@ func (s *Service) run(ctx context.Context, c call, b body) error {
 		auditedIn = berr
 		return store.CommitWith(berr)
 	})
+	if err != nil && bodyErr == nil {
+		// The body succeeded but the call did not (audit write, commit): what the body
+		// reported about its outcome no longer holds.
+		last.action, last.outcome = "", ""
+	}
 	if err != nil && c.audited && (auditedIn == nil || err != auditedIn) {
 		s.record(ctx, w.caller(), w.ClientID, c, &last, err)
 	}
-	s.logCall(ctx, c, &w, err, start)
+	s.logCall(ctx, c, &w, &last, err, start)
 	return err
 }
 
@@ -132,8 +141,9 @@ func (s *Service) record(ctx context.Context, caller store.Caller, clientID stri
 	}
 }
 
-// entry builds the audit entry of a call that ended with cause (nil: success).
-func (s *Service) entry(ctx context.Context, w who, c call, st *txState, cause error) audit.Entry {
+// describe is the audit action and outcome of a call that ended with cause (nil: success):
+// derived from the error unless the body said more precisely.
+func describe(c call, st *txState, cause error) (string, audit.Outcome) {
 	action, outcome := classify(c.op, cause)
 	if st.action != "" {
 		action = st.action
@@ -141,6 +151,12 @@ func (s *Service) entry(ctx context.Context, w who, c call, st *txState, cause e
 	if st.outcome != "" {
 		outcome = st.outcome
 	}
+	return action, outcome
+}
+
+// entry builds the audit entry of a call that ended with cause (nil: success).
+func (s *Service) entry(ctx context.Context, w who, c call, st *txState, cause error) audit.Entry {
+	action, outcome := describe(c, st, cause)
 	e := audit.Entry{
 		Capability: c.capID,
 		Action:     action,
@@ -181,8 +197,8 @@ func classify(op string, err error) (string, audit.Outcome) {
 // logCall writes one debug line per call: capability, redacted input, outcome, duration.
 // Unexpected (internal) errors are logged at warning level; their text has been through
 // store.MapError and carries no row values.
-func (s *Service) logCall(ctx context.Context, c call, w *who, err error, start time.Time) {
-	action, outcome := classify(c.op, err)
+func (s *Service) logCall(ctx context.Context, c call, w *who, st *txState, err error, start time.Time) {
+	action, outcome := describe(c, st, err)
 	level := slog.LevelDebug
 	attrs := []slog.Attr{
 		slog.String("capability", c.capID),
@@ -198,7 +214,7 @@ func (s *Service) logCall(ctx context.Context, c call, w *who, err error, start 
 	}
 	if err != nil {
 		attrs = append(attrs, slog.String("error", err.Error()))
-		if outcome == audit.Error && action == c.op+".failed" {
+		if a, _ := classify(c.op, err); strings.HasSuffix(a, ".failed") { // not a domain error
 			level = slog.LevelWarn
 		}
 	}
