@@ -3,6 +3,7 @@ package logic_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -152,5 +153,43 @@ func TestAuditIsAppendOnlyForTheApp(t *testing.T) {
 	}
 	if n := len(e.audit()); n != 1 {
 		t.Fatalf("%d entries, want 1", n)
+	}
+}
+
+// TestInvokeAuditsScopeRefusalsOnce: Service.Invoke, the audited entry point for the protocol
+// layers, records a scope refusal (which the generated dispatcher makes before any handler)
+// exactly once, and adds nothing to what the handlers audit themselves.
+func TestInvokeAuditsScopeRefusalsOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.a
+	resp := a.as(store.RoleResponsavel)
+	granted, _ := scopesOf(store.RoleResponsavel)
+	raw := json.RawMessage(`{"id":"` + a.k3.String() + `"}`)
+
+	// Refused by scope: RESPONSAVEL has no roster:read.
+	_, err := e.svc.Invoke(resp, capapi.CapRosterChildren, json.RawMessage(`{}`), granted)
+	var f *errs.Forbidden
+	if !errors.As(err, &f) {
+		t.Fatalf("err = %v, want *errs.Forbidden", err)
+	}
+	// Allowed by scope, refused by the row filter: the handler audits it, once.
+	_, err = e.svc.Invoke(resp, capapi.CapRosterChild, raw, granted)
+	wantNotFound(t, err)
+	// Allowed.
+	if _, err := e.svc.Invoke(resp, capapi.CapRosterChild, json.RawMessage(`{"id":"`+a.k1.String()+`"}`), granted); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range e.audit() {
+		got = append(got, r.Capability+" "+r.Action+" "+r.Outcome)
+	}
+	want := []string{
+		"roster_children read.forbidden denied",
+		"roster_child read.not_found denied",
+		"roster_child read allowed",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("audit (-want +got)\n%s", d)
 	}
 }
