@@ -116,6 +116,10 @@ func TestInvokeRejectsBadInputWithoutEchoingIt(t *testing.T) {
 		{"too short name", capapi.CapChildEnroll, strings.Replace(enroll(""), childName, "S", 1), "name", "must be at least 2 characters long"},
 		{"nested required", capapi.CapChildEnroll, strings.Replace(enroll(""), `"granted":true,`, ``, 1), "consent.granted", "is required"},
 		{"invalid JSON", capapi.CapRosterChild, `{"id":`, "", "not valid JSON"},
+		{"NUL byte in a name", capapi.CapChildEnroll, strings.Replace(enroll(""), childName, `Ana\u0000Maria`, 1), "name", "must not contain NUL characters"},
+		{"SQL metacharacters in an id", capapi.CapRosterChild, `{"id":"1' OR '1'='1"}`, "id", "must be a UUID"},
+		{"mass assignment of church_id", capapi.CapCheckinRegister, `{"child_id":"` + childID.String() + `","church_id":"` + childID.String() + `"}`, "church_id", "is not a known field"},
+		{"huge name", capapi.CapChildEnroll, strings.Replace(enroll(""), childName, strings.Repeat("a", 1<<20), 1), "name", "must be at most 120 characters long"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -200,6 +200,14 @@ func (n *schemaNode) check(path string, inst any) error {
 }
 
 func (n *schemaNode) checkString(path, s string) error {
+	// PostgreSQL text cannot hold NUL, and control characters have no business in names or
+	// codes: refuse them here with a clean message instead of a driver error later.
+	if strings.ContainsRune(s, 0) {
+		return invalid(path, "must not contain NUL characters")
+	}
+	if !utf8.ValidString(s) {
+		return invalid(path, "must be valid UTF-8")
+	}
 	if len(n.Enum) > 0 {
 		allowed := make([]string, 0, len(n.Enum))
 		for _, e := range n.Enum {

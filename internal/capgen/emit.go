@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"text/template"
+
+	"github.com/neemias/neemias-mcp/internal/capgen/specschema"
 )
 
 // File is one generated file, in memory. Generation never touches the disk; the CLI writes or
@@ -156,5 +158,5 @@ func GenerateAll(m *Model) ([]File, error) {
 	return files, nil
 }
 
-// specSchema is replaced by the specschema package once it exists.
-var specSchema = func() ([]byte, error) { return nil, nil }
+// specSchema produces spec/capabilities.schema.json from the spec's Go model.
+var specSchema = specschema.Generate
