@@ -41,7 +41,7 @@ func TestPIICanary(t *testing.T) {
 				{capapi.CapCheckinRegister, map[string]any{"child_id": c.k1}},
 				{capapi.CapCheckinRegister, map[string]any{"child_id": c.k4}},
 				{capapi.CapCheckinRegister, map[string]any{"child_id": uuid.New()}},
-				{capapi.CapCheckoutRegister, map[string]any{"checkin_id": c.ck1, "pickup_code": "0000"}},
+				{capapi.CapCheckoutRegister, map[string]any{"checkin_id": c.ck1, "pickup_code": "Zzpick0000"}},
 				{capapi.CapCheckoutRegister, map[string]any{"checkin_id": c.ck2, "pickup_code": fixtureCode}},
 				{capapi.CapChildEnroll, enrollArgs(birth)},
 				{capapi.CapChildEnroll, badConsent},
