@@ -115,7 +115,8 @@ func serveCmd() *cobra.Command {
 					return err
 				}
 			}
-			hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second}
+			// Slow clients (slowloris) are cut off; no WriteTimeout, SSE responses may legitimately last.
+			hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 			go func() {
 				<-ctx.Done()
 				shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)

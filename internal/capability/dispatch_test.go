@@ -70,7 +70,9 @@ func (r *recorder) ChildEnroll(_ context.Context, in *capapi.ChildEnrollInput) (
 	return &capapi.ChildEnrollOutput{ChildID: childID}, nil
 }
 
-func (r *recorder) Complete(context.Context, string, string, string) ([]string, error) { return nil, nil }
+func (r *recorder) Complete(context.Context, string, string, string) ([]string, error) {
+	return nil, nil
+}
 
 var _ capapi.Handler = (*recorder)(nil)
 

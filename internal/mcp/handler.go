@@ -109,7 +109,11 @@ func NewHandler(opts Options) (*Handler, error) {
 	})
 	guard := httpx.HostOriginGuard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}
 	bearer := httpx.Bearer{Verifier: opts.Verifier, ResourceMetadataURL: opts.ResourceMetadataURL, Scope: opts.ChallengeScope, Logger: opts.Logger}
-	h.chain = guard.Wrap(onlyPOST(bearer.Wrap(http.HandlerFunc(h.serveMCP))))
+	var inner http.Handler = http.HandlerFunc(h.serveMCP)
+	if opts.RateLimit != nil {
+		inner = opts.RateLimit.Wrap(inner)
+	}
+	h.chain = guard.Wrap(onlyPOST(bearer.Wrap(inner)))
 	return h, nil
 }
 

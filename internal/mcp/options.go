@@ -10,6 +10,7 @@ import (
 
 	"github.com/neemias/neemias-mcp/internal/authn"
 	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/httpx"
 )
 
 // InvokeFunc runs one capability: gen/capapi.Invoke bound to the hand-written handler. args is
@@ -62,6 +63,9 @@ type Options struct {
 	ChallengeScope string
 	// AllowedHosts and AllowedOrigins are the Host/Origin allowlist (see httpx.HostOriginGuard).
 	AllowedHosts, AllowedOrigins []string
+
+	// RateLimit, when set, limits requests per authenticated caller (429 + Retry-After).
+	RateLimit *httpx.RateLimiter
 
 	// MaxBodyBytes limits request bodies (default httpx.DefaultMaxBodyBytes).
 	MaxBodyBytes int64

@@ -19,6 +19,7 @@ import (
 	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/logic"
 	"github.com/neemias/neemias-mcp/internal/mcp"
 	"github.com/neemias/neemias-mcp/internal/rest"
@@ -37,6 +38,23 @@ type Config struct {
 	Logger         *slog.Logger
 	// Version is the server version reported to clients.
 	Version string
+	// RatePerSecond and RateBurst limit MCP requests per caller (defaults 10/s, burst 60).
+	RatePerSecond float64
+	RateBurst     int
+}
+
+func (c Config) rateOr(d float64) float64 {
+	if c.RatePerSecond > 0 {
+		return c.RatePerSecond
+	}
+	return d
+}
+
+func (c Config) burstOr(d int) int {
+	if c.RateBurst > 0 {
+		return c.RateBurst
+	}
+	return d
 }
 
 // Server is the assembled application.
@@ -89,6 +107,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		ResourceMetadataURL: metadataURL,
 		AllowedHosts:        []string{base.Host, base.Hostname()},
 		AllowedOrigins:      append([]string{issuer}, cfg.AllowedOrigins...),
+		RateLimit:           &httpx.RateLimiter{PerSecond: cfg.rateOr(10), Burst: cfg.burstOr(60)},
 		Logger:              cfg.Logger,
 	})
 	if err != nil {
