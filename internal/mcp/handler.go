@@ -280,6 +280,9 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 			h.notFoundEarly(w, env, r)
 			return
 		}
+		if h.opts.OnScopeDenied != nil {
+			h.opts.OnScopeDenied(r.Context(), e.ID, e.scope)
+		}
 		httpx.WriteInsufficientScope(w, h.opts.ResourceMetadataURL, e.scope)
 		return
 	}

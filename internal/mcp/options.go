@@ -64,6 +64,10 @@ type Options struct {
 	// AllowedHosts and AllowedOrigins are the Host/Origin allowlist (see httpx.HostOriginGuard).
 	AllowedHosts, AllowedOrigins []string
 
+	// OnScopeDenied, when set, is told about every request refused with 403 insufficient_scope
+	// before any handler runs (the server writes it to the audit log). The caller is on ctx.
+	OnScopeDenied func(ctx context.Context, capabilityID, scope string)
+
 	// RateLimit, when set, limits requests per authenticated caller (429 + Retry-After).
 	RateLimit *httpx.RateLimiter
 

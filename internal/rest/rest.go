@@ -23,13 +23,17 @@ import (
 	"github.com/neemias/neemias-mcp/gen/openapi/oas"
 	"github.com/neemias/neemias-mcp/gen/restapi"
 	"github.com/neemias/neemias-mcp/internal/authn"
+	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/principal"
 )
 
 // Options configure the REST handler.
 type Options struct {
-	Handler  capapi.Handler
+	Handler capapi.Handler
+	// Invoke, when set, replaces dispatch.Invoke (the server passes the logic's auditing
+	// Invoke).
+	Invoke   func(ctx context.Context, id string, args json.RawMessage, granted capability.ScopeSet) (any, error)
 	Verifier authn.Verifier
 	// ResourceMetadataURL goes into every WWW-Authenticate challenge (RFC 9728).
 	ResourceMetadataURL string
@@ -91,7 +95,13 @@ func (r *runner) Run(ctx context.Context, id string, args json.RawMessage) (json
 	if !ok {
 		return nil, errs.ErrUnauthenticated
 	}
-	out, err := dispatch.Invoke(ctx, r.o.Handler, id, args, p.Scopes)
+	invoke := r.o.Invoke
+	if invoke == nil {
+		invoke = func(ctx context.Context, id string, args json.RawMessage, granted capability.ScopeSet) (any, error) {
+			return dispatch.Invoke(ctx, r.o.Handler, id, args, granted)
+		}
+	}
+	out, err := invoke(ctx, id, args, p.Scopes)
 	if err != nil {
 		return nil, err
 	}

@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
-	"github.com/neemias/neemias-mcp/gen/dispatch"
 	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/logic"
 	"github.com/neemias/neemias-mcp/internal/mcp"
@@ -96,7 +96,13 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			"is returned only where your scopes allow.",
 		Capabilities: capapi.Capabilities(),
 		Invoke: func(ctx context.Context, id string, args json.RawMessage, granted capability.ScopeSet) (any, error) {
-			return dispatch.Invoke(ctx, svc, id, args, granted)
+			return svc.Invoke(ctx, id, args, granted) // dispatch.Invoke, plus audit of scope refusals
+		},
+		OnScopeDenied: func(ctx context.Context, id, scope string) {
+			err := svc.AuditDenied(ctx, id, nil, &errs.Forbidden{Capability: id, Scope: scope})
+			if err != nil {
+				cfg.Logger.WarnContext(ctx, "audit entry for a scope refusal not written", "capability", id, "error", err)
+			}
 		},
 		Complete:            svc.Complete,
 		InputSchema:         schemas.Input,
@@ -113,7 +119,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: MCP handler: %w", err)
 	}
-	restHandler, err := rest.New(rest.Options{Handler: svc, Verifier: verifier, ResourceMetadataURL: metadataURL, Logger: cfg.Logger})
+	restHandler, err := rest.New(rest.Options{Handler: svc, Invoke: svc.Invoke, Verifier: verifier, ResourceMetadataURL: metadataURL, Logger: cfg.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
