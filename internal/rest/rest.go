@@ -65,16 +65,21 @@ func New(o Options) (http.Handler, error) {
 }
 
 // challenges adds the RFC 6750 WWW-Authenticate header to 401 and 403 answers: ogen routes
-// security failures through NewError, which cannot set headers.
+// security failures through NewError, which cannot set headers. NewError tells the writer the
+// missing scope through the request context, so a 403 names it (scope="…"), as MCP's does.
 func challenges(next http.Handler, metadataURL string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(&challengeWriter{ResponseWriter: w, metadataURL: metadataURL}, r)
+		cw := &challengeWriter{ResponseWriter: w, metadataURL: metadataURL}
+		next.ServeHTTP(cw, r.WithContext(context.WithValue(r.Context(), challengeKey{}, cw)))
 	})
 }
+
+type challengeKey struct{}
 
 type challengeWriter struct {
 	http.ResponseWriter
 	metadataURL string
+	scope       string // the scope a 403 lacks, when known
 }
 
 func (c *challengeWriter) WriteHeader(status int) {
@@ -82,7 +87,11 @@ func (c *challengeWriter) WriteHeader(status int) {
 	case http.StatusUnauthorized:
 		c.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="invalid_token", resource_metadata=%q`, c.metadataURL))
 	case http.StatusForbidden:
-		c.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", resource_metadata=%q`, c.metadataURL))
+		scope := ""
+		if c.scope != "" {
+			scope = fmt.Sprintf(`, scope=%q`, c.scope)
+		}
+		c.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope"%s, resource_metadata=%q`, scope, c.metadataURL))
 	}
 	c.ResponseWriter.WriteHeader(status)
 }
@@ -145,6 +154,9 @@ func (r *runner) NewError(ctx context.Context, err error) *oas.ErrorStatusCode {
 	case errors.Is(err, errs.ErrUnauthenticated):
 		return &oas.ErrorStatusCode{StatusCode: http.StatusUnauthorized, Response: oas.Error{Code: oas.ErrorCodeUnauthorized, Message: "a valid bearer token is required"}}
 	case errors.As(err, &forb):
+		if cw, ok := ctx.Value(challengeKey{}).(*challengeWriter); ok {
+			cw.scope = forb.Scope
+		}
 		return &oas.ErrorStatusCode{StatusCode: http.StatusForbidden, Response: oas.Error{Code: oas.ErrorCodeForbidden, Message: forb.Error()}}
 	case errors.Is(err, errs.ErrNotFound):
 		return &oas.ErrorStatusCode{StatusCode: http.StatusNotFound, Response: oas.Error{Code: oas.ErrorCodeNotFound, Message: "not found"}}
@@ -162,14 +174,18 @@ func (r *runner) NewError(ctx context.Context, err error) *oas.ErrorStatusCode {
 func (r *runner) errorHandler(ctx context.Context, w http.ResponseWriter, req *http.Request, err error) {
 	var resp *oas.ErrorStatusCode
 	var secErr *ogenerrors.SecurityError
+	var paramErr *ogenerrors.DecodeParamError
 	var decErr *ogenerrors.DecodeParamsError
 	var bodyErr *ogenerrors.DecodeRequestError
 	switch {
 	case errors.As(err, &secErr):
 		resp = r.NewError(ctx, errs.ErrUnauthenticated)
+	case errors.As(err, &paramErr):
+		// The parameter's name (DecodeParamsError.Name is the operation's); the value is not
+		// echoed.
+		resp = r.NewError(ctx, &errs.Invalid{Field: paramErr.Name, Reason: "has the wrong form"})
 	case errors.As(err, &decErr):
-		// ogen names the parameter; the value is not echoed.
-		resp = r.NewError(ctx, &errs.Invalid{Field: decErr.Name, Reason: "has the wrong form"})
+		resp = r.NewError(ctx, &errs.Invalid{Reason: "a parameter has the wrong form"})
 	case errors.As(err, &bodyErr):
 		resp = r.NewError(ctx, &errs.Invalid{Reason: "the request body is not valid for this operation"})
 	default:
