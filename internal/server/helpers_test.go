@@ -72,6 +72,12 @@ var (
 // level, as JSON lines.
 func newApp(t *testing.T) *app {
 	t.Helper()
+	return newAppAt(t, "")
+}
+
+// newAppAt is newApp with the given PublicURL ("" means the listener's http://127.0.0.1:port).
+func newAppAt(t *testing.T, publicURL string) *app {
+	t.Helper()
 	st := storetest.NewSeeded(t, seed.Options{ChildrenPerChurch: 80, Months: 2})
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -82,7 +88,10 @@ func newApp(t *testing.T) *app {
 	base := "http://" + ln.Addr().String()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	srv, err := server.New(ctx, server.Config{PublicURL: base, Logger: logger, Version: "0.1.0-test"}, st)
+	if publicURL == "" {
+		publicURL = base
+	}
+	srv, err := server.New(ctx, server.Config{PublicURL: publicURL, Logger: logger, Version: "0.1.0-test"}, st)
 	if err != nil {
 		ln.Close()
 		t.Fatalf("server.New: %v", err)

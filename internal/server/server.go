@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -86,6 +87,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	verifier := &tokens.Verifier{Issuer: issuer, Audiences: []string{resource, resource + "/"}, Keys: keys.Public}
 	svc := logic.New(st, logic.WithLogger(cfg.Logger))
 	metadataURL := issuer + "/.well-known/oauth-protected-resource/mcp"
+	hosts, origins := allowlists(base, cfg.AllowedOrigins)
 
 	mcpHandler, err := mcp.NewHandler(mcp.Options{
 		Name:    "io.github.neemias/neemias-mcp",
@@ -111,8 +113,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		RoleScopes:          scopes.RoleScopes,
 		Verifier:            verifier,
 		ResourceMetadataURL: metadataURL,
-		AllowedHosts:        []string{base.Host, base.Hostname()},
-		AllowedOrigins:      append([]string{issuer}, cfg.AllowedOrigins...),
+		AllowedHosts:        hosts,
+		AllowedOrigins:      origins,
 		RateLimit:           &httpx.RateLimiter{PerSecond: cfg.rateOr(10), Burst: cfg.burstOr(60)},
 		Logger:              cfg.Logger,
 	})
@@ -146,6 +148,30 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		Verifier:    verifier,
 		ResourceURL: resource,
 	}, nil
+}
+
+// allowlists returns the Host and Origin allowlists of the MCP endpoint: the public URL's host
+// and origin, plus the configured origins. A server whose public URL is on loopback also
+// accepts the other loopback names (localhost, 127.0.0.1, [::1]) on any port, as Host and as
+// http Origin: local clients say "localhost" as often as "127.0.0.1", browser-based ones (the
+// MCP Inspector) run on another port, and a rebinding attacker's page never has a loopback
+// Host or Origin.
+func allowlists(base *url.URL, extraOrigins []string) (hosts, origins []string) {
+	hosts = []string{base.Host, hostEntry(base.Hostname())}
+	origins = append([]string{base.Scheme + "://" + base.Host}, extraOrigins...)
+	if h := base.Hostname(); h == "localhost" || net.ParseIP(h).IsLoopback() {
+		hosts = append(hosts, httpx.LoopbackHosts()...)
+		origins = append(origins, httpx.LoopbackOrigins()...)
+	}
+	return hosts, origins
+}
+
+// hostEntry brackets an IPv6 literal, the form a Host header carries it in.
+func hostEntry(h string) string {
+	if strings.Contains(h, ":") {
+		return "[" + h + "]"
+	}
+	return h
 }
 
 // protectedResourceMetadata serves RFC 9728 metadata. `resource` is exactly the canonical MCP
