@@ -619,30 +619,13 @@ func (v ChildEnrollOutput) GoString() string { return v.String() }
 
 // Finalize prepares the output of roster_children for the wire: fields the granted scopes do not
 // cover are removed, and required lists are never null.
-func (o *RosterChildrenOutput) Finalize(granted capability.ScopeSet) {
+func (o *RosterChildrenOutput) Finalize(_ capability.ScopeSet) {
 	if o.Classes == nil {
 		o.Classes = []RosterChildrenOutputClassesItem{}
-	}
-	for i := range o.Classes {
-		o.Classes[i].finalize(granted)
 	}
 	if o.AgeGroups == nil {
 		o.AgeGroups = []RosterChildrenOutputAgeGroupsItem{}
 	}
-	for i := range o.AgeGroups {
-		o.AgeGroups[i].finalize(granted)
-	}
-	_ = granted
-}
-
-// finalize is Finalize for an element of roster_children's output.
-func (o *RosterChildrenOutputClassesItem) finalize(granted capability.ScopeSet) {
-	_ = granted
-}
-
-// finalize is Finalize for an element of roster_children's output.
-func (o *RosterChildrenOutputAgeGroupsItem) finalize(granted capability.ScopeSet) {
-	_ = granted
 }
 
 // Finalize prepares the output of roster_child for the wire: fields the granted scopes do not
@@ -654,7 +637,6 @@ func (o *RosterChildOutput) Finalize(granted capability.ScopeSet) {
 	for i := range o.Guardians {
 		o.Guardians[i].finalize(granted)
 	}
-	_ = granted
 }
 
 // finalize is Finalize for an element of roster_child's output.
@@ -662,24 +644,14 @@ func (o *RosterChildOutputGuardiansItem) finalize(granted capability.ScopeSet) {
 	if !granted.Has("guardians:read") {
 		o.Phone = nil
 	}
-	_ = granted
 }
 
 // Finalize prepares the output of attendance_summary for the wire: fields the granted scopes do not
 // cover are removed, and required lists are never null.
-func (o *AttendanceSummaryOutput) Finalize(granted capability.ScopeSet) {
+func (o *AttendanceSummaryOutput) Finalize(_ capability.ScopeSet) {
 	if o.Days == nil {
 		o.Days = []AttendanceSummaryOutputDaysItem{}
 	}
-	for i := range o.Days {
-		o.Days[i].finalize(granted)
-	}
-	_ = granted
-}
-
-// finalize is Finalize for an element of attendance_summary's output.
-func (o *AttendanceSummaryOutputDaysItem) finalize(granted capability.ScopeSet) {
-	_ = granted
 }
 
 // Finalize prepares the output of checkins_by_date for the wire: fields the granted scopes do not
@@ -691,7 +663,6 @@ func (o *CheckinsByDateOutput) Finalize(granted capability.ScopeSet) {
 	for i := range o.Checkins {
 		o.Checkins[i].finalize(granted)
 	}
-	_ = granted
 }
 
 // finalize is Finalize for an element of checkins_by_date's output.
@@ -699,23 +670,16 @@ func (o *CheckinsByDateOutputCheckinsItem) finalize(granted capability.ScopeSet)
 	if !granted.Has("children:read") {
 		o.ChildName = nil
 	}
-	_ = granted
 }
 
 // Finalize prepares the output of neemias_checkin_register for the wire: fields the granted scopes do not
 // cover are removed, and required lists are never null.
-func (o *CheckinRegisterOutput) Finalize(granted capability.ScopeSet) {
-	_ = granted
-}
+func (o *CheckinRegisterOutput) Finalize(capability.ScopeSet) {}
 
 // Finalize prepares the output of neemias_checkout_register for the wire: fields the granted scopes do not
 // cover are removed, and required lists are never null.
-func (o *CheckoutRegisterOutput) Finalize(granted capability.ScopeSet) {
-	_ = granted
-}
+func (o *CheckoutRegisterOutput) Finalize(capability.ScopeSet) {}
 
 // Finalize prepares the output of neemias_child_enroll for the wire: fields the granted scopes do not
 // cover are removed, and required lists are never null.
-func (o *ChildEnrollOutput) Finalize(granted capability.ScopeSet) {
-	_ = granted
-}
+func (o *ChildEnrollOutput) Finalize(capability.ScopeSet) {}

@@ -404,3 +404,25 @@ func (c *Cap) AnnotationsLiteral() string {
 func scopeConst(name string) string {
 	return spec.GoName(strings.NewReplacer(":", "_", "-", "_", ".", "_").Replace(name), "")
 }
+
+// NeedsFinalize reports whether finalizing the struct does anything: a redactable field, a
+// required list that must not be null, or a member that needs it.
+func (s *Struct) NeedsFinalize() bool {
+	for _, f := range s.Fields {
+		if f.Redactable || (f.IsSlice && f.Required) || (f.Elem != nil && f.Elem.NeedsFinalize()) {
+			return true
+		}
+	}
+	return false
+}
+
+// UsesGranted reports whether the struct's finalize code reads the granted scopes (itself, or
+// to pass them to a member's finalize).
+func (s *Struct) UsesGranted() bool {
+	for _, f := range s.Fields {
+		if f.Redactable || (f.Elem != nil && f.Elem.NeedsFinalize()) {
+			return true
+		}
+	}
+	return false
+}

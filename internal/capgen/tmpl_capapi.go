@@ -103,12 +103,16 @@ func (v {{$s.GoName}}) GoString() string { return v.String() }
 {{- range $c := .Caps}}
 // Finalize prepares the output of {{$c.ID}} for the wire: fields the granted scopes do not
 // cover are removed, and required lists are never null.
-func (o *{{$c.Output.GoName}}) Finalize(granted capability.ScopeSet) {
+{{- if $c.Output.NeedsFinalize}}
+func (o *{{$c.Output.GoName}}) Finalize({{if $c.Output.UsesGranted}}granted{{else}}_{{end}} capability.ScopeSet) {
 {{- template "finalize" $c.Output}}
 }
-{{range $s := $c.Structs}}{{if and $s.IsOutput (not $s.IsRoot)}}
+{{- else}}
+func (o *{{$c.Output.GoName}}) Finalize(capability.ScopeSet) {}
+{{- end}}
+{{range $s := $c.Structs}}{{if and $s.IsOutput (not $s.IsRoot) $s.NeedsFinalize}}
 // finalize is Finalize for an element of {{$c.ID}}'s output.
-func (o *{{$s.GoName}}) finalize(granted capability.ScopeSet) {
+func (o *{{$s.GoName}}) finalize({{if $s.UsesGranted}}granted{{else}}_{{end}} capability.ScopeSet) {
 {{- template "finalize" $s}}
 }
 {{end}}{{end}}{{end}}
@@ -124,7 +128,7 @@ func (o *{{$s.GoName}}) finalize(granted capability.ScopeSet) {
 		o.{{.GoName}} = {{.GoType}}{}
 	}
 {{- end}}
-{{- if .Elem}}
+{{- if and .Elem .Elem.NeedsFinalize}}
 	{{- if .IsSlice}}
 	for i := range o.{{.GoName}} {
 		o.{{.GoName}}[i].finalize(granted)
@@ -138,6 +142,5 @@ func (o *{{$s.GoName}}) finalize(granted capability.ScopeSet) {
 	{{- end}}
 {{- end}}
 {{- end}}
-	_ = granted
 {{- end}}
 `

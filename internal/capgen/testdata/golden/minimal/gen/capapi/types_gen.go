@@ -122,11 +122,8 @@ func (o *ThingOutput) Finalize(granted capability.ScopeSet) {
 	if o.Tags == nil {
 		o.Tags = []string{}
 	}
-	_ = granted
 }
 
 // Finalize prepares the output of demo_thing_make for the wire: fields the granted scopes do not
 // cover are removed, and required lists are never null.
-func (o *ThingMakeOutput) Finalize(granted capability.ScopeSet) {
-	_ = granted
-}
+func (o *ThingMakeOutput) Finalize(capability.ScopeSet) {}
