@@ -273,6 +273,10 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteRPCError(w, http.StatusBadRequest, env.id, *rpcErr)
 		return
 	}
+	if env.method == "tools/call" && h.tools[env.name] == nil {
+		h.unknownTool(w, env)
+		return
+	}
 	p, _ := principal.From(r.Context())
 	granted := h.granted(p)
 	if e := h.target(env); e != nil && !(e.reachable && granted.Has(e.scope)) {
@@ -299,7 +303,7 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 // it did not exist.
 func (h *Handler) notFoundEarly(w http.ResponseWriter, env *envelope, r *http.Request) {
 	if env.method == "tools/call" {
-		httpx.WriteRPCError(w, http.StatusOK, env.id, httpx.RPCError{Code: httpx.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", env.name)})
+		h.unknownTool(w, env)
 		return
 	}
 	code, status := int64(CodeResourceNotFoundLegacy), http.StatusOK
@@ -307,6 +311,17 @@ func (h *Handler) notFoundEarly(w http.ResponseWriter, env *envelope, r *http.Re
 		code, status = httpx.CodeInvalidParams, http.StatusBadRequest
 	}
 	httpx.WriteRPCError(w, status, env.id, httpx.RPCError{Code: code, Message: "Resource not found", Data: map[string]string{"uri": env.uri}})
+}
+
+// unknownTool answers a tools/call of a tool that does not exist (or is unreachable) the way the
+// SDK would, -32602 with HTTP 400 (modern) or 200 (legacy), but without echoing the requested
+// name: it is the caller's free text, and errors never repeat input values.
+func (h *Handler) unknownTool(w http.ResponseWriter, env *envelope) {
+	status := http.StatusOK
+	if env.metaPresent {
+		status = http.StatusBadRequest
+	}
+	httpx.WriteRPCError(w, status, env.id, httpx.RPCError{Code: httpx.CodeInvalidParams, Message: "unknown tool: call tools/list for the tools you may use"})
 }
 
 // target returns the capability a tools/call or resources/read addresses, if any.
