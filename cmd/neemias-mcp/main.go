@@ -192,17 +192,26 @@ func mintFor(srv *server.Server, u demoUser, ttl time.Duration) (string, error) 
 }
 
 func migrateCmd() *cobra.Command {
-	var db dbFlags
 	c := &cobra.Command{Use: "migrate", Short: "Apply or list schema migrations"}
-	up := &cobra.Command{
-		Use: "up", Short: "Apply pending migrations (a no-op when up to date)",
+	c.AddCommand(
+		migrationsCmd("up", "Apply pending migrations (a no-op when up to date)", store.Migrate),
+		migrationsCmd("status", "List migrations and whether each is applied", store.MigrationStatus),
+	)
+	return c
+}
+
+// migrationsCmd runs one migration operation and lists the migrations it reports.
+func migrationsCmd(use, short string, op func(context.Context, string) ([]store.Migration, error)) *cobra.Command {
+	var db dbFlags
+	c := &cobra.Command{
+		Use: use, Short: short,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d, err := db.resolve(cmd.Context(), logger())
 			if err != nil {
 				return err
 			}
 			defer d.Close()
-			ms, err := store.Migrate(cmd.Context(), d.URL)
+			ms, err := op(cmd.Context(), d.URL)
 			if err != nil {
 				return err
 			}
@@ -212,27 +221,7 @@ func migrateCmd() *cobra.Command {
 			return nil
 		},
 	}
-	status := &cobra.Command{
-		Use: "status", Short: "List migrations and whether each is applied",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, err := db.resolve(cmd.Context(), logger())
-			if err != nil {
-				return err
-			}
-			defer d.Close()
-			ms, err := store.MigrationStatus(cmd.Context(), d.URL)
-			if err != nil {
-				return err
-			}
-			for _, m := range ms {
-				fmt.Fprintf(cmd.OutOrStdout(), "%-40s applied=%v\n", m.Name, m.Applied)
-			}
-			return nil
-		},
-	}
-	db.add(up)
-	db.add(status)
-	c.AddCommand(up, status)
+	db.add(c)
 	return c
 }
 
