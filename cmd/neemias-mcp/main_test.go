@@ -128,3 +128,30 @@ func TestTokenCommandRefusesScopesBeyondTheRole(t *testing.T) {
 		t.Errorf("not a JWT: %q", tok)
 	}
 }
+
+func TestMigrateCommands(t *testing.T) {
+	dbURL := storetest.NewEmptyDatabase(t)
+	run := func(args ...string) string {
+		var out bytes.Buffer
+		cmd := root()
+		cmd.SetOut(&out)
+		cmd.SetErr(io.Discard)
+		cmd.SetArgs(append(args, "--database-url", dbURL))
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return out.String()
+	}
+	if got := run("migrate", "status"); !strings.Contains(got, "00001_app_role.sql") || strings.Contains(got, "applied=true") {
+		t.Fatalf("status on an empty database:\n%s", got)
+	}
+	if got := run("migrate", "up"); strings.Contains(got, "applied=false") {
+		t.Fatalf("up left migrations pending:\n%s", got)
+	}
+	if got := run("migrate", "up"); strings.Contains(got, "applied=false") {
+		t.Fatalf("a second up must be a no-op:\n%s", got)
+	}
+	if got := run("migrate", "status"); strings.Contains(got, "applied=false") {
+		t.Fatalf("status after up:\n%s", got)
+	}
+}
