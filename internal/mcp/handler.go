@@ -104,7 +104,7 @@ func NewHandler(opts Options) (*Handler, error) {
 		// reverse proxy that connects over loopback with the public Host.
 		DisableLocalhostProtection:   true,
 		MaxRequestBodyBytes:          opts.MaxBodyBytes,
-		Logger:                       opts.Logger,
+		Logger:                       sdkLogger(opts.Logger),
 		PropagateRequestCancellation: true,
 	})
 	guard := httpx.HostOriginGuard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}

@@ -28,7 +28,7 @@ func (h *Handler) buildServer(vis []*entry) *sdk.Server {
 	}
 	so := &sdk.ServerOptions{
 		Instructions:              h.opts.Instructions,
-		Logger:                    h.log,
+		Logger:                    sdkLogger(h.log),
 		Capabilities:              caps,
 		SupportedProtocolVersions: SupportedVersions,
 		SetCacheable:              h.setCacheable,
