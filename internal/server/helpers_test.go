@@ -72,11 +72,12 @@ var (
 // level, as JSON lines.
 func newApp(t *testing.T) *app {
 	t.Helper()
-	return newAppAt(t, "")
+	return newAppWith(t, server.Config{})
 }
 
-// newAppAt is newApp with the given PublicURL ("" means the listener's http://127.0.0.1:port).
-func newAppAt(t *testing.T, publicURL string) *app {
+// newAppWith is newApp with cfg; an empty PublicURL means the listener's
+// http://127.0.0.1:port. Logger and Version are always the test's.
+func newAppWith(t *testing.T, cfg server.Config) *app {
 	t.Helper()
 	st := storetest.NewSeeded(t, seed.Options{ChildrenPerChurch: 80, Months: 2})
 	logs := &syncBuffer{}
@@ -88,10 +89,11 @@ func newAppAt(t *testing.T, publicURL string) *app {
 	base := "http://" + ln.Addr().String()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if publicURL == "" {
-		publicURL = base
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = base
 	}
-	srv, err := server.New(ctx, server.Config{PublicURL: publicURL, Logger: logger, Version: "0.1.0-test"}, st)
+	cfg.Logger, cfg.Version = logger, "0.1.0-test"
+	srv, err := server.New(ctx, cfg, st)
 	if err != nil {
 		ln.Close()
 		t.Fatalf("server.New: %v", err)

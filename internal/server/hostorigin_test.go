@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/neemias/neemias-mcp/internal/server"
 )
 
 // postMCP sends a legacy initialize to the app's listener with the given Host and Origin ("" =
@@ -66,7 +68,7 @@ func TestHostOriginAllowlist(t *testing.T) {
 		}
 	})
 	t.Run("public host", func(t *testing.T) {
-		a := newAppAt(t, "https://mcp.church.example")
+		a := newAppWith(t, server.Config{PublicURL: "https://mcp.church.example"})
 		tok := a.token(t, admin)
 		for _, tc := range []struct {
 			host, origin string
