@@ -311,6 +311,7 @@ func TestPIICanary(t *testing.T) {
 	if !strings.Contains(logs, "SQLSTATE P0001") || !strings.Contains(logs, "[redacted") {
 		t.Errorf("the logs lack the mapped database error or the redacted inputs")
 	}
+	// CANARY_DUMP=file keeps the captured log for inspection.
 	if os.Getenv("CANARY_DUMP") != "" {
 		os.WriteFile(os.Getenv("CANARY_DUMP"), []byte(logs), 0o644)
 	}
