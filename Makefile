@@ -74,3 +74,7 @@ bench: ## Run the benchmarks and print their figures
 .PHONY: conformance
 conformance: ## Official MCP conformance suites (2025 era + 2026-07-28) against the fixture server
 	internal/mcp/conformance/testdata/harness/run-conformance.sh
+
+.PHONY: conformance-real
+conformance-real: ## The suites' fixture-free scenarios against the assembled server (PostgreSQL, bearer token)
+	$(GO) test -count=1 -run 'TestConformanceRealServer' -v ./internal/server
