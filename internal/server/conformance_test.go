@@ -122,8 +122,8 @@ func TestConformanceRealServer(t *testing.T) {
 	t.Logf("conformance against the real server (%s):\n%s", a.mcp, strings.Join(summary, "\n"))
 }
 
-// checkEra reads the proxy's wire log and checks the scenario spoke the era it is reported
-// under: 2025 scenarios initialize; 2026 ones send 2026-07-28 and never initialize (but
+// checkEra reads the proxy's wire log: no response carries an Mcp-Session-Id, and the scenario
+// spoke the era it is reported under: 2025 scenarios initialize; 2026 ones send 2026-07-28 and never initialize (but
 // server-stateless, which probes initialize as a removed method).
 func checkEra(t *testing.T, wire, suite, scenario string) {
 	t.Helper()
@@ -138,7 +138,13 @@ func checkEra(t *testing.T, wire, suite, scenario string) {
 			Headers map[string]string `json:"headers"`
 			RPC     json.RawMessage   `json:"rpc"`
 		}
-		if json.Unmarshal([]byte(line), &e) != nil || e.Dir != "req" {
+		if json.Unmarshal([]byte(line), &e) != nil {
+			continue
+		}
+		if e.Dir == "res" && e.Headers["mcp-session-id"] != "" {
+			t.Errorf("the server issued Mcp-Session-Id %q", e.Headers["mcp-session-id"])
+		}
+		if e.Dir != "req" {
 			continue
 		}
 		requests++
