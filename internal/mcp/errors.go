@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/neemias/neemias-mcp/internal/reqid"
 
-	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -79,9 +79,10 @@ func notFound(uri string, modern bool) error {
 	return &jsonrpc.Error{Code: code, Message: "Resource not found", Data: mustJSON(map[string]string{"uri": uri})}
 }
 
-// internal logs err with a fresh correlation id and returns the generic JSON-RPC error.
+// internal logs err with the request's correlation id (reqid) and returns the generic
+// JSON-RPC error.
 func (h *Handler) internal(ctx context.Context, e *entry, err error) error {
-	id := uuid.NewString()
+	id := reqid.FromOrNew(ctx)
 	capID := ""
 	if e != nil {
 		capID = e.ID

@@ -7,8 +7,6 @@ package rest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +24,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/principal"
+	"github.com/neemias/neemias-mcp/internal/reqid"
 )
 
 // Options configure the REST handler.
@@ -69,7 +68,7 @@ func New(o Options) (http.Handler, error) {
 // missing scope through the request context, so a 403 names it (scope="…"), as MCP's does.
 func challenges(next http.Handler, metadataURL string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		cw := &challengeWriter{ResponseWriter: w, metadataURL: metadataURL}
+		cw := &challengeWriter{ResponseWriter: w, metadataURL: metadataURL, noCredentials: r.Header.Get("Authorization") == ""}
 		next.ServeHTTP(cw, r.WithContext(context.WithValue(r.Context(), challengeKey{}, cw)))
 	})
 }
@@ -80,12 +79,19 @@ type challengeWriter struct {
 	http.ResponseWriter
 	metadataURL string
 	scope       string // the scope a 403 lacks, when known
+	// noCredentials: RFC 6750 §3.1 says a challenge to a request without credentials carries
+	// no error code.
+	noCredentials bool
 }
 
 func (c *challengeWriter) WriteHeader(status int) {
 	switch status {
 	case http.StatusUnauthorized:
-		c.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="invalid_token", resource_metadata=%q`, c.metadataURL))
+		if c.noCredentials {
+			c.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata=%q`, c.metadataURL))
+		} else {
+			c.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="invalid_token", resource_metadata=%q`, c.metadataURL))
+		}
 	case http.StatusForbidden:
 		scope := ""
 		if c.scope != "" {
@@ -163,7 +169,7 @@ func (r *runner) NewError(ctx context.Context, err error) *oas.ErrorStatusCode {
 	case errors.As(err, &conf):
 		return &oas.ErrorStatusCode{StatusCode: http.StatusConflict, Response: oas.Error{Code: oas.ErrorCodeConflict, Message: conf.Error()}}
 	}
-	id := correlationID()
+	id := reqid.FromOrNew(ctx)
 	r.o.Logger.ErrorContext(ctx, "rest: internal error", "correlation_id", id, "error", err)
 	return &oas.ErrorStatusCode{StatusCode: http.StatusInternalServerError, Response: oas.Error{
 		Code: oas.ErrorCodeInternal, Message: "internal error; quote the correlation id when reporting it", CorrelationID: oas.NewOptString(id),
@@ -197,10 +203,4 @@ func (r *runner) errorHandler(ctx context.Context, w http.ResponseWriter, req *h
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(e.Bytes())
-}
-
-func correlationID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

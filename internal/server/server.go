@@ -23,6 +23,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/logic"
 	"github.com/neemias/neemias-mcp/internal/mcp"
+	"github.com/neemias/neemias-mcp/internal/reqid"
 	"github.com/neemias/neemias-mcp/internal/rest"
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/tokens"
@@ -85,7 +86,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	verifier := &tokens.Verifier{Issuer: issuer, Audiences: []string{resource, resource + "/"}, Keys: keys.Public}
-	svc := logic.New(st, logic.WithLogger(cfg.Logger))
+	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From))
 	metadataURL := issuer + "/.well-known/oauth-protected-resource/mcp"
 	hosts, origins := allowlists(base, cfg.AllowedOrigins)
 
@@ -143,7 +144,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	return &Server{
-		Handler:     securityHeaders(mux),
+		Handler:     reqid.Middleware(securityHeaders(mux)),
 		Minter:      tokens.Minter{Issuer: issuer, Audience: resource, Key: key},
 		Verifier:    verifier,
 		ResourceURL: resource,

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +38,25 @@ func node(t *testing.T) string {
 		if _, err := exec.LookPath("npm"); err != nil {
 			installErr = err
 			return
+		}
+		// Other test binaries (internal/server) install into the same folder: take the same
+		// exclusive lock they take, and re-check once we hold it.
+		if err := os.MkdirAll(filepath.Join(harness, "node_modules"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		lock, err := os.OpenFile(filepath.Join(harness, "node_modules", ".neemias-install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lock.Close()
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+			t.Fatal(err)
+		}
+		defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		if _, err := os.Stat(filepath.Join(harness, "node_modules", "@modelcontextprotocol", "client", "package.json")); err == nil {
+			if _, err := os.Stat(bin); err == nil {
+				return
+			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()

@@ -49,9 +49,9 @@ for s in server-initialize ping tools-list resources-list dns-rebinding-protecti
   if MCP_TOKEN="$TOKEN" SCENARIO=$s "$HERE/conformance.sh" "$NURL" "$OUT/neemias-2025-$s" > "$OUT/neemias-2025-$s.log" 2>&1; then echo "PASS 2025 $s"; else echo "FAIL 2025 $s"; fail; fi
 done
 for s in caching sep-2164-resource-not-found http-header-validation tools-list resources-list dns-rebinding-protection; do
-  if MCP_TOKEN="$TOKEN" CONFORMANCE=next SCENARIO=$s "$HERE/conformance.sh" "$NURL" "$OUT/neemias-2026-$s" > "$OUT/neemias-2026-$s.log" 2>&1; then echo "PASS 2026 $s"; else echo "FAIL 2026 $s"; fail; fi
+  if MCP_TOKEN="$TOKEN" CONFORMANCE=next SPEC_VERSION=2026-07-28 SCENARIO=$s "$HERE/conformance.sh" "$NURL" "$OUT/neemias-2026-$s" > "$OUT/neemias-2026-$s.log" 2>&1; then echo "PASS 2026 $s"; else echo "FAIL 2026 $s"; fail; fi
 done
-MCP_TOKEN="$TOKEN" CONFORMANCE=next SCENARIO=server-stateless "$HERE/conformance.sh" "$NURL" "$OUT/neemias-2026-server-stateless" > "$OUT/neemias-2026-server-stateless.log" 2>&1 || true
+MCP_TOKEN="$TOKEN" CONFORMANCE=next SPEC_VERSION=2026-07-28 SCENARIO=server-stateless "$HERE/conformance.sh" "$NURL" "$OUT/neemias-2026-server-stateless" > "$OUT/neemias-2026-server-stateless.log" 2>&1 || true
 echo "info 2026 server-stateless: $(grep -E '^(PASS|FAIL) ' "$OUT/neemias-2026-server-stateless.log" | cut -c1-160)"
 
 if [ "$rc" -eq 0 ]; then echo "[conformance] both suites pass (results in $OUT)"; else echo "[conformance] FAILED (results in $OUT)"; fi
