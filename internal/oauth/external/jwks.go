@@ -1,0 +1,203 @@
+package external
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+// ErrKeysUnavailable reports that the provider's keys could not be obtained and no cached key
+// can decide the token. It is an infrastructure failure, not authn.ErrInvalidToken: the
+// middleware answers 503 (fail closed).
+var ErrKeysUnavailable = errors.New("external: identity provider keys unavailable")
+
+const (
+	maxKeys       = 100
+	minRSABits    = 2048
+	maxCandidates = 4 // keys tried for a token without kid
+)
+
+// keySet caches the provider's JWKS. It fetches when a token names a kid it does not hold or
+// when the set is older than maxAge, never more often than once per minInterval, one fetch at
+// a time. A failed fetch keeps the previous keys.
+type keySet struct {
+	url         string
+	get         func(ctx context.Context, url string) ([]byte, error)
+	minInterval time.Duration
+	maxAge      time.Duration
+	now         func() time.Time
+
+	mu          sync.Mutex
+	keys        []jose.JSONWebKey
+	fetchedAt   time.Time // last successful fetch
+	lastAttempt time.Time
+	lastErr     error // of the last attempt; nil when it succeeded
+	inflight    chan struct{}
+}
+
+// candidates returns the keys that may have signed a token with kid and alg. A nil result
+// with a nil error means no such key (the token is invalid); an error means the key set is
+// unavailable and nothing cached can decide.
+func (s *keySet) candidates(ctx context.Context, kid string, alg jose.SignatureAlgorithm) ([]jose.JSONWebKey, error) {
+	s.mu.Lock()
+	keys := match(s.keys, kid, alg)
+	stale := s.fetchedAt.IsZero() || s.now().Sub(s.fetchedAt) > s.maxAge
+	s.mu.Unlock()
+	if len(keys) > 0 && !stale {
+		return keys, nil
+	}
+	s.refresh(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if keys := match(s.keys, kid, alg); len(keys) > 0 {
+		return keys, nil // possibly stale keys: better than failing while the provider is down
+	}
+	if s.lastErr != nil {
+		return nil, fmt.Errorf("%w: %w", ErrKeysUnavailable, s.lastErr)
+	}
+	if len(s.keys) == 0 {
+		return nil, fmt.Errorf("%w: no usable key", ErrKeysUnavailable)
+	}
+	return nil, nil
+}
+
+// refresh fetches the key set unless one was attempted within minInterval; concurrent callers
+// share one fetch.
+func (s *keySet) refresh(ctx context.Context) {
+	s.mu.Lock()
+	if ch := s.inflight; ch != nil {
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		}
+		return
+	}
+	if !s.lastAttempt.IsZero() && s.now().Sub(s.lastAttempt) < s.minInterval {
+		s.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	s.inflight = ch
+	s.lastAttempt = s.now()
+	s.mu.Unlock()
+
+	// Detached from the caller: a client that hangs up must not abort the fetch for everyone
+	// else (the getter bounds it with its own timeout).
+	keys, err := s.fetch(context.WithoutCancel(ctx))
+
+	s.mu.Lock()
+	if err == nil {
+		s.keys, s.fetchedAt, s.lastErr = keys, s.now(), nil
+	} else {
+		s.lastErr = err
+	}
+	s.inflight = nil
+	s.mu.Unlock()
+	close(ch)
+}
+
+func (s *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
+	body, err := s.get(ctx, s.url)
+	if err != nil {
+		return nil, fmt.Errorf("fetching JWKS: %w", err)
+	}
+	keys, err := parseJWKS(body)
+	if err != nil {
+		return nil, fmt.Errorf("JWKS: %w", err)
+	}
+	return keys, nil
+}
+
+// parseJWKS keeps the usable verification keys: asymmetric (RSA of at least 2048 bits, ECDSA
+// on P-256/384/521, Ed25519), public parts only, use "sig" or unset. Keys of unknown types are
+// skipped rather than failing the set; symmetric keys are never kept.
+func parseJWKS(body []byte) ([]jose.JSONWebKey, error) {
+	var raw struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, errors.New("malformed key set")
+	}
+	var keys []jose.JSONWebKey
+	for _, r := range raw.Keys {
+		if len(keys) == maxKeys {
+			break
+		}
+		var k jose.JSONWebKey
+		if err := k.UnmarshalJSON(r); err != nil {
+			continue
+		}
+		if k.Use != "" && k.Use != "sig" {
+			continue
+		}
+		switch pub := k.Public().Key.(type) {
+		case *rsa.PublicKey:
+			if pub.N.BitLen() < minRSABits {
+				continue
+			}
+		case *ecdsa.PublicKey, ed25519.PublicKey:
+		default:
+			continue // symmetric or unknown
+		}
+		keys = append(keys, k.Public())
+	}
+	if len(keys) == 0 {
+		return nil, errors.New("no usable key")
+	}
+	return keys, nil
+}
+
+// match returns the keys that fit kid and alg. With no kid, every fitting key is a candidate
+// (a few at most).
+func match(keys []jose.JSONWebKey, kid string, alg jose.SignatureAlgorithm) []jose.JSONWebKey {
+	var out []jose.JSONWebKey
+	for _, k := range keys {
+		if kid != "" && k.KeyID != kid {
+			continue
+		}
+		if k.Algorithm != "" && k.Algorithm != string(alg) {
+			continue
+		}
+		if !fits(k.Key, alg) {
+			continue
+		}
+		out = append(out, k)
+		if kid == "" && len(out) == maxCandidates {
+			break
+		}
+	}
+	return out
+}
+
+// fits reports whether key can verify alg, so an RSA key is never offered an ES256 token.
+func fits(key any, alg jose.SignatureAlgorithm) bool {
+	switch k := key.(type) {
+	case *rsa.PublicKey:
+		switch alg {
+		case jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512:
+			return true
+		}
+	case *ecdsa.PublicKey:
+		switch alg {
+		case jose.ES256:
+			return k.Curve == elliptic.P256()
+		case jose.ES384:
+			return k.Curve == elliptic.P384()
+		case jose.ES512:
+			return k.Curve == elliptic.P521()
+		}
+	case ed25519.PublicKey:
+		return alg == jose.EdDSA
+	}
+	return false
+}
