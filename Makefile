@@ -54,8 +54,16 @@ build: ## Build the binaries into ./bin
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/ ./cmd/...
 
+.PHONY: test-deps
+test-deps: ## Install what the tests need beyond Go: Debian's chromium for the consent-page browser test
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing chromium (Debian package) for the browser tests"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -qq chromium >/dev/null; }
+
 .PHONY: test
-test: ## Run every test (needs PostgreSQL on 127.0.0.1:5432 or DATABASE_URL; Node/npm for client tests)
+test: test-deps ## Run every test (needs PostgreSQL on 127.0.0.1:5432 or DATABASE_URL; Node/npm for client tests)
 	$(GO) test -count=1 ./...
 
 .PHONY: lint
