@@ -97,6 +97,100 @@ type GuardianChild struct {
 	CreatedAt    time.Time
 }
 
+type OauthAuthRequest struct {
+	ID                uuid.UUID
+	ClientID          string
+	ClientName        string
+	RedirectUri       string
+	State             *string
+	Nonce             *string
+	Scopes            []string
+	Openid            bool
+	CodeChallenge     string
+	Resource          string
+	BrowserHash       []byte
+	UserID            *uuid.UUID
+	ChurchID          *uuid.UUID
+	Role              *string
+	AuthTime          *time.Time
+	Amr               *string
+	LoginFailures     int32
+	UpstreamStateHash []byte
+	UpstreamNonce     *string
+	UpstreamVerifier  *string
+	CreatedAt         time.Time
+	ExpiresAt         time.Time
+}
+
+type OauthClient struct {
+	ClientID                string
+	ClientName              string
+	RedirectUris            []string
+	GrantTypes              []string
+	ResponseTypes           []string
+	ApplicationType         string
+	TokenEndpointAuthMethod string
+	ClientSecretHash        []byte
+	ClientUri               *string
+	LogoUri                 *string
+	CreatedAt               time.Time
+	LastUsedAt              *time.Time
+}
+
+type OauthCode struct {
+	CodeHash      []byte
+	ClientID      string
+	RedirectUri   string
+	CodeChallenge string
+	Resource      string
+	Scopes        []string
+	Openid        bool
+	Nonce         *string
+	UserID        uuid.UUID
+	ChurchID      uuid.UUID
+	Role          string
+	AuthTime      time.Time
+	Amr           string
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
+	UsedAt        *time.Time
+	GrantID       *uuid.UUID
+}
+
+type OauthConsent struct {
+	ID          uuid.UUID
+	ChurchID    uuid.UUID
+	UserID      uuid.UUID
+	ClientID    string
+	ClientName  string
+	RedirectUri string
+	Scopes      []string
+	Decision    string
+	DecidedAt   time.Time
+}
+
+type OauthGrant struct {
+	ID            uuid.UUID
+	ClientID      string
+	UserID        uuid.UUID
+	ChurchID      uuid.UUID
+	Scopes        []string
+	Resource      string
+	AuthTime      time.Time
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
+	RevokedAt     *time.Time
+	RevokedReason *string
+}
+
+type OauthRefreshToken struct {
+	TokenHash []byte
+	GrantID   uuid.UUID
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	RotatedAt *time.Time
+}
+
 type OauthSigningKey struct {
 	Kid         string
 	Algorithm   string
@@ -105,6 +199,14 @@ type OauthSigningKey struct {
 	CreatedAt   time.Time
 	Active      bool
 	RetireAfter *time.Time
+}
+
+type OauthUpstreamIdentity struct {
+	Issuer    string
+	Subject   string
+	ChurchID  uuid.UUID
+	UserID    uuid.UUID
+	CreatedAt time.Time
 }
 
 type ServiceDay struct {

@@ -21,6 +21,8 @@ type Querier interface {
 	// Completion of a class id: the visible classes whose id starts with prefix (case-insensitive),
 	// at most max_results of them.
 	CompleteClassIDs(ctx context.Context, arg CompleteClassIDsParams) ([]uuid.UUID, error)
+	// Counts a failed login against the request; the caller gives up past the limit.
+	CountOAuthLoginFailure(ctx context.Context, id uuid.UUID) (int32, error)
 	// Opens the service day of a date if it is not open yet; a check-in needs it. Like every
 	// query here it runs in store.InTx: row-level security applies on top of the explicit row
 	// filters, which mirror the spec's (church, guardian_own_children, volunteer_assigned_classes).
@@ -39,6 +41,10 @@ type Querier interface {
 	GetChurch(ctx context.Context, churchID uuid.UUID) (GetChurchRow, error)
 	// A class of the caller's church that the caller may use: a volunteer only their own.
 	GetClass(ctx context.Context, arg GetClassParams) (GetClassRow, error)
+	// A pending authorization request, unless it has expired.
+	GetOAuthAuthRequest(ctx context.Context, id uuid.UUID) (OauthAuthRequest, error)
+	GetOAuthAuthRequestByUpstreamState(ctx context.Context, upstreamStateHash []byte) (OauthAuthRequest, error)
+	GetOAuthClient(ctx context.Context, clientID string) (GetOAuthClientRow, error)
 	// An account of the church, without its password hash.
 	GetUser(ctx context.Context, arg GetUserParams) (GetUserRow, error)
 	// An account of the church by email (stored lower-case), without its password hash.
@@ -57,24 +63,66 @@ type Querier interface {
 	InsertConsent(ctx context.Context, arg InsertConsentParams) (InsertConsentRow, error)
 	// user_id links the guardian to a login account, when they have one.
 	InsertGuardian(ctx context.Context, arg InsertGuardianParams) (uuid.UUID, error)
+	InsertOAuthAuthRequest(ctx context.Context, arg InsertOAuthAuthRequestParams) (uuid.UUID, error)
+	// Queries of the built-in authorization server (internal/oauth). They run on the pool, as the
+	// schema owner (like the signing keys): the oauth_* tables are closed to the application role.
+	InsertOAuthClient(ctx context.Context, arg InsertOAuthClientParams) error
+	InsertOAuthCode(ctx context.Context, arg InsertOAuthCodeParams) error
+	InsertOAuthConsent(ctx context.Context, arg InsertOAuthConsentParams) error
+	InsertOAuthGrant(ctx context.Context, arg InsertOAuthGrantParams) (uuid.UUID, error)
+	InsertOAuthRefreshToken(ctx context.Context, arg InsertOAuthRefreshTokenParams) error
 	// Inserts the first active key; a concurrent replica that lost the race inserts nothing.
 	InsertSigningKey(ctx context.Context, arg InsertSigningKeyParams) (int64, error)
 	LinkGuardianChild(ctx context.Context, arg LinkGuardianChildParams) error
+	LinkOAuthUpstreamIdentity(ctx context.Context, arg LinkOAuthUpstreamIdentityParams) error
 	// The classes the caller may use, youngest first: all of the church, a volunteer's own only.
 	ListVisibleClasses(ctx context.Context, arg ListVisibleClassesParams) ([]ListVisibleClassesRow, error)
+	// The code, locked for the redemption transaction; expired reports the 60-second limit.
+	LockOAuthCode(ctx context.Context, codeHash []byte) (LockOAuthCodeRow, error)
+	// A refresh token with its grant, both locked for the refresh transaction.
+	LockOAuthRefreshToken(ctx context.Context, tokenHash []byte) (LockOAuthRefreshTokenRow, error)
 	// The enabled accounts with this email, in every church, with their password hashes (check
 	// with store.CheckPassword). Runs as the anonymous caller: app_login_candidates is the
 	// application role's only way to read password hashes.
 	LoginCandidates(ctx context.Context, email string) ([]LoginCandidatesRow, error)
+	OAuthGrantOfRefreshToken(ctx context.Context, tokenHash []byte) (OAuthGrantOfRefreshTokenRow, error)
+	// Whether the access tokens of a grant must be refused: revoked, or gone (purged long after
+	// its tokens expired, or its user deleted).
+	OAuthGrantRevoked(ctx context.Context, id uuid.UUID) (bool, error)
+	// The local account linked to an upstream provider's account.
+	OAuthUpstreamIdentity(ctx context.Context, arg OAuthUpstreamIdentityParams) (OAuthUpstreamIdentityRow, error)
+	// A local account by id, with what a token needs: church, role and whether it is enabled.
+	OAuthUser(ctx context.Context, id uuid.UUID) (OAuthUserRow, error)
 	PublicSigningKey(ctx context.Context, kid string) (string, error)
 	PublicSigningKeys(ctx context.Context) ([]PublicSigningKeysRow, error)
+	PurgeOAuthAuthRequests(ctx context.Context) (int64, error)
+	// Dynamically registered clients never used within a day of registering.
+	PurgeOAuthClients(ctx context.Context) (int64, error)
+	// Used codes are kept a day, so a late replay still revokes its grant.
+	PurgeOAuthCodes(ctx context.Context) (int64, error)
+	// Grants past their absolute lifetime (their refresh tokens go with them; their access
+	// tokens expired long before).
+	PurgeOAuthGrants(ctx context.Context) (int64, error)
 	// Counts a wrong pick-up code and locks the check-in when the count reaches max_attempts
 	// (store.MaxPickupAttempts). Commit it even though the tool fails: return store.CommitWith(err).
 	RecordFailedPickup(ctx context.Context, arg RecordFailedPickupParams) (RecordFailedPickupRow, error)
+	// Signing-key rotation for the authorization server (internal/tokens.KeyStore.Rotate).
+	// Deactivates the active key; it still verifies until retire_after, by when every token it
+	// signed has expired. The caller inserts the new active key in the same transaction.
+	RetireActiveSigningKey(ctx context.Context, verifyForSeconds float64) (int64, error)
+	RevokeOAuthGrant(ctx context.Context, arg RevokeOAuthGrantParams) (int64, error)
 	// Resource "neemias://roster/children/{id}" (spec/capabilities.yaml:118). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 	RosterChild(ctx context.Context, arg RosterChildParams) ([]RosterChildRow, error)
 	// Resource "neemias://roster/children" (spec/capabilities.yaml:80). Row filters: church, volunteer_assigned_classes.
 	RosterChildren(ctx context.Context, arg RosterChildrenParams) ([]RosterChildrenRow, error)
+	RotateOAuthRefreshToken(ctx context.Context, tokenHash []byte) error
+	// Records who logged in; only once per request.
+	SetOAuthAuthRequestUser(ctx context.Context, arg SetOAuthAuthRequestUserParams) (int64, error)
+	SetOAuthUpstreamLogin(ctx context.Context, arg SetOAuthUpstreamLoginParams) (int64, error)
+	// Consumes a logged-in request: the consent decision happens once.
+	TakeOAuthAuthRequest(ctx context.Context, id uuid.UUID) (OauthAuthRequest, error)
+	TouchOAuthClient(ctx context.Context, clientID string) error
+	UseOAuthCode(ctx context.Context, arg UseOAuthCodeParams) error
 }
 
 var _ Querier = (*Queries)(nil)

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
+	"github.com/go-jose/go-jose/v4"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -96,6 +98,77 @@ func (s *KeyStore) Public(ctx context.Context, kid string) (*rsa.PublicKey, erro
 	}
 	s.public[kid] = rsaPub
 	s.mu.Unlock()
+	return rsaPub, nil
+}
+
+// JWKS returns the public keys that still verify (the active one and those not yet past
+// retire_after) as a JSON Web Key Set, for the authorization server's jwks_uri.
+func (s *KeyStore) JWKS(ctx context.Context) (jose.JSONWebKeySet, error) {
+	rows, err := db.New(s.Pool).PublicSigningKeys(ctx)
+	if err != nil {
+		return jose.JSONWebKeySet{}, fmt.Errorf("loading public keys: %w", err)
+	}
+	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{}}
+	for _, r := range rows {
+		pub, err := parsePublic(r.PublicPem)
+		if err != nil {
+			return jose.JSONWebKeySet{}, fmt.Errorf("public key %s: %w", r.Kid, err)
+		}
+		set.Keys = append(set.Keys, jose.JSONWebKey{Key: pub, KeyID: r.Kid, Algorithm: string(jose.RS256), Use: "sig"})
+	}
+	return set, nil
+}
+
+// Rotate makes a fresh key the active one. The previous key keeps verifying for verifyFor
+// (at least the longest token lifetime, so no token it signed is cut short), then drops out
+// of the key set. Replicas pick the new key up when they next load the active key.
+func (s *KeyStore) Rotate(ctx context.Context, verifyFor time.Duration) (Key, error) {
+	k, err := GenerateKey()
+	if err != nil {
+		return Key{}, err
+	}
+	privDER, err := x509.MarshalPKCS8PrivateKey(k.Private)
+	if err != nil {
+		return Key{}, fmt.Errorf("encoding signing key: %w", err)
+	}
+	pubDER, err := x509.MarshalPKIXPublicKey(&k.Private.PublicKey)
+	if err != nil {
+		return Key{}, fmt.Errorf("encoding public key: %w", err)
+	}
+	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		q := db.New(tx)
+		if _, err := q.RetireActiveSigningKey(ctx, verifyFor.Seconds()); err != nil {
+			return err
+		}
+		n, err := q.InsertSigningKey(ctx, db.InsertSigningKeyParams{
+			Kid:        k.ID,
+			PrivatePem: string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: privDER})),
+			PublicPem:  string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})),
+		})
+		if err == nil && n != 1 {
+			err = errors.New("another key became active concurrently")
+		}
+		return err
+	})
+	if err != nil {
+		return Key{}, fmt.Errorf("rotating signing key: %w", err)
+	}
+	return k, nil
+}
+
+func parsePublic(p string) (*rsa.PublicKey, error) {
+	block, _ := pem.Decode([]byte(p))
+	if block == nil {
+		return nil, errors.New("not PEM")
+	}
+	pub, err := x509.ParsePKIXPublicKey(block.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	rsaPub, ok := pub.(*rsa.PublicKey)
+	if !ok {
+		return nil, errors.New("not RSA")
+	}
 	return rsaPub, nil
 }
 
