@@ -23,6 +23,8 @@ import (
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/logic"
 	"github.com/neemias/neemias-mcp/internal/mcp"
+	"github.com/neemias/neemias-mcp/internal/oauth"
+	"github.com/neemias/neemias-mcp/internal/oauth/cimd"
 	"github.com/neemias/neemias-mcp/internal/reqid"
 	"github.com/neemias/neemias-mcp/internal/rest"
 	"github.com/neemias/neemias-mcp/internal/store"
@@ -43,6 +45,11 @@ type Config struct {
 	// RatePerSecond and RateBurst limit MCP requests per caller (defaults 10/s, burst 60).
 	RatePerSecond float64
 	RateBurst     int
+	// AuthServer configures the built-in OAuth authorization server (internal/oauth): token
+	// lifetimes, registration, login through the church's OpenID Connect provider. Client ID
+	// Metadata Documents are resolved by internal/oauth/cimd unless AuthServer.ClientMetadata
+	// is set.
+	AuthServer oauth.Options
 }
 
 func (c Config) rateOr(d float64) float64 {
@@ -67,6 +74,8 @@ type Server struct {
 	// ResourceURL is the canonical MCP endpoint: the tokens' audience and the metadata's
 	// `resource`.
 	ResourceURL string
+	// AuthServer is the built-in authorization server.
+	AuthServer *oauth.AS
 }
 
 // New assembles the server over st.
@@ -86,6 +95,20 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	verifier := &tokens.Verifier{Issuer: issuer, Audiences: []string{resource, resource + "/"}, Keys: keys.Public}
+	asOpts := cfg.AuthServer
+	if asOpts.ClientMetadata == nil {
+		if asOpts.ClientMetadata, err = clientMetadataFetcher(); err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+	}
+	authServer, err := oauth.New(oauth.Config{
+		Issuer: issuer, Resource: resource, ResourceAliases: []string{issuer + "/sse"},
+		Store: st, Keys: keys, Logger: cfg.Logger, Options: asOpts,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	verifier.Check = authServer.CheckToken // tokens of a revoked grant are refused
 	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From))
 	metadataURL := issuer + "/.well-known/oauth-protected-resource/mcp"
 	hosts, origins := allowlists(base, cfg.AllowedOrigins)
@@ -131,6 +154,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	mux.Handle("/mcp", mcpHandler)
 	mux.Handle("/sse", mcpHandler) // compatibility alias of the same stateless endpoint
 	mux.Handle("/api/v1/", restHandler)
+	authServer.Register(mux) // /authorize, /token, /register, /login, /consent, AS metadata…
 	prm := protectedResourceMetadata(resource, issuer)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", prm)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
@@ -148,6 +172,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		Minter:      tokens.Minter{Issuer: issuer, Audience: resource, Key: key},
 		Verifier:    verifier,
 		ResourceURL: resource,
+		AuthServer:  authServer,
 	}, nil
 }
 
@@ -204,6 +229,26 @@ func securityHeaders(next http.Handler) http.Handler {
 		h.Set("X-Frame-Options", "DENY")
 		next.ServeHTTP(w, r)
 	})
+}
+
+// clientMetadataFetcher resolves Client ID Metadata Documents for the authorization server
+// with internal/oauth/cimd's SSRF-hardened, caching fetcher.
+func clientMetadataFetcher() (oauth.ClientMetadataFetcher, error) {
+	f, err := cimd.New(cimd.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return oauth.ClientMetadataFetcherFunc(func(ctx context.Context, clientID string) (*oauth.ClientMetadata, error) {
+		m, err := f.Fetch(ctx, clientID)
+		if err != nil {
+			return nil, err
+		}
+		return &oauth.ClientMetadata{
+			ClientID: m.ClientID, ClientName: m.ClientName, RedirectURIs: m.RedirectURIs, GrantTypes: m.GrantTypes,
+			ResponseTypes: m.ResponseTypes, TokenEndpointAuthMethod: m.TokenEndpointAuthMethod,
+			ClientURI: m.ClientURI, LogoURI: m.LogoURI,
+		}, nil
+	}), nil
 }
 
 // ErrNoDemoUser is returned when a demo login is not in the database.

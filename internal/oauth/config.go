@@ -1,0 +1,158 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/neemias/neemias-mcp/internal/store"
+	"github.com/neemias/neemias-mcp/internal/tokens"
+)
+
+// Limits that are not configurable: the protocol's own.
+const (
+	// CodeTTL is how long an authorization code may be redeemed (OAuth 2.1 recommends at most
+	// 10 minutes; 60 seconds is plenty for a client that is waiting for it).
+	CodeTTL = 60 * time.Second
+	// AuthRequestTTL is how long a person has for login and consent.
+	AuthRequestTTL = 10 * time.Minute
+	// MaxAccessTokenTTL bounds Options.AccessTokenTTL: an access token cannot be recalled once
+	// issued (only its grant can), so it must not live long.
+	MaxAccessTokenTTL = 10 * time.Minute
+	// MaxLoginFailures is how many wrong passwords one authorization request tolerates.
+	MaxLoginFailures = 5
+	// IDTokenTTL is the lifetime of ID tokens (issued when a client asks for openid).
+	IDTokenTTL = 10 * time.Minute
+)
+
+// Options are the operator's knobs (server.Config.AuthServer; flags of `neemias-mcp serve`).
+// The zero value is a working configuration.
+type Options struct {
+	// AccessTokenTTL is the access tokens' lifetime: default and maximum 10 minutes.
+	AccessTokenTTL time.Duration
+	// RefreshTokenTTL is how long an unused refresh token stays valid (default 14 days);
+	// GrantTTL the absolute lifetime of a grant, after which the person logs in again
+	// (default 30 days).
+	RefreshTokenTTL time.Duration
+	GrantTTL        time.Duration
+	// DisableRegistration turns Dynamic Client Registration off (MCP 2026-07-28 deprecates it
+	// in favour of Client ID Metadata Documents); /register then answers 404 and the metadata
+	// does not advertise it.
+	DisableRegistration bool
+	// RegistrationPerHour and RegistrationBurst limit registrations per client IP address
+	// (defaults 20/hour, burst 20). Each replica limits on its own.
+	RegistrationPerHour float64
+	RegistrationBurst   int
+	// LoginPerMinute and LoginBurst limit password attempts per client IP address (defaults
+	// 30/minute, burst 30), on top of MaxLoginFailures per authorization request.
+	LoginPerMinute float64
+	LoginBurst     int
+	// ClientMetadata resolves client_ids that are https URLs (Client ID Metadata Documents).
+	// Nil turns the feature off: such client_ids are unknown clients.
+	ClientMetadata ClientMetadataFetcher
+	// Upstream, when set, offers login through the church's OpenID Connect provider besides
+	// local accounts.
+	Upstream *Upstream
+}
+
+// Upstream is an OpenID Connect provider people may log in with. Its accounts map to local
+// users through the oauth_upstream_identities table (issuer and subject, never email); an
+// account that is not linked logs in nowhere. Link one with `neemias-mcp identity link`.
+type Upstream struct {
+	// Issuer is the provider's issuer URL (discovery runs on first use).
+	Issuer string
+	// ClientID and ClientSecret are this server's registration at the provider, whose
+	// redirect URI is <public URL>/login/callback.
+	ClientID     string
+	ClientSecret string
+	// Name labels the login button, e.g. "Google Workspace da igreja" (default "provedor da
+	// igreja").
+	Name string
+	// Scopes requested upstream (default openid).
+	Scopes []string
+	// HTTPClient talks to the provider (default: a client with a 10-second timeout).
+	HTTPClient *http.Client
+}
+
+// Config assembles the authorization server (internal/server fills it).
+type Config struct {
+	// Issuer is the public base URL, exactly as published in the metadata and the tokens'
+	// `iss`; never derived from request headers.
+	Issuer string
+	// Resource is the canonical URL of the protected MCP endpoint: the only audience tokens
+	// are issued for. ResourceAliases are other URLs of the same endpoint accepted as the
+	// `resource` parameter (the /sse alias); tokens always carry Resource.
+	Resource        string
+	ResourceAliases []string
+	Store           *store.Store
+	Keys            *tokens.KeyStore
+	Logger          *slog.Logger
+	Options
+}
+
+func (o Options) withDefaults() Options {
+	if o.AccessTokenTTL <= 0 || o.AccessTokenTTL > MaxAccessTokenTTL {
+		o.AccessTokenTTL = MaxAccessTokenTTL
+	}
+	if o.RefreshTokenTTL <= 0 {
+		o.RefreshTokenTTL = 14 * 24 * time.Hour
+	}
+	if o.GrantTTL <= 0 {
+		o.GrantTTL = 30 * 24 * time.Hour
+	}
+	if o.RegistrationPerHour <= 0 {
+		o.RegistrationPerHour = 20
+	}
+	if o.RegistrationBurst <= 0 {
+		o.RegistrationBurst = 20
+	}
+	if o.LoginPerMinute <= 0 {
+		o.LoginPerMinute = 30
+	}
+	if o.LoginBurst <= 0 {
+		o.LoginBurst = 30
+	}
+	return o
+}
+
+// ClientMetadata is a client's registration as published in its Client ID Metadata Document
+// (the RFC 7591 members this server uses).
+type ClientMetadata struct {
+	ClientID                string
+	ClientName              string
+	RedirectURIs            []string
+	GrantTypes              []string
+	ResponseTypes           []string
+	TokenEndpointAuthMethod string
+	ClientURI               string
+	LogoURI                 string
+}
+
+// ClientMetadataFetcher fetches and validates the metadata document of an https client_id
+// (internal/oauth/cimd, with its SSRF defences and caching). The authorization server calls it
+// only for a client_id that passed its own URL checks, and validates the result again.
+type ClientMetadataFetcher interface {
+	Fetch(ctx context.Context, clientID string) (*ClientMetadata, error)
+}
+
+// ClientMetadataFetcherFunc adapts a function to ClientMetadataFetcher.
+type ClientMetadataFetcherFunc func(ctx context.Context, clientID string) (*ClientMetadata, error)
+
+// Fetch calls f.
+func (f ClientMetadataFetcherFunc) Fetch(ctx context.Context, clientID string) (*ClientMetadata, error) {
+	return f(ctx, clientID)
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.Issuer == "" || c.Resource == "":
+		return errors.New("oauth: issuer and resource are required")
+	case c.Store == nil || c.Keys == nil:
+		return errors.New("oauth: store and key store are required")
+	case c.Upstream != nil && (c.Upstream.Issuer == "" || c.Upstream.ClientID == ""):
+		return errors.New("oauth: the upstream provider needs an issuer and a client id")
+	}
+	return nil
+}

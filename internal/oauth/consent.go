@@ -1,0 +1,169 @@
+package oauth
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/neemias/neemias-mcp/gen/db"
+	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/capability"
+)
+
+// LGPDWarning is shown, prominently, whenever an application asks for children:read
+// (LGPD art. 14: children's data need the consent of a parent or legal guardian).
+const LGPDWarning = "⚠️ Este aplicativo solicita acesso a dados pessoais de crianças. Você tem autoridade legal para conceder este acesso?"
+
+type scopeView struct {
+	Name, Pt, En string
+	Sensitive    bool
+}
+
+type consentView struct {
+	ID, CSRF       string
+	ClientName     string
+	ClientID       string
+	MetadataClient bool
+	ClientHost     string
+	RedirectHost   string
+	LocalhostOnly  bool
+	Scopes         []scopeView
+	Unavailable    []scopeView
+	OpenID         bool
+	Children       bool
+	Warning        string
+}
+
+func (a *AS) consent(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		a.showConsent(w, r)
+	case http.MethodPost:
+		a.postConsent(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		a.errorPage(w, http.StatusMethodNotAllowed, "Método não permitido.", "Method not allowed.")
+	}
+}
+
+// showConsent never decides anything: a GET only shows the page.
+func (a *AS) showConsent(w http.ResponseWriter, r *http.Request) {
+	ar, secret, err := a.pendingRequest(r.Context(), r, r.URL.Query().Get("id"))
+	if err != nil {
+		a.requestError(w, r, err)
+		return
+	}
+	if ar.UserID == nil {
+		http.Redirect(w, r, a.cfg.Issuer+PathLogin+"?id="+ar.ID.String(), http.StatusSeeOther)
+		return
+	}
+	v := consentView{
+		ID: ar.ID.String(), CSRF: csrfToken(secret, ar.ID), ClientName: ar.ClientName, ClientID: ar.ClientID,
+		RedirectHost: redirectHost(ar.RedirectUri), OpenID: ar.Openid,
+	}
+	if u, err := url.Parse(ar.ClientID); err == nil && u.Scheme == "https" {
+		v.MetadataClient, v.ClientHost = true, u.Host
+	}
+	if u, err := url.Parse(ar.RedirectUri); err == nil && u.Scheme == "http" && isLoopbackHost(u.Hostname()) {
+		v.LocalhostOnly = true
+	}
+	granted := scopes.Grant(*ar.Role, capability.NewScopeSet(ar.Scopes...))
+	for _, s := range scopes.All() {
+		if !slices.Contains(ar.Scopes, s.Name) {
+			continue
+		}
+		sv := scopeView{Name: s.Name, Pt: s.Pt, En: s.En, Sensitive: s.Sensitive}
+		if granted.Has(s.Name) {
+			v.Scopes = append(v.Scopes, sv)
+		} else {
+			v.Unavailable = append(v.Unavailable, sv)
+		}
+	}
+	if slices.Contains(ar.Scopes, scopes.ChildrenRead) {
+		v.Children, v.Warning = true, LGPDWarning
+	}
+	a.render(w, http.StatusOK, "consent", v)
+}
+
+// postConsent records the decision and answers the client: a code (60 seconds, single use)
+// or access_denied. The authorization request is consumed either way.
+func (a *AS) postConsent(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if err := r.ParseForm(); err != nil {
+		a.errorPage(w, http.StatusBadRequest, "Formulário ilegível.", "Unreadable form.")
+		return
+	}
+	ar, secret, err := a.pendingRequest(ctx, r, r.PostForm.Get("id"))
+	if err != nil {
+		a.requestError(w, r, err)
+		return
+	}
+	if !checkCSRF(secret, ar.ID, r.PostForm.Get("csrf")) {
+		a.errorPage(w, http.StatusForbidden, "Formulário inválido ou vencido. Volte ao aplicativo e conecte-se de novo.", "Invalid or stale form. Go back to the application and connect again.")
+		return
+	}
+	if ar.UserID == nil {
+		http.Redirect(w, r, a.cfg.Issuer+PathLogin+"?id="+ar.ID.String(), http.StatusSeeOther)
+		return
+	}
+	action := r.PostForm.Get("action")
+	if action != "approve" && action != "deny" {
+		a.errorPage(w, http.StatusBadRequest, "Escolha permitir ou negar.", "Choose allow or deny.")
+		return
+	}
+	granted := scopes.Grant(*ar.Role, capability.NewScopeSet(ar.Scopes...))
+	code := random(32)
+	err = a.inTx(ctx, func(q *db.Queries) error {
+		taken, err := q.TakeOAuthAuthRequest(ctx, ar.ID)
+		if err != nil {
+			return err
+		}
+		decision, recorded := "denied", ar.Scopes
+		if action == "approve" {
+			decision, recorded = "approved", list(granted)
+		}
+		if err := q.InsertOAuthConsent(ctx, db.InsertOAuthConsentParams{
+			ChurchID: *taken.ChurchID, UserID: *taken.UserID, ClientID: taken.ClientID, ClientName: taken.ClientName,
+			RedirectUri: taken.RedirectUri, Scopes: recorded, Decision: decision,
+		}); err != nil {
+			return err
+		}
+		if action != "approve" {
+			return nil
+		}
+		return q.InsertOAuthCode(ctx, db.InsertOAuthCodeParams{
+			CodeHash: hash(code), ClientID: taken.ClientID, RedirectUri: taken.RedirectUri,
+			CodeChallenge: taken.CodeChallenge, Resource: taken.Resource, Scopes: list(granted),
+			Openid: taken.Openid, Nonce: taken.Nonce, UserID: *taken.UserID, ChurchID: *taken.ChurchID,
+			Role: *taken.Role, AuthTime: *taken.AuthTime, Amr: deref(taken.Amr), ExpiresAt: a.now().Add(CodeTTL),
+		})
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		a.requestError(w, r, errRequestGone)
+		return
+	}
+	if err != nil {
+		a.log.ErrorContext(ctx, "recording a consent decision", "error", err)
+		a.errorPage(w, http.StatusServiceUnavailable, "Serviço indisponível no momento. Tente de novo.", "The service is unavailable right now. Try again.")
+		return
+	}
+	clear := a.bindingCookie(ar.ID, "", 0)
+	clear.MaxAge = -1
+	http.SetCookie(w, clear)
+	params := url.Values{}
+	if ar.State != nil {
+		params.Set("state", *ar.State)
+	}
+	if action == "approve" {
+		params.Set("code", code)
+	} else {
+		params.Set("error", "access_denied")
+		params.Set("error_description", "the user denied the request")
+	}
+	pageHeaders(w)
+	a.redirectTo(w, r, ar.RedirectUri, params)
+}
