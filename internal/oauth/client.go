@@ -197,7 +197,8 @@ func (c *Client) AuthMethod() oidc.AuthMethod { return oidc.AuthMethod(c.Method)
 // Authorize answers anything but "code" with unsupported_response_type (the library would say
 // unauthorized_client).
 func (c *Client) ResponseTypes() []oidc.ResponseType {
-	return []oidc.ResponseType{oidc.ResponseTypeCode, oidc.ResponseTypeIDToken, oidc.ResponseTypeIDTokenOnly}
+	return []oidc.ResponseType{oidc.ResponseTypeCode, "token", oidc.ResponseTypeIDToken, oidc.ResponseTypeIDTokenOnly,
+		"code token", "code id_token", "code id_token token"}
 }
 
 // GrantTypes implements op.Client.

@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net"
 	"net/http"
@@ -74,7 +75,9 @@ func newEnvOn(t *testing.T, st *store.Store, publicURL string, opts oauth.Option
 	return &env{t: t, st: st, srv: srv, base: base, cimd: fake, logs: logs}
 }
 
-func (e *env) bases() oauthtest.Bases { return oauthtest.Bases{Authorize: e.base, Login: e.base, Consent: e.base} }
+func (e *env) bases() oauthtest.Bases {
+	return oauthtest.Bases{Authorize: e.base, Login: e.base, Consent: e.base}
+}
 
 // count runs a count(*) query in the maintenance context.
 func (e *env) count(sql string, args ...any) int {
@@ -201,6 +204,10 @@ func errorRedirect(t *testing.T, p oauthtest.Page, redirectURI, wantErr, state, 
 		t.Fatal(err)
 	}
 	q := u.Query()
+	if q.Get("error") == "" && u.Fragment != "" {
+		// Errors for implicit-flow response types travel in the fragment (RFC 6749 §4.2.2.1).
+		q, _ = url.ParseQuery(u.Fragment)
+	}
 	if got := u.Scheme + "://" + u.Host + u.Path; got != redirectURI {
 		t.Errorf("redirected to %s, want %s", got, redirectURI)
 	}
@@ -208,3 +215,5 @@ func errorRedirect(t *testing.T, p oauthtest.Page, redirectURI, wantErr, state, 
 		t.Errorf("redirect %s: want error=%s state=%s iss=%s and no code", p.Location, wantErr, state, iss)
 	}
 }
+
+func jsonDecode(resp *http.Response, v any) error { return json.NewDecoder(resp.Body).Decode(v) }

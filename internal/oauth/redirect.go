@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -112,15 +113,8 @@ func isLoopbackHost(h string) bool {
 }
 
 func isPort(p string) bool {
-	if len(p) == 0 || len(p) > 5 {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] < '0' || p[i] > '9' {
-			return false
-		}
-	}
-	return true
+	n, err := strconv.Atoi(p)
+	return err == nil && n > 0 && n <= 65535 && p[0] != '0' && p[0] != '+' && p[0] != '-'
 }
 
 // matchRedirectURI reports whether requested, the redirect_uri of an authorization request,

@@ -236,11 +236,11 @@ func RegisterPublic(t testing.TB, base, redirectURI string) Client {
 
 // TokenResponse is a token endpoint answer.
 type TokenResponse struct {
-	Status                                   int
-	Header                                   http.Header
-	AccessToken, RefreshToken, IDToken       string
+	Status                                    int
+	Header                                    http.Header
+	AccessToken, RefreshToken, IDToken        string
 	TokenType, Scope, Error, ErrorDescription string
-	ExpiresIn                                int
+	ExpiresIn                                 int
 }
 
 // Token posts form to base/token, with HTTP Basic client authentication when secret is set.
