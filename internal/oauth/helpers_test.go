@@ -44,10 +44,21 @@ func newEnv(t *testing.T, opts oauth.Options) *env {
 // listener's own address; replicas of one deployment share the first one's.
 func newEnvOn(t *testing.T, st *store.Store, publicURL string, opts oauth.Options) *env {
 	t.Helper()
+	return newEnvListening(t, listen(t), st, publicURL, opts)
+}
+
+func listen(t *testing.T) net.Listener {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ln
+}
+
+// newEnvListening is newEnvOn on a listener the test already holds (to know the URL first).
+func newEnvListening(t *testing.T, ln net.Listener, st *store.Store, publicURL string, opts oauth.Options) *env {
+	t.Helper()
 	base := "http://" + ln.Addr().String()
 	if publicURL == "" {
 		publicURL = base
