@@ -54,7 +54,7 @@ func (f *dbFlags) resolve(ctx context.Context, log *slog.Logger) (*devdb.DB, err
 
 func root() *cobra.Command {
 	r := &cobra.Command{Use: "neemias-mcp", Short: "Neemias MCP server", SilenceUsage: true}
-	r.AddCommand(serveCmd(), migrateCmd(), seedCmd(), tokenCmd())
+	r.AddCommand(serveCmd(), migrateCmd(), seedCmd(), tokenCmd(), identityCmd(), keysCmd())
 	return r
 }
 
@@ -69,6 +69,7 @@ func serveCmd() *cobra.Command {
 		publicURL string
 		demo      bool
 		origins   []string
+		as        authServerFlags
 	)
 	c := &cobra.Command{
 		Use:   "serve",
@@ -106,7 +107,7 @@ func serveCmd() *cobra.Command {
 			if publicURL == "" {
 				publicURL = "http://" + ln.Addr().String()
 			}
-			srv, err := server.New(ctx, server.Config{PublicURL: publicURL, AllowedOrigins: origins, Logger: log, Version: version}, st)
+			srv, err := server.New(ctx, server.Config{PublicURL: publicURL, AllowedOrigins: origins, Logger: log, Version: version, AuthServer: as.options()}, st)
 			if err != nil {
 				return err
 			}
@@ -135,6 +136,7 @@ func serveCmd() *cobra.Command {
 	c.Flags().StringVar(&publicURL, "public-url", "", "externally visible base URL (default http://ADDR)")
 	c.Flags().BoolVar(&demo, "demo", false, "seed the demo church once and print how to connect")
 	c.Flags().StringSliceVar(&origins, "allowed-origin", nil, "browser origin allowed to call /mcp (repeatable)")
+	as.add(c)
 	return c
 }
 
@@ -161,7 +163,8 @@ func printInstructions(cmd *cobra.Command, srv *server.Server, d *devdb.DB) erro
 	fmt.Fprintf(out, "\nNeemias MCP is running (database: %s).\n\n", d.Source)
 	fmt.Fprintf(out, "  MCP endpoint:  %s\n", srv.ResourceURL)
 	fmt.Fprintf(out, "  REST API:      %s\n", strings.TrimSuffix(srv.ResourceURL, "/mcp")+"/api/v1")
-	fmt.Fprintf(out, "  Metadata:      %s\n\n", strings.TrimSuffix(srv.ResourceURL, "/mcp")+"/.well-known/oauth-protected-resource/mcp")
+	fmt.Fprintf(out, "  Metadata:      %s\n", strings.TrimSuffix(srv.ResourceURL, "/mcp")+"/.well-known/oauth-protected-resource/mcp")
+	fmt.Fprintf(out, "  OAuth server:  %s (clients log in with the demo users below)\n\n", strings.TrimSuffix(srv.ResourceURL, "/mcp")+"/.well-known/oauth-authorization-server")
 	fmt.Fprintf(out, "Demo logins (password %q), with a 12-hour access token each:\n", seed.DemoPassword)
 	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	for _, u := range demoUsers {

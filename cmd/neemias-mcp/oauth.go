@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/spf13/cobra"
+
+	"github.com/neemias/neemias-mcp/gen/db"
+	"github.com/neemias/neemias-mcp/internal/oauth"
+	"github.com/neemias/neemias-mcp/internal/store"
+	"github.com/neemias/neemias-mcp/internal/tokens"
+)
+
+// authServerFlags are serve's knobs of the built-in authorization server.
+type authServerFlags struct {
+	accessTTL       time.Duration
+	noRegistration  bool
+	upstreamIssuer  string
+	upstreamID      string
+	upstreamSecret  string
+	upstreamName    string
+	registrationsPH float64
+}
+
+func (f *authServerFlags) add(c *cobra.Command) {
+	c.Flags().DurationVar(&f.accessTTL, "access-token-ttl", oauth.MaxAccessTokenTTL, "lifetime of issued access tokens (at most 10m)")
+	c.Flags().BoolVar(&f.noRegistration, "disable-registration", false, "turn off Dynamic Client Registration (/register); clients then use Client ID Metadata Documents")
+	c.Flags().Float64Var(&f.registrationsPH, "registrations-per-hour", 20, "dynamic client registrations allowed per client address and hour")
+	c.Flags().StringVar(&f.upstreamIssuer, "upstream-issuer", os.Getenv("NEEMIAS_UPSTREAM_ISSUER"), "issuer URL of the church's OpenID Connect provider, to offer login through it ($NEEMIAS_UPSTREAM_ISSUER)")
+	c.Flags().StringVar(&f.upstreamID, "upstream-client-id", os.Getenv("NEEMIAS_UPSTREAM_CLIENT_ID"), "this server's client id at that provider; redirect URI <public URL>/login/callback ($NEEMIAS_UPSTREAM_CLIENT_ID)")
+	c.Flags().StringVar(&f.upstreamSecret, "upstream-client-secret", os.Getenv("NEEMIAS_UPSTREAM_CLIENT_SECRET"), "its client secret; prefer $NEEMIAS_UPSTREAM_CLIENT_SECRET to the flag")
+	c.Flags().StringVar(&f.upstreamName, "upstream-name", os.Getenv("NEEMIAS_UPSTREAM_NAME"), "label of the provider's login button ($NEEMIAS_UPSTREAM_NAME)")
+}
+
+func (f *authServerFlags) options() oauth.Options {
+	o := oauth.Options{AccessTokenTTL: f.accessTTL, DisableRegistration: f.noRegistration, RegistrationPerHour: f.registrationsPH}
+	if f.upstreamIssuer != "" {
+		o.Upstream = &oauth.Upstream{Issuer: f.upstreamIssuer, ClientID: f.upstreamID, ClientSecret: f.upstreamSecret, Name: f.upstreamName}
+	}
+	return o
+}
+
+// identityCmd links accounts of the upstream OpenID Connect provider to local users.
+func identityCmd() *cobra.Command {
+	var (
+		dbf                    dbFlags
+		email, issuer, subject string
+	)
+	c := &cobra.Command{Use: "identity", Short: "Manage links of upstream identity-provider accounts to local users"}
+	link := &cobra.Command{
+		Use:   "link",
+		Short: "Let the provider's account (issuer + subject) log in as the local user with this email",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if email == "" || issuer == "" || subject == "" {
+				return fmt.Errorf("--email, --issuer and --subject are required")
+			}
+			st, closeDB, err := openStore(cmd.Context(), &dbf)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			var cands []db.LoginCandidatesRow
+			err = st.InTx(cmd.Context(), store.Anonymous, func(ctx context.Context, tx pgx.Tx) error {
+				var err error
+				cands, err = db.New(tx).LoginCandidates(ctx, email)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			switch len(cands) {
+			case 0:
+				return fmt.Errorf("no enabled account with email %q", email)
+			case 1:
+			default:
+				return fmt.Errorf("email %q has accounts in %d churches; linking is per account and such accounts are not supported", email, len(cands))
+			}
+			if err := oauth.LinkUpstreamIdentity(cmd.Context(), st, strings.TrimSuffix(issuer, "/"), subject, cands[0].ChurchID, cands[0].ID); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "linked %s %s to user %s (%s)\n", issuer, subject, cands[0].ID, cands[0].Role)
+			return nil
+		},
+	}
+	dbf.add(link)
+	link.Flags().StringVar(&email, "email", "", "the local user's email")
+	link.Flags().StringVar(&issuer, "issuer", "", "the provider's issuer URL, exactly as in its tokens")
+	link.Flags().StringVar(&subject, "subject", "", "the account's subject (sub claim) at the provider")
+	c.AddCommand(link)
+	return c
+}
+
+// keysCmd rotates the signing key of the tokens.
+func keysCmd() *cobra.Command {
+	var (
+		dbf       dbFlags
+		verifyFor time.Duration
+	)
+	c := &cobra.Command{Use: "keys", Short: "Manage the token signing keys"}
+	rotate := &cobra.Command{
+		Use:   "rotate",
+		Short: "Make a new signing key active; the old one keeps verifying for --verify-for",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if verifyFor < oauth.MaxAccessTokenTTL {
+				return fmt.Errorf("--verify-for must be at least %s, the longest access-token lifetime", oauth.MaxAccessTokenTTL)
+			}
+			st, closeDB, err := openStore(cmd.Context(), &dbf)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			k, err := (&tokens.KeyStore{Pool: st.Pool()}).Rotate(cmd.Context(), verifyFor)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "active signing key %s; the previous key verifies for %s more\n", k.ID, verifyFor)
+			return nil
+		},
+	}
+	dbf.add(rotate)
+	rotate.Flags().DurationVar(&verifyFor, "verify-for", 24*time.Hour, "how long the previous key keeps verifying (cover the longest-lived token, dev tokens included)")
+	c.AddCommand(rotate)
+	return c
+}
+
+func openStore(ctx context.Context, f *dbFlags) (*store.Store, func(), error) {
+	d, err := f.resolve(ctx, logger())
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := store.Migrate(ctx, d.URL); err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	st, err := store.New(ctx, d.URL)
+	if err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	return st, func() { st.Close(); d.Close() }, nil
+}
