@@ -191,6 +191,14 @@ func TestBrowserBindingAndCSRF(t *testing.T) {
 		t.Errorf("%d codes, want 1", n)
 	}
 
+	// Behind https (the issuer is https) the cookie is also Secure and __Host- prefixed.
+	tls := newEnvOn(t, e.st, "https://mcp.igreja.example", oauth.Options{})
+	p := oauthtest.NewBrowser(t).Get(req.URL(tls.base))
+	if len(p.Cookies) != 1 || !p.Cookies[0].Secure || !strings.HasPrefix(p.Cookies[0].Name, "__Host-") || p.Cookies[0].Path != "/" ||
+		!strings.HasPrefix(p.Location, "https://mcp.igreja.example/login?id=") {
+		t.Errorf("https issuer: cookie %+v, Location %q", p.Cookies, p.Location)
+	}
+
 	// Deny: access_denied to the client with state and iss; recorded.
 	f := oauthtest.NewBrowser(t).Authorize(req, e.bases(), seed.DemoAdminEmail, seed.DemoPassword, "deny")
 	errorRedirect(t, f.Final, c.RedirectURI, "access_denied", "s", e.base)

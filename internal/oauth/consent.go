@@ -23,6 +23,7 @@ type scopeView struct {
 }
 
 type consentView struct {
+	Action         string
 	ID, CSRF       string
 	ClientName     string
 	ClientID       string
@@ -61,7 +62,7 @@ func (a *AS) showConsent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := consentView{
-		ID: ar.ID.String(), CSRF: csrfToken(secret, ar.ID), ClientName: ar.ClientName, ClientID: ar.ClientID,
+		Action: a.cfg.Issuer + PathConsent, ID: ar.ID.String(), CSRF: csrfToken(secret, ar.ID), ClientName: ar.ClientName, ClientID: ar.ClientID,
 		RedirectHost: redirectHost(ar.RedirectUri), OpenID: ar.Openid,
 	}
 	if u, err := url.Parse(ar.ClientID); err == nil && u.Scheme == "https" {

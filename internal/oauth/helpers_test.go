@@ -25,7 +25,7 @@ import (
 // env is the assembled server (server.New: MCP, REST and the authorization server) over a
 // seeded PostgreSQL database of its own, on a loopback listener.
 type env struct {
-	t    *testing.T
+	t    testing.TB
 	st   *store.Store
 	srv  *server.Server
 	base string // http://127.0.0.1:port, the issuer
@@ -34,7 +34,7 @@ type env struct {
 }
 
 // newEnv seeds a small demo church (password "demo") and serves it.
-func newEnv(t *testing.T, opts oauth.Options) *env {
+func newEnv(t testing.TB, opts oauth.Options) *env {
 	t.Helper()
 	st := storetest.NewSeeded(t, seed.Options{ChildrenPerChurch: 20, Months: 1})
 	return newEnvOn(t, st, "", opts)
@@ -42,12 +42,12 @@ func newEnv(t *testing.T, opts oauth.Options) *env {
 
 // newEnvOn serves another server.New over st on a new listener. publicURL "" means the
 // listener's own address; replicas of one deployment share the first one's.
-func newEnvOn(t *testing.T, st *store.Store, publicURL string, opts oauth.Options) *env {
+func newEnvOn(t testing.TB, st *store.Store, publicURL string, opts oauth.Options) *env {
 	t.Helper()
 	return newEnvListening(t, listen(t), st, publicURL, opts)
 }
 
-func listen(t *testing.T) net.Listener {
+func listen(t testing.TB) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -57,7 +57,7 @@ func listen(t *testing.T) net.Listener {
 }
 
 // newEnvListening is newEnvOn on a listener the test already holds (to know the URL first).
-func newEnvListening(t *testing.T, ln net.Listener, st *store.Store, publicURL string, opts oauth.Options) *env {
+func newEnvListening(t testing.TB, ln net.Listener, st *store.Store, publicURL string, opts oauth.Options) *env {
 	t.Helper()
 	base := "http://" + ln.Addr().String()
 	if publicURL == "" {
@@ -109,7 +109,7 @@ func (e *env) exec(sql string, args ...any) {
 
 // grant runs the whole flow for a public client as the demo user email and returns the
 // token response, the client and the browser's flow.
-func (e *env) grant(t *testing.T, c oauthtest.Client, email, scope string) (oauthtest.TokenResponse, oauthtest.Flow) {
+func (e *env) grant(t testing.TB, c oauthtest.Client, email, scope string) (oauthtest.TokenResponse, oauthtest.Flow) {
 	t.Helper()
 	verifier, challenge := oauthtest.NewPKCE()
 	f := oauthtest.NewBrowser(t).Authorize(oauthtest.Request{
@@ -127,7 +127,7 @@ func (e *env) grant(t *testing.T, c oauthtest.Client, email, scope string) (oaut
 }
 
 // code runs the flow up to the code, for tests of the token endpoint.
-func (e *env) code(t *testing.T, c oauthtest.Client, email, scope string) (code, verifier string) {
+func (e *env) code(t testing.TB, c oauthtest.Client, email, scope string) (code, verifier string) {
 	t.Helper()
 	verifier, challenge := oauthtest.NewPKCE()
 	f := oauthtest.NewBrowser(t).Authorize(oauthtest.Request{

@@ -15,12 +15,15 @@ import (
 )
 
 type loginView struct {
-	ID, CSRF     string
-	ClientName   string
-	RedirectHost string
-	Email        string
-	Error        bool
-	Upstream     string
+	// Action and UpstreamAction are the forms' absolute URLs (under the issuer, which may
+	// carry a path behind a proxy).
+	Action, UpstreamAction string
+	ID, CSRF               string
+	ClientName             string
+	RedirectHost           string
+	Email                  string
+	Error                  bool
+	Upstream               string
 }
 
 // errBadLogin is a wrong email or password (the page never says which).
@@ -45,7 +48,7 @@ func (a *AS) login(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *AS) loginView(ar db.OauthAuthRequest, secret string) loginView {
-	v := loginView{ID: ar.ID.String(), CSRF: csrfToken(secret, ar.ID), ClientName: ar.ClientName, RedirectHost: redirectHost(ar.RedirectUri)}
+	v := loginView{Action: a.cfg.Issuer + PathLogin, UpstreamAction: a.cfg.Issuer + PathLoginUpstream, ID: ar.ID.String(), CSRF: csrfToken(secret, ar.ID), ClientName: ar.ClientName, RedirectHost: redirectHost(ar.RedirectUri)}
 	if a.upstream != nil {
 		v.Upstream = a.upstream.name
 	}
