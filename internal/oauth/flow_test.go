@@ -138,7 +138,7 @@ func TestConsentPage(t *testing.T) {
 	}
 
 	withChildren := consent("roster:read children:read", seed.DemoAdminEmail)
-	if !strings.Contains(withChildren, `id="lgpd-warning"`) || !strings.Contains(withChildren, oauth.LGPDWarning) {
+	if !strings.Contains(withChildren, `<p id="lgpd-warning">`+oauth.LGPDWarning+`</p>`) {
 		t.Errorf("children:read requested: the LGPD warning is missing")
 	}
 	if oauth.LGPDWarning != "⚠️ Este aplicativo solicita acesso a dados pessoais de crianças. Você tem autoridade legal para conceder este acesso?" {
