@@ -126,6 +126,8 @@ type Verifier struct {
 	// server's revocation check. It returns an error wrapping authn.ErrInvalidToken to refuse
 	// the token; any other error is an infrastructure failure (the caller fails closed).
 	Check func(ctx context.Context, c *Claims) error
+	// Cache, if set, skips re-verifying a token seen before (Check still runs).
+	Cache *Cache
 }
 
 var _ authn.Verifier = (*Verifier)(nil)
@@ -136,66 +138,86 @@ func invalid(format string, args ...any) error {
 
 // Verify checks token and returns its caller.
 func (v *Verifier) Verify(ctx context.Context, token string) (principal.Principal, error) {
-	tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
-	if err != nil {
-		return principal.Principal{}, invalid("unparsable or disallowed algorithm: %v", err)
-	}
-	if len(tok.Headers) != 1 {
-		return principal.Principal{}, invalid("want exactly one signature")
-	}
-	h := tok.Headers[0]
-	if typ, _ := h.ExtraHeaders[jose.HeaderType].(string); !strings.EqualFold(typ, TokenType) && !strings.EqualFold(typ, "application/"+TokenType) {
-		return principal.Principal{}, invalid("token type %q is not an access token", typ)
-	}
-	key, err := v.Keys(ctx, h.KeyID)
-	if err != nil {
-		return principal.Principal{}, fmt.Errorf("loading verification key: %w", err)
-	}
-	if key == nil {
-		return principal.Principal{}, invalid("unknown key id")
-	}
-	var c Claims
-	if err := tok.Claims(key, &c); err != nil {
-		return principal.Principal{}, invalid("bad signature: %v", err)
-	}
 	now := time.Now()
 	if v.Now != nil {
 		now = v.Now()
 	}
-	skew := v.Skew
-	if skew == 0 {
-		skew = DefaultSkew
+	if hit, ok := v.Cache.get(token, now); ok {
+		if v.Check != nil {
+			c := hit.claims
+			if err := v.Check(ctx, &c); err != nil {
+				return principal.Principal{}, err
+			}
+		}
+		return hit.p, nil
 	}
-	if c.Expiry == nil {
-		return principal.Principal{}, invalid("no expiry")
-	}
-	if err := c.Claims.ValidateWithLeeway(jwt.Expected{Issuer: v.Issuer, Time: now}, skew); err != nil {
-		return principal.Principal{}, invalid("%v", err)
-	}
-	if !slices.ContainsFunc(v.Audiences, func(a string) bool { return c.Audience.Contains(a) }) {
-		return principal.Principal{}, invalid("audience %v is not this resource", []string(c.Audience))
-	}
-	user, err := uuid.Parse(c.Subject)
+	p, c, err := v.verify(ctx, token, now)
 	if err != nil {
-		return principal.Principal{}, invalid("subject is not a user id")
-	}
-	church, err := uuid.Parse(c.ChurchID)
-	if err != nil {
-		return principal.Principal{}, invalid("church_id missing or malformed")
-	}
-	if _, ok := scopes.RoleScopes(c.Role); !ok {
-		return principal.Principal{}, invalid("unknown role")
-	}
-	granted := capability.ParseScopeSet(c.Scope)
-	if capped := scopes.Grant(c.Role, granted); capped.String() != granted.String() {
-		return principal.Principal{}, invalid("scopes exceed the role's")
+		return principal.Principal{}, err
 	}
 	if v.Check != nil {
 		if err := v.Check(ctx, &c); err != nil {
 			return principal.Principal{}, err
 		}
 	}
-	return principal.Principal{UserID: user, ChurchID: church, Role: c.Role, Scopes: granted, ClientID: c.ClientID}, nil
+	// Cached until expiry, not expiry + skew: a cache hit never extends a token's life.
+	v.Cache.put(token, cached{p: p, claims: c, exp: c.Expiry.Time()}, now)
+	return p, nil
+}
+
+// verify does every check but Check.
+func (v *Verifier) verify(ctx context.Context, token string, now time.Time) (principal.Principal, Claims, error) {
+	tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil {
+		return principal.Principal{}, Claims{}, invalid("unparsable or disallowed algorithm: %v", err)
+	}
+	if len(tok.Headers) != 1 {
+		return principal.Principal{}, Claims{}, invalid("want exactly one signature")
+	}
+	h := tok.Headers[0]
+	if typ, _ := h.ExtraHeaders[jose.HeaderType].(string); !strings.EqualFold(typ, TokenType) && !strings.EqualFold(typ, "application/"+TokenType) {
+		return principal.Principal{}, Claims{}, invalid("token type %q is not an access token", typ)
+	}
+	key, err := v.Keys(ctx, h.KeyID)
+	if err != nil {
+		return principal.Principal{}, Claims{}, fmt.Errorf("loading verification key: %w", err)
+	}
+	if key == nil {
+		return principal.Principal{}, Claims{}, invalid("unknown key id")
+	}
+	var c Claims
+	if err := tok.Claims(key, &c); err != nil {
+		return principal.Principal{}, Claims{}, invalid("bad signature: %v", err)
+	}
+	skew := v.Skew
+	if skew == 0 {
+		skew = DefaultSkew
+	}
+	if c.Expiry == nil {
+		return principal.Principal{}, Claims{}, invalid("no expiry")
+	}
+	if err := c.Claims.ValidateWithLeeway(jwt.Expected{Issuer: v.Issuer, Time: now}, skew); err != nil {
+		return principal.Principal{}, Claims{}, invalid("%v", err)
+	}
+	if !slices.ContainsFunc(v.Audiences, func(a string) bool { return c.Audience.Contains(a) }) {
+		return principal.Principal{}, Claims{}, invalid("audience %v is not this resource", []string(c.Audience))
+	}
+	user, err := uuid.Parse(c.Subject)
+	if err != nil {
+		return principal.Principal{}, Claims{}, invalid("subject is not a user id")
+	}
+	church, err := uuid.Parse(c.ChurchID)
+	if err != nil {
+		return principal.Principal{}, Claims{}, invalid("church_id missing or malformed")
+	}
+	if _, ok := scopes.RoleScopes(c.Role); !ok {
+		return principal.Principal{}, Claims{}, invalid("unknown role")
+	}
+	granted := capability.ParseScopeSet(c.Scope)
+	if capped := scopes.Grant(c.Role, granted); capped.String() != granted.String() {
+		return principal.Principal{}, Claims{}, invalid("scopes exceed the role's")
+	}
+	return principal.Principal{UserID: user, ChurchID: church, Role: c.Role, Scopes: granted, ClientID: c.ClientID}, c, nil
 }
 
 // ErrNoKey is returned by key stores that have no active key.

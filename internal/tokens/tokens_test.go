@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -220,6 +221,88 @@ func BenchmarkVerify(b *testing.B) {
 		b.Fatal(err)
 	}
 	v := &tokens.Verifier{Issuer: issuer, Audiences: []string{resource}, Keys: func(context.Context, string) (*rsa.PublicKey, error) { return &k.Private.PublicKey, nil }}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := v.Verify(context.Background(), tok); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestCacheNeverOutlivesTheTokenAndStillRunsCheck(t *testing.T) {
+	now := time.Date(2026, 6, 7, 9, 0, 0, 0, time.UTC)
+	k := testKey(t)
+	m := tokens.Minter{Issuer: issuer, Audience: resource, Key: k, Now: func() time.Time { return now }}
+	tok, err := m.Mint(caller(), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := verifier(t, now)
+	v.Cache = &tokens.Cache{}
+	checks, revoked := 0, false
+	v.Check = func(context.Context, *tokens.Claims) error {
+		checks++
+		if revoked {
+			return fmt.Errorf("%w: grant revoked", authn.ErrInvalidToken)
+		}
+		return nil
+	}
+	for range 3 {
+		if _, err := v.Verify(context.Background(), tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v.Cache.Len() != 1 || checks != 3 {
+		t.Fatalf("cache %d entries, %d checks; want 1 and 3 (Check runs on every hit)", v.Cache.Len(), checks)
+	}
+	revoked = true
+	if _, err := v.Verify(context.Background(), tok); !errors.Is(err, authn.ErrInvalidToken) {
+		t.Fatalf("a revoked token must fail even when cached: %v", err)
+	}
+	revoked = false
+	// Past expiry (even within the skew) a cached entry is gone and the full check refuses it
+	// once the skew is over.
+	v.Now = func() time.Time { return now.Add(time.Minute + time.Second) }
+	if _, err := v.Verify(context.Background(), tok); err != nil {
+		t.Fatalf("within the skew the full check still accepts: %v", err)
+	}
+	v.Now = func() time.Time { return now.Add(2 * time.Minute) }
+	if _, err := v.Verify(context.Background(), tok); !errors.Is(err, authn.ErrInvalidToken) {
+		t.Fatalf("an expired token must fail: %v", err)
+	}
+}
+
+func TestCacheIsBounded(t *testing.T) {
+	now := time.Date(2026, 6, 7, 9, 0, 0, 0, time.UTC)
+	m := tokens.Minter{Issuer: issuer, Audience: resource, Key: testKey(t), Now: func() time.Time { return now }}
+	v := verifier(t, now)
+	v.Cache = &tokens.Cache{MaxEntries: 20}
+	for range 100 {
+		tok, err := m.Mint(caller(), time.Minute) // a fresh jti each time: a distinct token
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.Verify(context.Background(), tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := v.Cache.Len(); n > 20 {
+		t.Fatalf("%d cached tokens, want at most 20", n)
+	}
+}
+
+func BenchmarkVerifyCached(b *testing.B) {
+	k, err := tokens.GenerateKey()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := tokens.Minter{Issuer: issuer, Audience: resource, Key: k}
+	tok, err := m.Mint(caller(), time.Hour)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := &tokens.Verifier{Issuer: issuer, Audiences: []string{resource}, Cache: &tokens.Cache{},
+		Keys: func(context.Context, string) (*rsa.PublicKey, error) { return &k.Private.PublicKey, nil }}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := v.Verify(context.Background(), tok); err != nil {
