@@ -70,11 +70,30 @@ func serveCmd() *cobra.Command {
 		demo      bool
 		origins   []string
 		as        authServerFlags
+		ext       externalFlags
 	)
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve MCP (POST /mcp, /sse) and REST (/api/v1)",
+		Long: `Serve MCP (POST /mcp, /sse) and REST (/api/v1).
+
+By default (built-in mode) the server is also the OAuth authorization server of its clients:
+/authorize, /token, /register, the login and consent pages, signing tokens with its own key.
+
+With --oauth-issuer (external provider mode) it is a pure resource server of that OpenID
+Connect provider: none of those endpoints exist, the protected-resource metadata names the
+provider, and /mcp and /api accept only the provider's access tokens (aud: the MCP URL or
+--oauth-audience), verified against its JWKS. Each provider account (issuer + subject) must be
+linked to a local user first: neemias-mcp identity link --issuer ISSUER --subject SUB --email E.
+Church and role are the local user's unless --oauth-church-claim / --oauth-role-claim map them.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			x, err := ext.config()
+			if err != nil {
+				return err
+			}
+			if err := checkModes(cmd, x, &as); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			log := logger()
@@ -107,7 +126,7 @@ func serveCmd() *cobra.Command {
 			if publicURL == "" {
 				publicURL = "http://" + ln.Addr().String()
 			}
-			srv, err := server.New(ctx, server.Config{PublicURL: publicURL, AllowedOrigins: origins, Logger: log, Version: version, AuthServer: as.options()}, st)
+			srv, err := server.New(ctx, server.Config{PublicURL: publicURL, AllowedOrigins: origins, Logger: log, Version: version, AuthServer: as.options(), External: x}, st)
 			if err != nil {
 				return err
 			}
@@ -124,7 +143,7 @@ func serveCmd() *cobra.Command {
 				defer cancel()
 				_ = hs.Shutdown(shutdown)
 			}()
-			log.Info("serving", "mcp", srv.ResourceURL, "database", d.Source)
+			log.Info("serving", "mcp", srv.ResourceURL, "authorization_server", srv.AuthorizationServer, "database", d.Source)
 			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				return err
 			}
@@ -137,6 +156,7 @@ func serveCmd() *cobra.Command {
 	c.Flags().BoolVar(&demo, "demo", false, "seed the demo church once and print how to connect")
 	c.Flags().StringSliceVar(&origins, "allowed-origin", nil, "browser origin allowed to call /mcp (repeatable)")
 	as.add(c)
+	ext.add(c)
 	return c
 }
 
@@ -156,6 +176,18 @@ var demoUsers = []demoUser{
 // printInstructions tells a person how to connect a client to the demo.
 func printInstructions(cmd *cobra.Command, srv *server.Server, d *devdb.DB) error {
 	out := cmd.OutOrStdout()
+	if srv.External != nil {
+		base := strings.TrimSuffix(srv.ResourceURL, "/mcp")
+		fmt.Fprintf(out, "\nNeemias MCP is running in external provider mode (database: %s).\n\n", d.Source)
+		fmt.Fprintf(out, "  MCP endpoint:  %s\n", srv.ResourceURL)
+		fmt.Fprintf(out, "  REST API:      %s\n", base+"/api/v1")
+		fmt.Fprintf(out, "  Metadata:      %s\n", base+"/.well-known/oauth-protected-resource/mcp")
+		fmt.Fprintf(out, "  OAuth server:  %s (the external provider; tokens come only from it)\n\n", srv.AuthorizationServer)
+		fmt.Fprintf(out, `Link each provider account to a demo user before it can call the server:
+  go run ./cmd/neemias-mcp identity link --issuer %s --subject <sub> --email %s
+`, srv.AuthorizationServer, seed.DemoVoluntarioEmail)
+		return nil
+	}
 	admin, err := mintFor(srv, demoUsers[0], 12*time.Hour)
 	if err != nil {
 		return err
@@ -277,7 +309,16 @@ func tokenCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "token",
 		Short: "Mint a development access token for a demo user, signed with the local key",
+		Long: `Mint a development access token for a demo user, signed with the local key.
+
+Built-in mode only: the token is what the built-in authorization server would issue, so a
+server in built-in mode (no --oauth-issuer) on the same database and --public-url accepts it.
+A server in external provider mode (serve --oauth-issuer) accepts only its provider's tokens
+and refuses this one (401); get a token from the provider instead.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if os.Getenv("NEEMIAS_OAUTH_ISSUER") != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "note: $NEEMIAS_OAUTH_ISSUER is set; a server in external provider mode refuses this token (built-in mode only)")
+			}
 			var u *demoUser
 			for i := range demoUsers {
 				if demoUsers[i].email == email {

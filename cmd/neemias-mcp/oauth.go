@@ -25,6 +25,7 @@ type authServerFlags struct {
 	upstreamSecret  string
 	upstreamName    string
 	registrationsPH float64
+	extraResources  []string
 }
 
 func (f *authServerFlags) add(c *cobra.Command) {
@@ -34,11 +35,12 @@ func (f *authServerFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.upstreamIssuer, "upstream-issuer", os.Getenv("NEEMIAS_UPSTREAM_ISSUER"), "issuer URL of the church's OpenID Connect provider, to offer login through it ($NEEMIAS_UPSTREAM_ISSUER)")
 	c.Flags().StringVar(&f.upstreamID, "upstream-client-id", os.Getenv("NEEMIAS_UPSTREAM_CLIENT_ID"), "this server's client id at that provider; redirect URI <public URL>/login/callback ($NEEMIAS_UPSTREAM_CLIENT_ID)")
 	c.Flags().StringVar(&f.upstreamSecret, "upstream-client-secret", os.Getenv("NEEMIAS_UPSTREAM_CLIENT_SECRET"), "its client secret; prefer $NEEMIAS_UPSTREAM_CLIENT_SECRET to the flag")
+	c.Flags().StringSliceVar(&f.extraResources, "extra-resource", nil, "MCP URL of another Neemias server that uses this one as its identity provider (its --oauth-issuer is this server's public URL): clients may ask tokens for it with resource=URL (repeatable)")
 	c.Flags().StringVar(&f.upstreamName, "upstream-name", os.Getenv("NEEMIAS_UPSTREAM_NAME"), "label of the provider's login button ($NEEMIAS_UPSTREAM_NAME)")
 }
 
 func (f *authServerFlags) options() oauth.Options {
-	o := oauth.Options{AccessTokenTTL: f.accessTTL, DisableRegistration: f.noRegistration, RegistrationPerHour: f.registrationsPH}
+	o := oauth.Options{AccessTokenTTL: f.accessTTL, DisableRegistration: f.noRegistration, RegistrationPerHour: f.registrationsPH, ExtraResources: f.extraResources}
 	if f.upstreamIssuer != "" {
 		o.Upstream = &oauth.Upstream{Issuer: f.upstreamIssuer, ClientID: f.upstreamID, ClientSecret: f.upstreamSecret, Name: f.upstreamName}
 	}

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,9 +57,11 @@ type AS struct {
 	secure bool
 
 	resourceKeys []string
-	regLimit     *ipLimiter
-	loginLimit   *ipLimiter
-	upstream     *upstreamLogin
+	// extraResources maps the resourceKey of each Options.ExtraResources entry to the entry.
+	extraResources map[string]string
+	regLimit       *ipLimiter
+	loginLimit     *ipLimiter
+	upstream       *upstreamLogin
 
 	keyMu  sync.Mutex
 	key    tokens.Key
@@ -107,6 +110,19 @@ func New(cfg Config) (*AS, error) {
 			return nil, fmt.Errorf("oauth: resource %q is not an absolute URL", r)
 		}
 		a.resourceKeys = append(a.resourceKeys, k)
+	}
+	for _, r := range cfg.ExtraResources {
+		k, ok := resourceKey(r)
+		if !ok {
+			return nil, fmt.Errorf("oauth: extra resource %q must be an absolute http(s) URL without query or fragment", r)
+		}
+		if slices.Contains(a.resourceKeys, k) {
+			return nil, fmt.Errorf("oauth: extra resource %q is this server's own MCP endpoint", r)
+		}
+		if a.extraResources == nil {
+			a.extraResources = map[string]string{}
+		}
+		a.extraResources[k] = r
 	}
 	if a.pages, err = newPages(); err != nil {
 		return nil, err

@@ -55,6 +55,14 @@ type Options struct {
 	// Upstream, when set, offers login through the church's OpenID Connect provider besides
 	// local accounts.
 	Upstream *Upstream
+	// ExtraResources are the MCP endpoints of other Neemias servers that run in external
+	// provider mode with this server as their identity provider (server.ExternalAuth). A
+	// `resource` parameter naming one of them (in any equivalent form) gets an access token
+	// whose aud is that resource, exactly as listed here; the scopes are still capped by the
+	// person's role at this server, and the consent page names the resource. Without a
+	// `resource` parameter the token is for this server's own MCP endpoint, as always. Any
+	// other resource stays invalid_target.
+	ExtraResources []string
 }
 
 // Upstream is an OpenID Connect provider people may log in with. Its accounts map to local

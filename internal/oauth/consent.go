@@ -36,6 +36,8 @@ type consentView struct {
 	OpenID         bool
 	Children       bool
 	Warning        string
+	// Resource is the server the access is for, when it is not this one (ExtraResources).
+	Resource string
 }
 
 func (a *AS) consent(w http.ResponseWriter, r *http.Request) {
@@ -64,6 +66,9 @@ func (a *AS) showConsent(w http.ResponseWriter, r *http.Request) {
 	v := consentView{
 		Action: a.cfg.Issuer + PathConsent, ID: ar.ID.String(), CSRF: csrfToken(secret, ar.ID), ClientName: ar.ClientName, ClientID: ar.ClientID,
 		RedirectHost: redirectHost(ar.RedirectUri), OpenID: ar.Openid,
+	}
+	if ar.Resource != a.cfg.Resource {
+		v.Resource = ar.Resource
 	}
 	if u, err := url.Parse(ar.ClientID); err == nil && u.Scheme == "https" {
 		v.MetadataClient, v.ClientHost = true, u.Host

@@ -15,8 +15,9 @@
 //     the validated redirect URI with state and iss);
 //   - RFC 8707: `resource` (absent, or an equivalent form of this server's MCP URL: case of
 //     scheme and host, default port, trailing slash, the /sse alias) becomes the token's aud;
-//     anything else is invalid_target, at /authorize and at /token (where the code is then not
-//     consumed);
+//     so does an equivalent form of an Options.ExtraResources entry (another Neemias server
+//     in external provider mode that uses this one as its identity provider); anything else
+//     is invalid_target, at /authorize and at /token (where the code is then not consumed);
 //   - RFC 9207: `iss` in every authorization response, errors included (issEncoder and
 //     redirectTo), advertised by authorization_response_iss_parameter_supported;
 //   - RFC 8414 metadata at /.well-known/oauth-authorization-server (and OpenID Connect

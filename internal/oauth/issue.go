@@ -19,6 +19,7 @@ import (
 // issue is what a token response is made of.
 type issue struct {
 	client       *Client
+	resource     string // the token's aud: the grant's resource (Config.Resource when empty)
 	grant        uuid.UUID
 	grantExpires time.Time
 	user, church uuid.UUID
@@ -31,11 +32,15 @@ type issue struct {
 	amr          string
 }
 
-// issue mints the access token (RFC 9068, audience the canonical resource, carrying the
+// issue mints the access token (RFC 9068, audience the grant's resource, carrying the
 // grant id), stores a new refresh token when the client may refresh, and signs an ID token
 // when the client asked for openid.
 func (a *AS) issue(ctx context.Context, q *db.Queries, key tokens.Key, p issue) (*oidc.AccessTokenResponse, error) {
-	m := tokens.Minter{Issuer: a.cfg.Issuer, Audience: a.cfg.Resource, Key: key, Now: a.now}
+	aud := p.resource
+	if aud == "" {
+		aud = a.cfg.Resource
+	}
+	m := tokens.Minter{Issuer: a.cfg.Issuer, Audience: aud, Key: key, Now: a.now}
 	at, err := m.MintGrant(principal.Principal{
 		UserID: p.user, ChurchID: p.church, Role: p.role, Scopes: p.scopes, ClientID: p.client.ID,
 	}, a.cfg.AccessTokenTTL, p.grant.String())

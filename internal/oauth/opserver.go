@@ -221,7 +221,7 @@ func (s *opServer) CodeExchange(ctx context.Context, r *op.ClientRequest[oidc.Ac
 			}
 		}
 		resp, err = a.issue(ctx, q, key, issue{
-			client: c, grant: grantID, grantExpires: expires, user: user.ID, church: user.ChurchID, role: user.Role,
+			client: c, resource: code.Resource, grant: grantID, grantExpires: expires, user: user.ID, church: user.ChurchID, role: user.Role,
 			scopes: granted, refresh: c.allowsRefresh(), openid: code.Openid, nonce: deref(code.Nonce),
 			authTime: code.AuthTime, amr: code.Amr,
 		})
@@ -306,7 +306,7 @@ func (s *opServer) RefreshToken(ctx context.Context, r *op.ClientRequest[oidc.Re
 			return err
 		}
 		resp, err = a.issue(ctx, q, key, issue{
-			client: c, grant: rt.GrantID, grantExpires: rt.GrantExpiresAt, user: user.ID, church: user.ChurchID,
+			client: c, resource: rt.Resource, grant: rt.GrantID, grantExpires: rt.GrantExpiresAt, user: user.ID, church: user.ChurchID,
 			role: user.Role, scopes: scopes.Grant(user.Role, requested), refresh: true,
 		})
 		return err
@@ -349,7 +349,11 @@ func (s *opServer) Revocation(ctx context.Context, r *op.ClientRequest[oidc.Revo
 // accessTokenClaims returns the claims of token if it is a valid access token of ours.
 func (a *AS) accessTokenClaims(ctx context.Context, token string) *tokens.Claims {
 	var got *tokens.Claims
-	v := &tokens.Verifier{Issuer: a.cfg.Issuer, Audiences: []string{a.cfg.Resource}, Keys: a.cfg.Keys.Public,
+	auds := []string{a.cfg.Resource}
+	for _, r := range a.extraResources {
+		auds = append(auds, r)
+	}
+	v := &tokens.Verifier{Issuer: a.cfg.Issuer, Audiences: auds, Keys: a.cfg.Keys.Public,
 		Check: func(_ context.Context, c *tokens.Claims) error { got = c; return nil }}
 	if _, err := v.Verify(ctx, token); err != nil {
 		return nil

@@ -34,7 +34,8 @@ func resourceKey(raw string) (key string, ok bool) {
 
 // resolveResource maps the `resource` parameters of a request to the canonical resource this
 // server issues tokens for: none means this server's MCP endpoint; one must be an equivalent
-// form of it (or of an alias); anything else is invalid_target (RFC 8707 §2).
+// form of it (or of an alias), which resolves to it, or of an Options.ExtraResources entry,
+// which resolves to that entry; anything else is invalid_target (RFC 8707 §2).
 func (a *AS) resolveResource(values []string) (string, *oidc.Error) {
 	switch len(values) {
 	case 0:
@@ -51,6 +52,9 @@ func (a *AS) resolveResource(values []string) (string, *oidc.Error) {
 		if key == known {
 			return a.cfg.Resource, nil
 		}
+	}
+	if extra, ok := a.extraResources[key]; ok {
+		return extra, nil
 	}
 	return "", oidc.ErrInvalidTarget().WithDescription("this server issues tokens only for %s", a.cfg.Resource)
 }

@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,9 +16,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/neemias/neemias-mcp/gen/capapi"
+	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/authn"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/httpx"
@@ -25,6 +30,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/mcp"
 	"github.com/neemias/neemias-mcp/internal/oauth"
 	"github.com/neemias/neemias-mcp/internal/oauth/cimd"
+	"github.com/neemias/neemias-mcp/internal/oauth/external"
 	"github.com/neemias/neemias-mcp/internal/reqid"
 	"github.com/neemias/neemias-mcp/internal/rest"
 	"github.com/neemias/neemias-mcp/internal/store"
@@ -34,8 +40,8 @@ import (
 // Config is the runtime configuration (never part of the capability spec).
 type Config struct {
 	// PublicURL is the externally visible base URL, e.g. https://mcp.church.example or
-	// http://127.0.0.1:8080. The MCP endpoint is PublicURL+"/mcp"; tokens are issued by
-	// PublicURL and bound to the MCP endpoint.
+	// http://127.0.0.1:8080. The MCP endpoint is PublicURL+"/mcp"; in built-in mode tokens
+	// are issued by PublicURL and bound to the MCP endpoint.
 	PublicURL string
 	// AllowedOrigins are browser origins allowed to call /mcp (besides none).
 	AllowedOrigins []string
@@ -48,8 +54,42 @@ type Config struct {
 	// AuthServer configures the built-in OAuth authorization server (internal/oauth): token
 	// lifetimes, registration, login through the church's OpenID Connect provider. Client ID
 	// Metadata Documents are resolved by internal/oauth/cimd unless AuthServer.ClientMetadata
-	// is set.
+	// is set. Ignored in external provider mode.
 	AuthServer oauth.Options
+	// External, when set, is external provider mode: Neemias is a pure resource server of
+	// that OpenID Connect provider. Nil (the default) is built-in mode.
+	External *ExternalAuth
+}
+
+// ExternalAuth is external provider mode: no built-in authorization server is mounted (no
+// /authorize, /token, /register, /login, /consent, /jwks, nor authorization-server metadata);
+// the protected-resource metadata names Issuer as the authorization server; /mcp and /api
+// accept only the provider's access tokens, verified by internal/oauth/external against its
+// JWKS (discovered from Issuer, cached, refreshed on an unknown kid; 503 when no key can be
+// had). A token's iss+sub is mapped to a local user through oauth_upstream_identities (link
+// one with `neemias-mcp identity link --issuer ISSUER --subject SUB --email …`), never by
+// e-mail; an unknown subject or a disabled user gets 401. Church and role are the local
+// user's unless Claims maps them; scopes are the token's ∩ the role's.
+type ExternalAuth struct {
+	// Issuer is the provider's issuer URL, exactly as its tokens carry it (https). Its
+	// /.well-known/openid-configuration must name the same issuer; it is fetched when the
+	// server starts, so the provider must be reachable then.
+	Issuer string
+	// Audience is the aud the provider puts in access tokens for this server. Default: the
+	// MCP endpoint, PublicURL+"/mcp" (its trailing-slash form is accepted too). The
+	// protected-resource metadata's `resource` is the MCP endpoint either way.
+	Audience string
+	// Claims says where the provider puts the scopes, church, role and client id, and maps
+	// provider roles or groups to local roles (see external.ClaimMapping).
+	Claims external.ClaimMapping
+	// RequireAccessTokenType demands the RFC 9068 JOSE typ at+jwt; RequiredClaims are string
+	// claims that must have exactly these values (a provider's token-type marker).
+	RequireAccessTokenType bool
+	RequiredClaims         map[string]string
+	// RootCAs replaces the system trust roots for the provider (a private CA; tests).
+	RootCAs *x509.CertPool
+	// RefreshInterval is the least time between two JWKS fetches (default 10 s).
+	RefreshInterval time.Duration
 }
 
 func (c Config) rateOr(d float64) float64 {
@@ -68,14 +108,21 @@ func (c Config) burstOr(d int) int {
 
 // Server is the assembled application.
 type Server struct {
-	Handler  http.Handler
+	Handler http.Handler
+	// Minter and Verifier are the built-in mode's local-key tokens (the zero Minter and nil
+	// in external provider mode, where only the provider issues tokens).
 	Minter   tokens.Minter
 	Verifier *tokens.Verifier
-	// ResourceURL is the canonical MCP endpoint: the tokens' audience and the metadata's
-	// `resource`.
+	// ResourceURL is the canonical MCP endpoint: the metadata's `resource` and the tokens'
+	// audience (unless ExternalAuth.Audience names another).
 	ResourceURL string
-	// AuthServer is the built-in authorization server.
+	// AuthorizationServer is the issuer the protected-resource metadata names: PublicURL in
+	// built-in mode, ExternalAuth.Issuer in external provider mode.
+	AuthorizationServer string
+	// AuthServer is the built-in authorization server (nil in external provider mode).
 	AuthServer *oauth.AS
+	// External verifies the provider's tokens in external provider mode (nil otherwise).
+	External *external.Verifier
 }
 
 // New assembles the server over st.
@@ -87,30 +134,42 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if err != nil || base.Scheme == "" || base.Host == "" {
 		return nil, fmt.Errorf("server: public URL %q must be absolute, like http://127.0.0.1:8080", cfg.PublicURL)
 	}
-	issuer := base.String()
-	resource := issuer + "/mcp"
-	keys := &tokens.KeyStore{Pool: st.Pool()}
-	key, err := keys.Active(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	verifier := &tokens.Verifier{Issuer: issuer, Audiences: []string{resource, resource + "/"}, Keys: keys.Public}
-	asOpts := cfg.AuthServer
-	if asOpts.ClientMetadata == nil {
-		if asOpts.ClientMetadata, err = clientMetadataFetcher(); err != nil {
+	publicURL := base.String()
+	resource := publicURL + "/mcp"
+	out := &Server{ResourceURL: resource}
+	var verifier authn.Verifier
+	if cfg.External != nil {
+		ev, err := newExternalVerifier(ctx, *cfg.External, resource, st)
+		if err != nil {
+			return nil, err
+		}
+		verifier, out.External, out.AuthorizationServer = ev, ev, cfg.External.Issuer
+	} else {
+		keys := &tokens.KeyStore{Pool: st.Pool()}
+		key, err := keys.Active(ctx)
+		if err != nil {
 			return nil, fmt.Errorf("server: %w", err)
 		}
+		asOpts := cfg.AuthServer
+		if asOpts.ClientMetadata == nil {
+			if asOpts.ClientMetadata, err = clientMetadataFetcher(); err != nil {
+				return nil, fmt.Errorf("server: %w", err)
+			}
+		}
+		authServer, err := oauth.New(oauth.Config{
+			Issuer: publicURL, Resource: resource, ResourceAliases: []string{publicURL + "/sse"},
+			Store: st, Keys: keys, Logger: cfg.Logger, Options: asOpts,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		tv := &tokens.Verifier{Issuer: publicURL, Audiences: []string{resource, resource + "/"}, Keys: keys.Public,
+			Check: authServer.CheckToken} // tokens of a revoked grant are refused
+		verifier, out.Verifier, out.AuthServer, out.AuthorizationServer = tv, tv, authServer, publicURL
+		out.Minter = tokens.Minter{Issuer: publicURL, Audience: resource, Key: key}
 	}
-	authServer, err := oauth.New(oauth.Config{
-		Issuer: issuer, Resource: resource, ResourceAliases: []string{issuer + "/sse"},
-		Store: st, Keys: keys, Logger: cfg.Logger, Options: asOpts,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	verifier.Check = authServer.CheckToken // tokens of a revoked grant are refused
 	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From))
-	metadataURL := issuer + "/.well-known/oauth-protected-resource/mcp"
+	metadataURL := publicURL + "/.well-known/oauth-protected-resource/mcp"
 	hosts, origins := allowlists(base, cfg.AllowedOrigins)
 
 	mcpHandler, err := mcp.NewHandler(mcp.Options{
@@ -154,8 +213,10 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	mux.Handle("/mcp", mcpHandler)
 	mux.Handle("/sse", mcpHandler) // compatibility alias of the same stateless endpoint
 	mux.Handle("/api/v1/", restHandler)
-	authServer.Register(mux) // /authorize, /token, /register, /login, /consent, AS metadata…
-	prm := protectedResourceMetadata(resource, issuer)
+	if out.AuthServer != nil {
+		out.AuthServer.Register(mux) // /authorize, /token, /register, /login, /consent, AS metadata…
+	}
+	prm := protectedResourceMetadata(resource, out.AuthorizationServer)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", prm)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -167,13 +228,52 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	})
-	return &Server{
-		Handler:     reqid.Middleware(securityHeaders(mux)),
-		Minter:      tokens.Minter{Issuer: issuer, Audience: resource, Key: key},
-		Verifier:    verifier,
-		ResourceURL: resource,
-		AuthServer:  authServer,
-	}, nil
+	out.Handler = reqid.Middleware(securityHeaders(mux))
+	return out, nil
+}
+
+// newExternalVerifier is external provider mode's token verifier: internal/oauth/external
+// over the provider's discovery and JWKS, with subjects mapped to local users through
+// oauth_upstream_identities.
+func newExternalVerifier(ctx context.Context, x ExternalAuth, resource string, st *store.Store) (*external.Verifier, error) {
+	if x.Issuer == "" {
+		return nil, errors.New("server: external provider mode needs the provider's issuer URL")
+	}
+	aud := x.Audience
+	if aud == "" {
+		aud = resource
+	}
+	v, err := external.NewVerifier(ctx, external.Config{
+		Issuer: x.Issuer, Audience: aud, Claims: x.Claims, Lookup: upstreamIdentityLookup(st),
+		RequireAccessTokenType: x.RequireAccessTokenType, RequiredClaims: x.RequiredClaims,
+		RootCAs: x.RootCAs, RefreshInterval: x.RefreshInterval,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("server: external provider %s: %w", x.Issuer, err)
+	}
+	return v, nil
+}
+
+// upstreamIdentityLookup maps a provider's issuer and subject to the local user linked to
+// them in oauth_upstream_identities (`neemias-mcp identity link`, which stores the issuer
+// without a trailing slash, hence the trim). No link, or a disabled user: ErrUnknownSubject,
+// so the token is refused. Never by e-mail: an e-mail claim can be set or recycled at the
+// provider, a subject cannot.
+func upstreamIdentityLookup(st *store.Store) external.LookupFunc {
+	q := db.New(st.Pool()) // the oauth_* tables are the owner's, like the authorization server's
+	return func(ctx context.Context, issuer, subject string) (external.User, error) {
+		u, err := q.OAuthUpstreamIdentity(ctx, db.OAuthUpstreamIdentityParams{Issuer: strings.TrimSuffix(issuer, "/"), Subject: subject})
+		if errors.Is(err, pgx.ErrNoRows) {
+			return external.User{}, external.ErrUnknownSubject
+		}
+		if err != nil {
+			return external.User{}, err
+		}
+		if u.DisabledAt != nil {
+			return external.User{}, fmt.Errorf("%w (the linked user is disabled)", external.ErrUnknownSubject)
+		}
+		return external.User{ID: u.ID, ChurchID: u.ChurchID, Role: u.Role}, nil
+	}
 }
 
 // allowlists returns the Host and Origin allowlists of the MCP endpoint: the public URL's host
@@ -201,15 +301,15 @@ func hostEntry(h string) string {
 }
 
 // protectedResourceMetadata serves RFC 9728 metadata. `resource` is exactly the canonical MCP
-// URL; the scopes are the spec's.
-func protectedResourceMetadata(resource, issuer string) http.HandlerFunc {
+// URL; the authorization server is ours or the external provider; the scopes are the spec's.
+func protectedResourceMetadata(resource, authServer string) http.HandlerFunc {
 	var names []string
 	for _, s := range scopes.All() {
 		names = append(names, s.Name)
 	}
 	body, _ := json.Marshal(map[string]any{
 		"resource":                 resource,
-		"authorization_servers":    []string{issuer},
+		"authorization_servers":    []string{authServer},
 		"scopes_supported":         names,
 		"bearer_methods_supported": []string{"header"},
 		"resource_name":            "Neemias MCP",

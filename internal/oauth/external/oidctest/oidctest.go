@@ -91,6 +91,9 @@ func (i *Issuer) CertPool() *x509.CertPool {
 	return p
 }
 
+// Certificate is the issuer's self-signed TLS certificate (to write a CA file).
+func (i *Issuer) Certificate() *x509.Certificate { return i.srv.Certificate() }
+
 // SetJWKSMode switches the JWKS endpoint's behaviour.
 func (i *Issuer) SetJWKSMode(m JWKSMode) { i.mode.Store(int32(m)) }
 

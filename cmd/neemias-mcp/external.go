@@ -1,0 +1,117 @@
+package main
+
+import (
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/neemias/neemias-mcp/internal/oauth/external"
+	"github.com/neemias/neemias-mcp/internal/server"
+)
+
+// externalFlags are serve's knobs of external provider mode (server.ExternalAuth): with
+// --oauth-issuer the server is a pure resource server of that OpenID Connect provider.
+type externalFlags struct {
+	issuer, audience, caFile                          string
+	scopeClaim, churchClaim, roleClaim, clientIDClaim string
+	roleMap, requiredClaims                           []string
+	requireATJWT                                      bool
+}
+
+func (f *externalFlags) add(c *cobra.Command) {
+	fl := c.Flags()
+	fl.StringVar(&f.issuer, "oauth-issuer", os.Getenv("NEEMIAS_OAUTH_ISSUER"), "external provider mode: the OpenID Connect provider's issuer URL (https); no built-in authorization server runs and only its access tokens are accepted ($NEEMIAS_OAUTH_ISSUER)")
+	fl.StringVar(&f.audience, "oauth-audience", os.Getenv("NEEMIAS_OAUTH_AUDIENCE"), "aud the provider puts in tokens for this server (default: the MCP URL, <public URL>/mcp) ($NEEMIAS_OAUTH_AUDIENCE)")
+	fl.StringVar(&f.caFile, "oauth-ca-file", os.Getenv("NEEMIAS_OAUTH_CA_FILE"), "PEM file of the CA certificates trusted for the provider, instead of the system's ($NEEMIAS_OAUTH_CA_FILE)")
+	fl.StringVar(&f.scopeClaim, "oauth-scope-claim", os.Getenv("NEEMIAS_OAUTH_SCOPE_CLAIM"), `claim holding the granted scopes, a string or an array; a dotted name walks nested objects (default "scope", then "scp") ($NEEMIAS_OAUTH_SCOPE_CLAIM)`)
+	fl.StringVar(&f.churchClaim, "oauth-church-claim", os.Getenv("NEEMIAS_OAUTH_CHURCH_CLAIM"), "claim holding the church id; it must agree with the linked user's church (default: the linked user's church only) ($NEEMIAS_OAUTH_CHURCH_CLAIM)")
+	fl.StringVar(&f.roleClaim, "oauth-role-claim", os.Getenv("NEEMIAS_OAUTH_ROLE_CLAIM"), "claim holding the provider's roles or groups, mapped by --oauth-role-map (default: the linked user's role) ($NEEMIAS_OAUTH_ROLE_CLAIM)")
+	fl.StringSliceVar(&f.roleMap, "oauth-role-map", envList("NEEMIAS_OAUTH_ROLE_MAP"), "PROVIDER_VALUE=ROLE pairs (ADMIN, CADASTRO, VOLUNTARIO, RESPONSAVEL) for --oauth-role-claim; repeatable or comma-separated ($NEEMIAS_OAUTH_ROLE_MAP)")
+	fl.StringVar(&f.clientIDClaim, "oauth-client-id-claim", os.Getenv("NEEMIAS_OAUTH_CLIENT_ID_CLAIM"), `claim naming the OAuth client, for the audit log (default "client_id", then "azp") ($NEEMIAS_OAUTH_CLIENT_ID_CLAIM)`)
+	fl.BoolVar(&f.requireATJWT, "oauth-require-at-jwt", os.Getenv("NEEMIAS_OAUTH_REQUIRE_AT_JWT") == "true", "accept only tokens of JOSE type at+jwt (RFC 9068) ($NEEMIAS_OAUTH_REQUIRE_AT_JWT=true)")
+	fl.StringSliceVar(&f.requiredClaims, "oauth-required-claim", envList("NEEMIAS_OAUTH_REQUIRED_CLAIMS"), "NAME=VALUE string claims every token must carry, e.g. token_use=access; repeatable ($NEEMIAS_OAUTH_REQUIRED_CLAIMS)")
+}
+
+func envList(name string) []string {
+	v := os.Getenv(name)
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
+}
+
+// config is the external mode the flags ask for; nil (built-in mode) without --oauth-issuer.
+func (f *externalFlags) config() (*server.ExternalAuth, error) {
+	if f.issuer == "" {
+		if f.audience != "" || f.caFile != "" || f.scopeClaim != "" || f.churchClaim != "" || f.roleClaim != "" ||
+			f.clientIDClaim != "" || len(f.roleMap) > 0 || len(f.requiredClaims) > 0 || f.requireATJWT {
+			return nil, errors.New("the --oauth-* settings are for external provider mode; set --oauth-issuer too")
+		}
+		return nil, nil
+	}
+	x := &server.ExternalAuth{
+		Issuer: f.issuer, Audience: f.audience, RequireAccessTokenType: f.requireATJWT,
+		Claims: external.ClaimMapping{Scope: f.scopeClaim, Church: f.churchClaim, Role: f.roleClaim, ClientID: f.clientIDClaim},
+	}
+	var err error
+	if x.Claims.Roles, err = pairs("--oauth-role-map", f.roleMap); err != nil {
+		return nil, err
+	}
+	if x.RequiredClaims, err = pairs("--oauth-required-claim", f.requiredClaims); err != nil {
+		return nil, err
+	}
+	if (x.Claims.Role == "") != (len(x.Claims.Roles) == 0) {
+		return nil, errors.New("--oauth-role-claim and --oauth-role-map go together")
+	}
+	if f.caFile != "" {
+		pem, err := os.ReadFile(f.caFile)
+		if err != nil {
+			return nil, fmt.Errorf("--oauth-ca-file: %w", err)
+		}
+		x.RootCAs = x509.NewCertPool()
+		if !x.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--oauth-ca-file: no PEM certificate in %s", f.caFile)
+		}
+	}
+	return x, nil
+}
+
+// pairs parses KEY=VALUE entries.
+func pairs(flag string, list []string) (map[string]string, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	m := map[string]string{}
+	for _, e := range list {
+		k, v, ok := strings.Cut(strings.TrimSpace(e), "=")
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("%s: %q is not NAME=VALUE", flag, e)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// builtInOnly are serve's flags of the built-in authorization server, which external
+// provider mode does not run: setting one with --oauth-issuer is a mistake worth stopping on.
+var builtInOnly = []string{"access-token-ttl", "disable-registration", "registrations-per-hour", "upstream-issuer",
+	"upstream-client-id", "upstream-client-secret", "upstream-name", "extra-resource"}
+
+func checkModes(c *cobra.Command, x *server.ExternalAuth, as *authServerFlags) error {
+	if x == nil {
+		return nil
+	}
+	for _, name := range builtInOnly {
+		if c.Flags().Changed(name) {
+			return fmt.Errorf("--%s configures the built-in authorization server, which external provider mode (--oauth-issuer) does not run", name)
+		}
+	}
+	if as.upstreamIssuer != "" {
+		return errors.New("$NEEMIAS_UPSTREAM_ISSUER configures the built-in authorization server, which external provider mode (--oauth-issuer) does not run")
+	}
+	return nil
+}
