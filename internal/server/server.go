@@ -164,7 +164,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		tv := &tokens.Verifier{Issuer: publicURL, Audiences: []string{resource, resource + "/"}, Keys: keys.Public,
-			Check: authServer.CheckToken} // tokens of a revoked grant are refused
+			Check: authServer.CheckToken, // tokens of a revoked grant are refused, cached or not
+			Cache: &tokens.Cache{}}
 		verifier, out.Verifier, out.AuthServer, out.AuthorizationServer = tv, tv, authServer, publicURL
 		out.Minter = tokens.Minter{Issuer: publicURL, Audience: resource, Key: key}
 	}
