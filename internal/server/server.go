@@ -197,10 +197,13 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		RoleScopes:          scopes.RoleScopes,
 		Verifier:            verifier,
 		ResourceMetadataURL: metadataURL,
-		AllowedHosts:        hosts,
-		AllowedOrigins:      origins,
-		RateLimit:           &httpx.RateLimiter{PerSecond: cfg.rateOr(10), Burst: cfg.burstOr(60)},
-		Logger:              cfg.Logger,
+		// The 401 challenge's scope hint: what a client should ask for first. Sensitive scopes
+		// (children's data, phones) are requested by step-up, on a 403 that names them.
+		ChallengeScope: nonSensitiveScopes(),
+		AllowedHosts:   hosts,
+		AllowedOrigins: origins,
+		RateLimit:      &httpx.RateLimiter{PerSecond: cfg.rateOr(10), Burst: cfg.burstOr(60)},
+		Logger:         cfg.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: MCP handler: %w", err)
@@ -354,3 +357,14 @@ func clientMetadataFetcher() (oauth.ClientMetadataFetcher, error) {
 
 // ErrNoDemoUser is returned when a demo login is not in the database.
 var ErrNoDemoUser = errors.New("no such demo user")
+
+// nonSensitiveScopes lists the spec's scopes that reach no personal data, space-separated.
+func nonSensitiveScopes() string {
+	var out []string
+	for _, s := range scopes.All() {
+		if !s.Sensitive {
+			out = append(out, s.Name)
+		}
+	}
+	return strings.Join(out, " ")
+}
