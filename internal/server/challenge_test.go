@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -45,5 +46,27 @@ func TestBearerChallenges(t *testing.T) {
 				t.Errorf("error=invalid_token present = %v, want %v: %q", got, tt.wantError, www)
 			}
 		})
+	}
+}
+
+// TestMetadataIgnoresRequestHeaders (checklist A13): the protected-resource metadata is built
+// from configuration, never from Host or X-Forwarded-* headers.
+func TestMetadataIgnoresRequestHeaders(t *testing.T) {
+	a := newApp(t)
+	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
+		req, _ := http.NewRequest(http.MethodGet, a.base+path, nil)
+		req.Host = "evil.example"
+		req.Header.Set("X-Forwarded-Host", "evil.example")
+		req.Header.Set("X-Forwarded-Proto", "https")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		_, _ = io.Copy(&b, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(b.String(), `"resource":"`+a.mcp+`"`) || strings.Contains(b.String(), "evil.example") {
+			t.Errorf("%s: %d %s", path, resp.StatusCode, b.String())
+		}
 	}
 }
