@@ -47,8 +47,7 @@ func (a *AS) consent(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		a.postConsent(w, r)
 	default:
-		w.Header().Set("Allow", "GET, POST")
-		a.errorPage(w, http.StatusMethodNotAllowed, "Método não permitido.", "Method not allowed.")
+		a.methodNotAllowed(w, "GET, POST")
 	}
 }
 
@@ -98,18 +97,8 @@ func (a *AS) showConsent(w http.ResponseWriter, r *http.Request) {
 // or access_denied. The authorization request is consumed either way.
 func (a *AS) postConsent(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-	if err := r.ParseForm(); err != nil {
-		a.errorPage(w, http.StatusBadRequest, "Formulário ilegível.", "Unreadable form.")
-		return
-	}
-	ar, secret, err := a.pendingRequest(ctx, r, r.PostForm.Get("id"))
-	if err != nil {
-		a.requestError(w, r, err)
-		return
-	}
-	if !checkCSRF(secret, ar.ID, r.PostForm.Get("csrf")) {
-		a.errorPage(w, http.StatusForbidden, "Formulário inválido ou vencido. Volte ao aplicativo e conecte-se de novo.", "Invalid or stale form. Go back to the application and connect again.")
+	ar, _, ok := a.postedRequest(w, r, staleFormPt, staleFormEn)
+	if !ok {
 		return
 	}
 	if ar.UserID == nil {
@@ -123,7 +112,7 @@ func (a *AS) postConsent(w http.ResponseWriter, r *http.Request) {
 	}
 	granted := scopes.Grant(*ar.Role, capability.NewScopeSet(ar.Scopes...))
 	code := random(32)
-	err = a.inTx(ctx, func(q *db.Queries) error {
+	err := a.inTx(ctx, func(q *db.Queries) error {
 		taken, err := q.TakeOAuthAuthRequest(ctx, ar.ID)
 		if err != nil {
 			return err

@@ -42,8 +42,7 @@ func (a *AS) login(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		a.postLogin(w, r)
 	default:
-		w.Header().Set("Allow", "GET, POST")
-		a.errorPage(w, http.StatusMethodNotAllowed, "Método não permitido.", "Method not allowed.")
+		a.methodNotAllowed(w, "GET, POST")
 	}
 }
 
@@ -70,18 +69,8 @@ func (a *AS) showLogin(w http.ResponseWriter, r *http.Request) {
 
 func (a *AS) postLogin(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-	if err := r.ParseForm(); err != nil {
-		a.errorPage(w, http.StatusBadRequest, "Formulário ilegível.", "Unreadable form.")
-		return
-	}
-	ar, secret, err := a.pendingRequest(ctx, r, r.PostForm.Get("id"))
-	if err != nil {
-		a.requestError(w, r, err)
-		return
-	}
-	if !checkCSRF(secret, ar.ID, r.PostForm.Get("csrf")) {
-		a.errorPage(w, http.StatusForbidden, "Formulário inválido ou vencido. Volte ao aplicativo e conecte-se de novo.", "Invalid or stale form. Go back to the application and connect again.")
+	ar, secret, ok := a.postedRequest(w, r, staleFormPt, staleFormEn)
+	if !ok {
 		return
 	}
 	if ar.UserID != nil {

@@ -150,6 +150,40 @@ func (a *AS) requestError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
+// methodNotAllowed answers a method a page does not serve, naming the ones it does.
+func (a *AS) methodNotAllowed(w http.ResponseWriter, allow string) {
+	w.Header().Set("Allow", allow)
+	a.errorPage(w, http.StatusMethodNotAllowed, "Método não permitido.", "Method not allowed.")
+}
+
+// Stale-form texts of the login and consent pages.
+const (
+	staleFormPt = "Formulário inválido ou vencido. Volte ao aplicativo e conecte-se de novo."
+	staleFormEn = "Invalid or stale form. Go back to the application and connect again."
+)
+
+// postedRequest is the common front of the pages' POST handlers: it reads the form (at most
+// 16 KiB), loads the authorization request it names, checks that this browser started it and
+// that the form's CSRF token matches (answering a mismatch with stalePt/staleEn). It returns
+// the request and the browser's secret, or false once it has answered with an error page.
+func (a *AS) postedRequest(w http.ResponseWriter, r *http.Request, stalePt, staleEn string) (db.OauthAuthRequest, string, bool) {
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if err := r.ParseForm(); err != nil {
+		a.errorPage(w, http.StatusBadRequest, "Formulário ilegível.", "Unreadable form.")
+		return db.OauthAuthRequest{}, "", false
+	}
+	ar, secret, err := a.pendingRequest(r.Context(), r, r.PostForm.Get("id"))
+	if err != nil {
+		a.requestError(w, r, err)
+		return db.OauthAuthRequest{}, "", false
+	}
+	if !checkCSRF(secret, ar.ID, r.PostForm.Get("csrf")) {
+		a.errorPage(w, http.StatusForbidden, stalePt, staleEn)
+		return db.OauthAuthRequest{}, "", false
+	}
+	return ar, secret, true
+}
+
 // authorize is the front of /authorize: it establishes the client and matches the redirect
 // URI exactly before anything may be redirected, answering every failure up to there with an
 // error page (never a Location to an unverified URI); then the library's authorization
@@ -157,8 +191,7 @@ func (a *AS) requestError(w http.ResponseWriter, r *http.Request, err error) {
 func (a *AS) authorize(w http.ResponseWriter, r *http.Request) {
 	pageHeaders(w)
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
-		w.Header().Set("Allow", "GET, POST")
-		a.errorPage(w, http.StatusMethodNotAllowed, "Método não permitido.", "Method not allowed.")
+		a.methodNotAllowed(w, "GET, POST")
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)

@@ -77,22 +77,11 @@ func (u *upstreamLogin) relyingParty(ctx context.Context) (rp.RelyingParty, erro
 func (a *AS) upstreamStart(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", "POST")
-		a.errorPage(w, http.StatusMethodNotAllowed, "Método não permitido.", "Method not allowed.")
+		a.methodNotAllowed(w, "POST")
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-	if err := r.ParseForm(); err != nil {
-		a.errorPage(w, http.StatusBadRequest, "Formulário ilegível.", "Unreadable form.")
-		return
-	}
-	ar, secret, err := a.pendingRequest(ctx, r, r.PostForm.Get("id"))
-	if err != nil {
-		a.requestError(w, r, err)
-		return
-	}
-	if !checkCSRF(secret, ar.ID, r.PostForm.Get("csrf")) {
-		a.errorPage(w, http.StatusForbidden, "Formulário inválido ou vencido.", "Invalid or stale form.")
+	ar, _, ok := a.postedRequest(w, r, "Formulário inválido ou vencido.", "Invalid or stale form.")
+	if !ok {
 		return
 	}
 	party, err := a.upstream.relyingParty(ctx)
