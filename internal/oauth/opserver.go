@@ -153,55 +153,43 @@ func (s *opServer) CodeExchange(ctx context.Context, r *op.ClientRequest[oidc.Ac
 	if !validVerifier(r.Data.CodeVerifier) {
 		return nil, oidc.ErrInvalidRequest().WithDescription("code_verifier is required: 43 to 128 characters of A-Z a-z 0-9 - . _ ~")
 	}
-	key, err := a.signingKey(ctx)
-	if err != nil {
-		a.log.ErrorContext(ctx, "loading the signing key", "error", err)
-		return nil, oidc.ErrServerError()
-	}
-	var resp *oidc.AccessTokenResponse
-	err = a.inTx(ctx, func(q *db.Queries) error {
+	return s.tokenResponse(ctx, func(q *db.Queries, key tokens.Key) (*oidc.AccessTokenResponse, error) {
 		code, err := q.LockOAuthCode(ctx, hash(r.Data.Code))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return oidc.ErrInvalidGrant().WithDescription("unknown authorization code")
+			return nil, oidc.ErrInvalidGrant().WithDescription("unknown authorization code")
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		switch {
 		case code.ClientID != c.ID:
-			return oidc.ErrInvalidGrant().WithDescription("the code was issued to another client")
+			return nil, oidc.ErrInvalidGrant().WithDescription("the code was issued to another client")
 		case code.RedirectUri != r.Data.RedirectURI:
-			return oidc.ErrInvalidGrant().WithDescription("redirect_uri does not match the authorization request")
+			return nil, oidc.ErrInvalidGrant().WithDescription("redirect_uri does not match the authorization request")
 		case subtle.ConstantTimeCompare([]byte(oidc.NewSHACodeChallenge(r.Data.CodeVerifier)), []byte(code.CodeChallenge)) != 1:
-			return oidc.ErrInvalidGrant().WithDescription("PKCE verification failed")
+			return nil, oidc.ErrInvalidGrant().WithDescription("PKCE verification failed")
 		}
-		if vals := r.Form["resource"]; len(vals) > 0 {
-			res, rerr := a.resolveResource(vals)
-			if rerr != nil {
-				return rerr
-			}
-			if res != code.Resource {
-				return oidc.ErrInvalidTarget().WithDescription("the resource differs from the authorized one")
-			}
+		if err := a.checkResource(r.Form["resource"], code.Resource); err != nil {
+			return nil, err
 		}
 		if code.UsedAt != nil {
 			if code.GrantID != nil {
 				if _, err := q.RevokeOAuthGrant(ctx, db.RevokeOAuthGrantParams{ID: *code.GrantID, Reason: "code_replay"}); err != nil {
-					return err
+					return nil, err
 				}
 			}
 			a.log.WarnContext(ctx, "authorization code replayed; the tokens issued for it are revoked", "client_id", c.ID)
-			return commitWith{oidc.ErrInvalidGrant().WithDescription("the code was already used; the tokens issued for it are revoked")}
+			return nil, commitWith{oidc.ErrInvalidGrant().WithDescription("the code was already used; the tokens issued for it are revoked")}
 		}
 		if code.Expired {
-			return oidc.ErrInvalidGrant().WithDescription("the code has expired")
+			return nil, oidc.ErrInvalidGrant().WithDescription("the code has expired")
 		}
 		user, err := q.OAuthUser(ctx, code.UserID)
 		if errors.Is(err, pgx.ErrNoRows) || err == nil && (user.DisabledAt != nil || user.ChurchID != code.ChurchID) {
-			return oidc.ErrInvalidGrant().WithDescription("the account is not active")
+			return nil, oidc.ErrInvalidGrant().WithDescription("the account is not active")
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		granted := scopes.Grant(user.Role, capability.NewScopeSet(code.Scopes...))
 		expires := a.now().Add(a.cfg.GrantTTL)
@@ -210,27 +198,22 @@ func (s *opServer) CodeExchange(ctx context.Context, r *op.ClientRequest[oidc.Ac
 			Resource: code.Resource, AuthTime: code.AuthTime, ExpiresAt: expires,
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := q.UseOAuthCode(ctx, db.UseOAuthCodeParams{CodeHash: code.CodeHash, GrantID: &grantID}); err != nil {
-			return err
+			return nil, err
 		}
 		if !c.FromMetadataDocument {
 			if err := q.TouchOAuthClient(ctx, c.ID); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		resp, err = a.issue(ctx, q, key, issue{
+		return a.issue(ctx, q, key, issue{
 			client: c, resource: code.Resource, grant: grantID, grantExpires: expires, user: user.ID, church: user.ChurchID, role: user.Role,
 			scopes: granted, refresh: c.allowsRefresh(), openid: code.Openid, nonce: deref(code.Nonce),
 			authTime: code.AuthTime, amr: code.Amr,
 		})
-		return err
 	})
-	if err != nil {
-		return nil, s.tokenError(ctx, err)
-	}
-	return op.NewResponse(resp), nil
 }
 
 // RefreshToken rotates a refresh token: the presented one is spent and a new one issued in
@@ -240,42 +223,30 @@ func (s *opServer) CodeExchange(ctx context.Context, r *op.ClientRequest[oidc.Ac
 func (s *opServer) RefreshToken(ctx context.Context, r *op.ClientRequest[oidc.RefreshTokenRequest]) (*op.Response, error) {
 	a := s.as
 	c := r.Client.(*Client)
-	key, err := a.signingKey(ctx)
-	if err != nil {
-		a.log.ErrorContext(ctx, "loading the signing key", "error", err)
-		return nil, oidc.ErrServerError()
-	}
-	var resp *oidc.AccessTokenResponse
-	err = a.inTx(ctx, func(q *db.Queries) error {
+	return s.tokenResponse(ctx, func(q *db.Queries, key tokens.Key) (*oidc.AccessTokenResponse, error) {
 		rt, err := q.LockOAuthRefreshToken(ctx, hash(r.Data.RefreshToken))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return oidc.ErrInvalidGrant().WithDescription("unknown refresh token")
+			return nil, oidc.ErrInvalidGrant().WithDescription("unknown refresh token")
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		switch {
 		case rt.ClientID != c.ID:
-			return oidc.ErrInvalidGrant().WithDescription("the refresh token was issued to another client")
+			return nil, oidc.ErrInvalidGrant().WithDescription("the refresh token was issued to another client")
 		case rt.RevokedAt != nil:
-			return oidc.ErrInvalidGrant().WithDescription("the grant has been revoked")
+			return nil, oidc.ErrInvalidGrant().WithDescription("the grant has been revoked")
 		case rt.RotatedAt != nil:
 			if _, err := q.RevokeOAuthGrant(ctx, db.RevokeOAuthGrantParams{ID: rt.GrantID, Reason: "refresh_reuse"}); err != nil {
-				return err
+				return nil, err
 			}
 			a.log.WarnContext(ctx, "refresh token reused; its grant is revoked", "client_id", c.ID)
-			return commitWith{oidc.ErrInvalidGrant().WithDescription("the refresh token was already used; the grant is revoked")}
+			return nil, commitWith{oidc.ErrInvalidGrant().WithDescription("the refresh token was already used; the grant is revoked")}
 		case rt.Expired || rt.GrantExpired:
-			return oidc.ErrInvalidGrant().WithDescription("the refresh token has expired")
+			return nil, oidc.ErrInvalidGrant().WithDescription("the refresh token has expired")
 		}
-		if vals := r.Form["resource"]; len(vals) > 0 {
-			res, rerr := a.resolveResource(vals)
-			if rerr != nil {
-				return rerr
-			}
-			if res != rt.Resource {
-				return oidc.ErrInvalidTarget().WithDescription("the resource differs from the authorized one")
-			}
+		if err := a.checkResource(r.Form["resource"], rt.Resource); err != nil {
+			return nil, err
 		}
 		requested := capability.NewScopeSet(rt.Scopes...)
 		var asked []string
@@ -287,7 +258,7 @@ func (s *opServer) RefreshToken(ctx context.Context, r *op.ClientRequest[oidc.Re
 		if len(asked) > 0 {
 			for _, sc := range asked {
 				if !slices.Contains(rt.Scopes, sc) {
-					return oidc.ErrInvalidScope().WithDescription("scope %q was not granted; a refresh can only narrow the scopes", sc)
+					return nil, oidc.ErrInvalidScope().WithDescription("scope %q was not granted; a refresh can only narrow the scopes", sc)
 				}
 			}
 			requested = capability.NewScopeSet(asked...)
@@ -295,26 +266,58 @@ func (s *opServer) RefreshToken(ctx context.Context, r *op.ClientRequest[oidc.Re
 		user, err := q.OAuthUser(ctx, rt.UserID)
 		if errors.Is(err, pgx.ErrNoRows) || err == nil && (user.DisabledAt != nil || user.ChurchID != rt.ChurchID) {
 			if _, err := q.RevokeOAuthGrant(ctx, db.RevokeOAuthGrantParams{ID: rt.GrantID, Reason: "user_disabled"}); err != nil {
-				return err
+				return nil, err
 			}
-			return commitWith{oidc.ErrInvalidGrant().WithDescription("the account is not active")}
+			return nil, commitWith{oidc.ErrInvalidGrant().WithDescription("the account is not active")}
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := q.RotateOAuthRefreshToken(ctx, rt.TokenHash); err != nil {
-			return err
+			return nil, err
 		}
-		resp, err = a.issue(ctx, q, key, issue{
+		return a.issue(ctx, q, key, issue{
 			client: c, resource: rt.Resource, grant: rt.GrantID, grantExpires: rt.GrantExpiresAt, user: user.ID, church: user.ChurchID,
 			role: user.Role, scopes: scopes.Grant(user.Role, requested), refresh: true,
 		})
+	})
+}
+
+// tokenResponse runs one token exchange: it loads the signing key, lets exchange issue the
+// tokens in one transaction and answers with them, or with the error tokenError maps.
+func (s *opServer) tokenResponse(ctx context.Context, exchange func(q *db.Queries, key tokens.Key) (*oidc.AccessTokenResponse, error)) (*op.Response, error) {
+	a := s.as
+	key, err := a.signingKey(ctx)
+	if err != nil {
+		a.log.ErrorContext(ctx, "loading the signing key", "error", err)
+		return nil, oidc.ErrServerError()
+	}
+	var resp *oidc.AccessTokenResponse
+	err = a.inTx(ctx, func(q *db.Queries) error {
+		var err error
+		resp, err = exchange(q, key)
 		return err
 	})
 	if err != nil {
 		return nil, s.tokenError(ctx, err)
 	}
 	return op.NewResponse(resp), nil
+}
+
+// checkResource checks a token request's resource parameters, if it has any, against the
+// resource the code or grant was authorized for.
+func (a *AS) checkResource(values []string, authorized string) error {
+	if len(values) == 0 {
+		return nil
+	}
+	res, rerr := a.resolveResource(values)
+	if rerr != nil {
+		return rerr
+	}
+	if res != authorized {
+		return oidc.ErrInvalidTarget().WithDescription("the resource differs from the authorized one")
+	}
+	return nil
 }
 
 // Revocation (RFC 7009) revokes the grant of a refresh token or of one of our access tokens
