@@ -51,16 +51,9 @@ func (h *Handler) readHandler(ctx context.Context, req *sdk.ReadResourceRequest)
 		}
 		return raw, nil
 	}
-	data, err := json.Marshal(out)
+	data, err := h.encodeResult(ctx, e, out)
 	if err != nil {
-		return nil, h.internal(ctx, e, fmt.Errorf("encoding result of %s: %w", e.ID, err))
-	}
-	if e.output != nil {
-		var v any
-		_ = json.Unmarshal(data, &v)
-		if field, reason, ok := e.output.validate(v); !ok {
-			return nil, h.internal(ctx, e, fmt.Errorf("result of %s violates its output schema at %q: %s", e.ID, field, reason))
-		}
+		return nil, err
 	}
 	return &sdk.ReadResourceResult{
 		Cacheable: sdk.Cacheable{TTLMs: int(e.TTLMillis), CacheScope: "private"},

@@ -43,22 +43,32 @@ func (h *Handler) toolHandler(e *entry) sdk.ToolHandler {
 		if raw, ok := out.(*sdk.CallToolResult); ok {
 			return raw, nil
 		}
-		data, err := json.Marshal(out)
+		data, err := h.encodeResult(ctx, e, out)
 		if err != nil {
-			return nil, h.internal(ctx, e, fmt.Errorf("encoding result of %s: %w", e.ID, err))
-		}
-		if e.output != nil {
-			var v any
-			_ = json.Unmarshal(data, &v)
-			if field, reason, ok := e.output.validate(v); !ok {
-				return nil, h.internal(ctx, e, fmt.Errorf("result of %s violates its output schema at %q: %s", e.ID, field, reason))
-			}
+			return nil, err
 		}
 		return &sdk.CallToolResult{
 			Content:           []sdk.Content{&sdk.TextContent{Text: string(data)}},
 			StructuredContent: json.RawMessage(data),
 		}, nil
 	}
+}
+
+// encodeResult encodes a capability's result as JSON and checks it against the capability's
+// output schema; a result that cannot be encoded or violates the schema is an internal error.
+func (h *Handler) encodeResult(ctx context.Context, e *entry, out any) ([]byte, error) {
+	data, err := json.Marshal(out)
+	if err != nil {
+		return nil, h.internal(ctx, e, fmt.Errorf("encoding result of %s: %w", e.ID, err))
+	}
+	if e.output != nil {
+		var v any
+		_ = json.Unmarshal(data, &v)
+		if field, reason, ok := e.output.validate(v); !ok {
+			return nil, h.internal(ctx, e, fmt.Errorf("result of %s violates its output schema at %q: %s", e.ID, field, reason))
+		}
+	}
+	return data, nil
 }
 
 func invalidArgs(tool, field, reason string) string {
