@@ -157,33 +157,28 @@ func (s *KeyStore) Rotate(ctx context.Context, verifyFor time.Duration) (Key, er
 }
 
 func parsePublic(p string) (*rsa.PublicKey, error) {
-	block, _ := pem.Decode([]byte(p))
-	if block == nil {
-		return nil, errors.New("not PEM")
-	}
-	pub, err := x509.ParsePKIXPublicKey(block.Bytes)
-	if err != nil {
-		return nil, err
-	}
-	rsaPub, ok := pub.(*rsa.PublicKey)
-	if !ok {
-		return nil, errors.New("not RSA")
-	}
-	return rsaPub, nil
+	return parsePEM[*rsa.PublicKey](p, x509.ParsePKIXPublicKey, "not RSA")
 }
 
 func parsePrivate(p string) (*rsa.PrivateKey, error) {
+	return parsePEM[*rsa.PrivateKey](p, x509.ParsePKCS8PrivateKey, "not an RSA key")
+}
+
+// parsePEM decodes the PEM block p holds, parses its DER bytes with parse and checks that the
+// key is a K, failing with wrongType otherwise.
+func parsePEM[K any](p string, parse func(der []byte) (any, error), wrongType string) (K, error) {
+	var zero K
 	block, _ := pem.Decode([]byte(p))
 	if block == nil {
-		return nil, errors.New("not PEM")
+		return zero, errors.New("not PEM")
 	}
-	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	k, err := parse(block.Bytes)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	rk, ok := k.(*rsa.PrivateKey)
+	key, ok := k.(K)
 	if !ok {
-		return nil, errors.New("not an RSA key")
+		return zero, errors.New(wrongType)
 	}
-	return rk, nil
+	return key, nil
 }
