@@ -52,6 +52,25 @@ func (f *dbFlags) resolve(ctx context.Context, log *slog.Logger) (*devdb.DB, err
 	return devdb.Resolve(ctx, devdb.Options{URL: f.url, DataDir: f.dataDir, Logger: log})
 }
 
+// openStore resolves the database, migrates it and opens the store; the returned function
+// closes both.
+func openStore(ctx context.Context, f *dbFlags) (*store.Store, func(), error) {
+	d, err := f.resolve(ctx, logger())
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := store.Migrate(ctx, d.URL); err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	st, err := store.New(ctx, d.URL)
+	if err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	return st, func() { st.Close(); d.Close() }, nil
+}
+
 func root() *cobra.Command {
 	r := &cobra.Command{Use: "neemias-mcp", Short: "Neemias MCP server", SilenceUsage: true}
 	r.AddCommand(serveCmd(), migrateCmd(), seedCmd(), tokenCmd(), identityCmd(), keysCmd())
@@ -270,19 +289,11 @@ func seedCmd() *cobra.Command {
 		Use:   "seed",
 		Short: "Write deterministic synthetic demo data (no real people); existing churches are skipped",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, err := db.resolve(cmd.Context(), logger())
+			st, closeDB, err := openStore(cmd.Context(), &db)
 			if err != nil {
 				return err
 			}
-			defer d.Close()
-			if _, err := store.Migrate(cmd.Context(), d.URL); err != nil {
-				return err
-			}
-			st, err := store.New(cmd.Context(), d.URL)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
+			defer closeDB()
 			start := time.Now()
 			rep, err := seed.Run(cmd.Context(), st.Pool(), seed.Options{Churches: churches, Months: months})
 			if err != nil {
@@ -332,19 +343,11 @@ and refuses this one (401); get a token from the provider instead.`,
 				}
 				return fmt.Errorf("unknown demo user %q; use one of: %s", email, strings.Join(emails, ", "))
 			}
-			d, err := db.resolve(cmd.Context(), logger())
+			st, closeDB, err := openStore(cmd.Context(), &db)
 			if err != nil {
 				return err
 			}
-			defer d.Close()
-			if _, err := store.Migrate(cmd.Context(), d.URL); err != nil {
-				return err
-			}
-			st, err := store.New(cmd.Context(), d.URL)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
+			defer closeDB()
 			srv, err := server.New(cmd.Context(), server.Config{PublicURL: publicURL, Logger: logger(), Version: version}, st)
 			if err != nil {
 				return err

@@ -129,20 +129,3 @@ func keysCmd() *cobra.Command {
 	c.AddCommand(rotate)
 	return c
 }
-
-func openStore(ctx context.Context, f *dbFlags) (*store.Store, func(), error) {
-	d, err := f.resolve(ctx, logger())
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := store.Migrate(ctx, d.URL); err != nil {
-		d.Close()
-		return nil, nil, err
-	}
-	st, err := store.New(ctx, d.URL)
-	if err != nil {
-		d.Close()
-		return nil, nil, err
-	}
-	return st, func() { st.Close(); d.Close() }, nil
-}
