@@ -567,21 +567,11 @@ func (s *metadataDocServer) publish(doc map[string]any) string {
 func (s *metadataDocServer) fetcher(t *testing.T) oauth.ClientMetadataFetcher {
 	t.Helper()
 	pool := s.hs.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	f, err := cimd.New(cimd.Options{AllowLoopbackForTests: true, RootCAs: pool})
+	f, err := server.ClientMetadataFetcher(cimd.Options{AllowLoopbackForTests: true, RootCAs: pool})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return oauth.ClientMetadataFetcherFunc(func(ctx context.Context, clientID string) (*oauth.ClientMetadata, error) {
-		m, err := f.Fetch(ctx, clientID)
-		if err != nil {
-			return nil, err
-		}
-		return &oauth.ClientMetadata{
-			ClientID: m.ClientID, ClientName: m.ClientName, RedirectURIs: m.RedirectURIs, GrantTypes: m.GrantTypes,
-			ResponseTypes: m.ResponseTypes, TokenEndpointAuthMethod: m.TokenEndpointAuthMethod,
-			ClientURI: m.ClientURI, LogoURI: m.LogoURI,
-		}, nil
-	})
+	return f
 }
 
 // browser is one headless Chromium for the test.

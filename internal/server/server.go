@@ -152,7 +152,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		}
 		asOpts := cfg.AuthServer
 		if asOpts.ClientMetadata == nil {
-			if asOpts.ClientMetadata, err = clientMetadataFetcher(); err != nil {
+			if asOpts.ClientMetadata, err = clientMetadataFetcher(cimd.Options{}); err != nil {
 				return nil, fmt.Errorf("server: %w", err)
 			}
 		}
@@ -336,9 +336,10 @@ func securityHeaders(next http.Handler) http.Handler {
 }
 
 // clientMetadataFetcher resolves Client ID Metadata Documents for the authorization server
-// with internal/oauth/cimd's SSRF-hardened, caching fetcher.
-func clientMetadataFetcher() (oauth.ClientMetadataFetcher, error) {
-	f, err := cimd.New(cimd.Options{})
+// with internal/oauth/cimd's SSRF-hardened, caching fetcher. Production passes zero options;
+// tests pass their loopback and CA options.
+func clientMetadataFetcher(opts cimd.Options) (oauth.ClientMetadataFetcher, error) {
+	f, err := cimd.New(opts)
 	if err != nil {
 		return nil, err
 	}
