@@ -18,6 +18,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/oauth/oauthtest"
 	"github.com/neemias/neemias-mcp/internal/seed"
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
+	"github.com/neemias/neemias-mcp/internal/testsupport"
 )
 
 // TestServeExternalProviderFlags runs `serve --demo` in external provider mode from its flags
@@ -35,7 +36,7 @@ func TestServeExternalProviderFlags(t *testing.T) {
 	}
 	dbURL := storetest.NewEmptyDatabase(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	var out syncBuffer
+	var out testsupport.Buffer
 	cmd := root()
 	cmd.SetOut(&out)
 	cmd.SetErr(io.Discard)

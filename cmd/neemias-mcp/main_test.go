@@ -7,37 +7,19 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
+	"github.com/neemias/neemias-mcp/internal/testsupport"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server goroutine and the test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestServeDemo runs what `make run` runs (serve --demo) against a fresh database and uses
 // the printed endpoint and token like a person would.
 func TestServeDemo(t *testing.T) {
 	dbURL := storetest.NewEmptyDatabase(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	var out syncBuffer
+	var out testsupport.Buffer
 	cmd := root()
 	cmd.SetOut(&out)
 	cmd.SetErr(io.Discard)

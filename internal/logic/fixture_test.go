@@ -22,6 +22,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/principal"
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
+	"github.com/neemias/neemias-mcp/internal/testsupport"
 )
 
 // Sentinel personal data of the PII canary: the fixtures use them, and no log line or error
@@ -80,7 +81,7 @@ type env struct {
 	t    *testing.T
 	st   *store.Store
 	svc  *logic.Service
-	logs *syncBuffer
+	logs *testsupport.Buffer
 	a, b church
 
 	mu     sync.Mutex
@@ -91,7 +92,7 @@ type env struct {
 func newEnv(t *testing.T, opts ...logic.Option) *env {
 	t.Helper()
 	st := storetest.New(t)
-	e := &env{t: t, st: st, logs: &syncBuffer{}}
+	e := &env{t: t, st: st, logs: &testsupport.Buffer{}}
 	logger := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	e.svc = logic.New(st, append([]logic.Option{logic.WithLogger(logger)}, opts...)...)
 	day := todaySP().AddDays(-7)
@@ -306,23 +307,6 @@ func wantInvalid(t *testing.T, err error, field string) *errs.Invalid {
 		t.Fatalf("err = %v, want *errs.Invalid on %q", err, field)
 	}
 	return inv
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // scopesOf returns role's scopes.

@@ -1,7 +1,6 @@
 package oauth_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -20,6 +19,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/server"
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
+	"github.com/neemias/neemias-mcp/internal/testsupport"
 )
 
 // env is the assembled server (server.New: MCP, REST and the authorization server) over a
@@ -30,7 +30,7 @@ type env struct {
 	srv  *server.Server
 	base string // http://127.0.0.1:port, the issuer
 	cimd *fakeCIMD
-	logs *syncBuffer
+	logs *testsupport.Buffer
 }
 
 // newEnv seeds a small demo church (password "demo") and serves it.
@@ -67,7 +67,7 @@ func newEnvListening(t testing.TB, ln net.Listener, st *store.Store, publicURL s
 	if opts.ClientMetadata == nil {
 		opts.ClientMetadata = fake
 	}
-	logs := &syncBuffer{}
+	logs := &testsupport.Buffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	srv, err := server.New(ctx, server.Config{
@@ -176,23 +176,6 @@ type docError string
 func (e docError) Error() string { return string(e) }
 
 const errNoDoc = docError("no such document")
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // noRedirect asserts a page is an error page of the authorization server: the status, HTML,
 // and no Location header at all.

@@ -34,6 +34,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/oauth/oauthtest"
 	"github.com/neemias/neemias-mcp/internal/seed"
 	"github.com/neemias/neemias-mcp/internal/server"
+	"github.com/neemias/neemias-mcp/internal/testsupport"
 )
 
 // TestBrowserOAuthFlow runs the authorization flow an MCP client runs, end to end, in a real
@@ -588,7 +589,7 @@ func newBrowser(t *testing.T, parent context.Context, exe string) *browser {
 	t.Helper()
 	profile := t.TempDir() // removed after the browser is gone (cleanups run last-in first-out)
 	trap := newTrapProxy(t)
-	out := &syncBuffer{}
+	out := &testsupport.Buffer{}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(parent,
 		chromedp.ExecPath(exe),
 		chromedp.UserDataDir(profile),

@@ -28,6 +28,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/server"
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
+	"github.com/neemias/neemias-mcp/internal/testsupport"
 )
 
 // TestExternalProviderMode runs Neemias in external provider mode against a real OpenID
@@ -105,7 +106,7 @@ func TestExternalProviderMode(t *testing.T) {
 	// untouched until the IdP is gone (both with the defaults: church and role of the linked
 	// user, typ at+jwt or JWT accepted, so only the audience keeps ID tokens out); C maps
 	// church and role from claims and demands typ at+jwt.
-	rsLogs := &syncBuffer{}
+	rsLogs := &testsupport.Buffer{}
 	newRS := func(ln net.Listener, edit func(*server.ExternalAuth)) *server.Server {
 		t.Helper()
 		x := &server.ExternalAuth{Issuer: idp, RootCAs: roots, RefreshInterval: 50 * time.Millisecond}
@@ -358,7 +359,7 @@ func buildServerBinary(t *testing.T) string {
 // extProcess is a `neemias-mcp serve` OS process.
 type extProcess struct {
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *testsupport.Buffer
 	once sync.Once
 	done chan struct{}
 }
@@ -367,7 +368,7 @@ type extProcess struct {
 // (interrupted) when the test ends, if not before.
 func startExtProcess(t *testing.T, bin, addr string, args ...string) *extProcess {
 	t.Helper()
-	p := &extProcess{cmd: exec.Command(bin, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	p := &extProcess{cmd: exec.Command(bin, args...), out: &testsupport.Buffer{}, done: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), "NEEMIAS_UPSTREAM_ISSUER=", "NEEMIAS_OAUTH_ISSUER=")
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -23,25 +22,8 @@ import (
 	"github.com/neemias/neemias-mcp/internal/server"
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
+	"github.com/neemias/neemias-mcp/internal/testsupport"
 )
-
-// syncBuffer is a goroutine-safe log sink: every line the server logs lands here.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // app is the real assembled server (server.New over a seeded PostgreSQL database) listening
 // on 127.0.0.1, with its log captured.
@@ -49,7 +31,7 @@ type app struct {
 	srv  *server.Server
 	http *httptest.Server
 	st   *store.Store
-	logs *syncBuffer
+	logs *testsupport.Buffer
 	// base is http://127.0.0.1:port (the server's PublicURL); mcp is base+"/mcp".
 	base, mcp string
 }
@@ -80,7 +62,7 @@ func newApp(t *testing.T) *app {
 func newAppWith(t *testing.T, cfg server.Config) *app {
 	t.Helper()
 	st := storetest.NewSeeded(t, seed.Options{ChildrenPerChurch: 80, Months: 2})
-	logs := &syncBuffer{}
+	logs := &testsupport.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
