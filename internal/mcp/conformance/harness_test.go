@@ -6,73 +6,24 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/neemias/neemias-mcp/internal/mcp/conformance"
+	"github.com/neemias/neemias-mcp/internal/testsupport"
 )
 
 const harness = "testdata/harness"
 
-var installOnce sync.Once
-
-// node returns the pinned Node 22 of the harness, installing the pinned npm packages on first
-// use. It skips the test only when npm itself is missing (it is present on developer machines
-// and in CI, where these tests therefore run).
+// node returns the pinned Node 22 of the harness, installing the pinned npm packages first
+// when one is missing (testsupport.HarnessNode: skips only without npm, installs under a lock
+// shared with internal/server's tests).
 func node(t *testing.T) string {
 	t.Helper()
-	bin, _ := filepath.Abs(filepath.Join(harness, "node_modules", "node", "bin", "node"))
-	var installErr error
-	installOnce.Do(func() {
-		if _, err := os.Stat(bin); err == nil {
-			if _, err := os.Stat(filepath.Join(harness, "node_modules", "@modelcontextprotocol", "client", "package.json")); err == nil {
-				return
-			}
-		}
-		if _, err := exec.LookPath("npm"); err != nil {
-			installErr = err
-			return
-		}
-		// Other test binaries (internal/server) install into the same folder: take the same
-		// exclusive lock they take, and re-check once we hold it.
-		if err := os.MkdirAll(filepath.Join(harness, "node_modules"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		lock, err := os.OpenFile(filepath.Join(harness, "node_modules", ".neemias-install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer lock.Close()
-		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-			t.Fatal(err)
-		}
-		defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-		if _, err := os.Stat(filepath.Join(harness, "node_modules", "@modelcontextprotocol", "client", "package.json")); err == nil {
-			if _, err := os.Stat(bin); err == nil {
-				return
-			}
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund")
-		cmd.Dir = harness
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm install in %s: %v\n%s", harness, err, out)
-		}
-	})
-	if installErr != nil {
-		t.Skipf("npm is not installed (%v): the TypeScript client and conformance tests need Node/npm", installErr)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("pinned node binary missing after npm install: %v", err)
-	}
-	return bin
+	return testsupport.HarnessNode(t, harness)
 }
 
 // startFixtures serves the conformance fixtures on loopback with the given token.

@@ -1,0 +1,117 @@
+package testsupport
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// harnessPackages are the pinned packages the tests use; npm install runs when one is missing.
+var harnessPackages = []string{
+	"node/bin/node",
+	"@modelcontextprotocol/sdk/package.json",
+	"@modelcontextprotocol/client/package.json",
+	"@modelcontextprotocol/conformance/dist/index.js",
+	"conformance-next/dist/index.js",
+}
+
+// install is the outcome of one harness folder's npm install in this test binary.
+type install struct {
+	once sync.Once
+	skip string
+	err  error
+}
+
+var (
+	installsMu sync.Mutex
+	installs   = map[string]*install{}
+)
+
+// HarnessNode returns the pinned Node 22 of the npm harness in dir
+// (internal/mcp/conformance/testdata/harness, relative to the calling test's package), running
+// npm install there first when a pinned package is missing. It skips t only when npm is not
+// installed; CI has npm, so these tests run there. The install holds an exclusive lock on a
+// file in node_modules, so the test binaries of several packages (go test ./... runs them at
+// once) never install into the folder concurrently.
+func HarnessNode(t testing.TB, dir string) string {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	installsMu.Lock()
+	in, ok := installs[abs]
+	if !ok {
+		in = &install{}
+		installs[abs] = in
+	}
+	installsMu.Unlock()
+	in.once.Do(func() { in.skip, in.err = npmInstall(abs) })
+	if in.skip != "" {
+		t.Skip(in.skip)
+	}
+	if in.err != nil {
+		t.Fatalf("npm install in %s: %v", dir, in.err)
+	}
+	bin := filepath.Join(abs, "node_modules", "node", "bin", "node")
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("the pinned node binary is missing after npm install: %v", err)
+	}
+	return bin
+}
+
+// npmInstall runs npm install in dir unless every pinned package is there, under the lock. It
+// returns a skip reason when npm is not installed.
+func npmInstall(dir string) (skip string, err error) {
+	if installed(dir) {
+		return "", nil
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		return "npm is not installed (" + err.Error() + "): the TypeScript client and conformance tests need Node/npm", nil
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
+		return "", err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "node_modules", ".neemias-install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", err
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if installed(dir) { // another process installed while we waited
+		return "", nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", &installError{err: err, out: string(out)}
+	}
+	return "", nil
+}
+
+// installed reports whether every pinned package is in dir's node_modules.
+func installed(dir string) bool {
+	for _, p := range harnessPackages {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", p)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+type installError struct {
+	err error
+	out string
+}
+
+func (e *installError) Error() string { return e.err.Error() + "\n" + e.out }
