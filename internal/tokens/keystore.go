@@ -42,23 +42,11 @@ func (s *KeyStore) Active(ctx context.Context) (Key, error) {
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return Key{}, fmt.Errorf("loading signing key: %w", err)
 		}
-		k, err := GenerateKey()
+		_, params, err := newSigningKey()
 		if err != nil {
 			return Key{}, err
 		}
-		privDER, err := x509.MarshalPKCS8PrivateKey(k.Private)
-		if err != nil {
-			return Key{}, fmt.Errorf("encoding signing key: %w", err)
-		}
-		pubDER, err := x509.MarshalPKIXPublicKey(&k.Private.PublicKey)
-		if err != nil {
-			return Key{}, fmt.Errorf("encoding public key: %w", err)
-		}
-		if _, err := q.InsertSigningKey(ctx, db.InsertSigningKeyParams{
-			Kid:        k.ID,
-			PrivatePem: string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: privDER})),
-			PublicPem:  string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})),
-		}); err != nil {
+		if _, err := q.InsertSigningKey(ctx, params); err != nil {
 			return Key{}, fmt.Errorf("storing signing key: %w", err)
 		}
 	}
@@ -123,28 +111,16 @@ func (s *KeyStore) JWKS(ctx context.Context) (jose.JSONWebKeySet, error) {
 // (at least the longest token lifetime, so no token it signed is cut short), then drops out
 // of the key set. Replicas pick the new key up when they next load the active key.
 func (s *KeyStore) Rotate(ctx context.Context, verifyFor time.Duration) (Key, error) {
-	k, err := GenerateKey()
+	k, params, err := newSigningKey()
 	if err != nil {
 		return Key{}, err
-	}
-	privDER, err := x509.MarshalPKCS8PrivateKey(k.Private)
-	if err != nil {
-		return Key{}, fmt.Errorf("encoding signing key: %w", err)
-	}
-	pubDER, err := x509.MarshalPKIXPublicKey(&k.Private.PublicKey)
-	if err != nil {
-		return Key{}, fmt.Errorf("encoding public key: %w", err)
 	}
 	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
 		if _, err := q.RetireActiveSigningKey(ctx, verifyFor.Seconds()); err != nil {
 			return err
 		}
-		n, err := q.InsertSigningKey(ctx, db.InsertSigningKeyParams{
-			Kid:        k.ID,
-			PrivatePem: string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: privDER})),
-			PublicPem:  string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})),
-		})
+		n, err := q.InsertSigningKey(ctx, params)
 		if err == nil && n != 1 {
 			err = errors.New("another key became active concurrently")
 		}
@@ -154,6 +130,28 @@ func (s *KeyStore) Rotate(ctx context.Context, verifyFor time.Duration) (Key, er
 		return Key{}, fmt.Errorf("rotating signing key: %w", err)
 	}
 	return k, nil
+}
+
+// newSigningKey generates a signing key and the row that stores it (PKCS #8 private and PKIX
+// public key, PEM-encoded).
+func newSigningKey() (Key, db.InsertSigningKeyParams, error) {
+	k, err := GenerateKey()
+	if err != nil {
+		return Key{}, db.InsertSigningKeyParams{}, err
+	}
+	privDER, err := x509.MarshalPKCS8PrivateKey(k.Private)
+	if err != nil {
+		return Key{}, db.InsertSigningKeyParams{}, fmt.Errorf("encoding signing key: %w", err)
+	}
+	pubDER, err := x509.MarshalPKIXPublicKey(&k.Private.PublicKey)
+	if err != nil {
+		return Key{}, db.InsertSigningKeyParams{}, fmt.Errorf("encoding public key: %w", err)
+	}
+	return k, db.InsertSigningKeyParams{
+		Kid:        k.ID,
+		PrivatePem: string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: privDER})),
+		PublicPem:  string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})),
+	}, nil
 }
 
 func parsePublic(p string) (*rsa.PublicKey, error) {
