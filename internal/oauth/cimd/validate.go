@@ -102,7 +102,10 @@ var deniedSchemes = []string{
 // whitespace, control or non-ASCII bytes; https with a host and no userinfo; http only on a
 // loopback host (127.0.0.1, [::1], localhost; RFC 8252 §7.3); or a private-use scheme for
 // native apps (RFC 8252 §7.1) that is not on a deny list (javascript:, data:, file:, …).
-// The dynamic client registration endpoint applies the same rules.
+// The authorization server (internal/oauth/redirect.go) applies its own, stricter check on
+// every redirect URI as well, whether it came from a metadata document or from registration;
+// the two rule sets differ in details (length limit, denied schemes, loopback forms) and are
+// to be unified deliberately, not by accident.
 func ValidateRedirectURI(raw string) error {
 	if raw == "" || len(raw) > maxURLLen {
 		return fmt.Errorf("%w: empty or longer than %d bytes", ErrInvalidRedirectURI, maxURLLen)
