@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -82,7 +81,7 @@ func identityCmd() *cobra.Command {
 			default:
 				return fmt.Errorf("email %q has accounts in %d churches; linking is per account and such accounts are not supported", email, len(cands))
 			}
-			if err := oauth.LinkUpstreamIdentity(cmd.Context(), st, strings.TrimSuffix(issuer, "/"), subject, cands[0].ChurchID, cands[0].ID); err != nil {
+			if err := oauth.LinkUpstreamIdentity(cmd.Context(), st, issuer, subject, cands[0].ChurchID, cands[0].ID); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "linked %s %s to user %s (%s)\n", issuer, subject, cands[0].ID, cands[0].Role)

@@ -194,6 +194,7 @@ func (a *AS) CheckToken(ctx context.Context, c *tokens.Claims) error {
 // LinkUpstreamIdentity links the upstream provider's account (issuer, subject) to the local
 // user userID; a later login with that account acts as that user.
 func LinkUpstreamIdentity(ctx context.Context, st *store.Store, issuer, subject string, churchID, userID uuid.UUID) error {
+	issuer = NormalizeIssuer(issuer)
 	if issuer == "" || subject == "" {
 		return errors.New("oauth: issuer and subject are required")
 	}
@@ -201,6 +202,11 @@ func LinkUpstreamIdentity(ctx context.Context, st *store.Store, issuer, subject 
 		Issuer: issuer, Subject: subject, ChurchID: churchID, UserID: userID,
 	})
 }
+
+// NormalizeIssuer is the one form of an issuer URL stored with and looked up in upstream
+// identities: without a trailing slash, so "https://idp.example/" and "https://idp.example"
+// name the same provider whichever way a token or an administrator spells it.
+func NormalizeIssuer(issuer string) string { return strings.TrimSuffix(issuer, "/") }
 
 // metadataDoc is RFC 8414 authorization server metadata, also served as OpenID Connect
 // discovery (the members OpenID Connect requires are included).

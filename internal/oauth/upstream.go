@@ -150,7 +150,7 @@ func (a *AS) upstreamCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	user, err := a.q.OAuthUpstreamIdentity(ctx, db.OAuthUpstreamIdentityParams{
-		Issuer: toks.IDTokenClaims.GetIssuer(), Subject: toks.IDTokenClaims.GetSubject(),
+		Issuer: NormalizeIssuer(toks.IDTokenClaims.GetIssuer()), Subject: toks.IDTokenClaims.GetSubject(),
 	})
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && user.DisabledAt != nil {
 		a.log.InfoContext(ctx, "upstream account not linked to an active user")

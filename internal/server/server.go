@@ -266,7 +266,7 @@ func newExternalVerifier(ctx context.Context, x ExternalAuth, resource string, s
 func upstreamIdentityLookup(st *store.Store) external.LookupFunc {
 	q := db.New(st.Pool()) // the oauth_* tables are the owner's, like the authorization server's
 	return func(ctx context.Context, issuer, subject string) (external.User, error) {
-		u, err := q.OAuthUpstreamIdentity(ctx, db.OAuthUpstreamIdentityParams{Issuer: strings.TrimSuffix(issuer, "/"), Subject: subject})
+		u, err := q.OAuthUpstreamIdentity(ctx, db.OAuthUpstreamIdentityParams{Issuer: oauth.NormalizeIssuer(issuer), Subject: subject})
 		if errors.Is(err, pgx.ErrNoRows) {
 			return external.User{}, external.ErrUnknownSubject
 		}
