@@ -412,24 +412,10 @@ func (d *discovery) exchange(t *testing.T, clientID, redirectURI, code, verifier
 // when token is empty) and returns the status, WWW-Authenticate and body.
 func mcpCall(t *testing.T, endpoint, token, method string, params any) (int, string, string) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	req, err := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
+	if !strings.HasSuffix(endpoint, "/mcp") {
+		t.Fatalf("MCP endpoint %q does not end in /mcp", endpoint)
 	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("WWW-Authenticate"), string(b)
+	return oauthtest.MCP(t, strings.TrimSuffix(endpoint, "/mcp"), token, method, params)
 }
 
 // assertInsufficient: a call the token's scopes do not cover gets 403 insufficient_scope

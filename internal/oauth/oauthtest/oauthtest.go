@@ -297,8 +297,9 @@ func Refresh(t testing.TB, base string, c Client, rt string, extra url.Values) T
 	return Token(t, base, form, c.ID, c.Secret)
 }
 
-// MCP sends one stateless JSON-RPC request to base/mcp with the bearer token and returns the
-// status, the WWW-Authenticate header and the body.
+// MCP sends one stateless JSON-RPC request to base/mcp with the bearer token (no
+// Authorization header when token is empty) and returns the status, the WWW-Authenticate
+// header and the body.
 func MCP(t testing.TB, base, token, method string, params any) (int, string, string) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
@@ -306,7 +307,9 @@ func MCP(t testing.TB, base, token, method string, params any) (int, string, str
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
