@@ -90,6 +90,8 @@ func serveCmd() *cobra.Command {
 		origins   []string
 		as        authServerFlags
 		ext       externalFlags
+		rateLimit float64
+		rateBurst int
 	)
 	c := &cobra.Command{
 		Use:   "serve",
@@ -145,7 +147,13 @@ Church and role are the local user's unless --oauth-church-claim / --oauth-role-
 			if publicURL == "" {
 				publicURL = "http://" + ln.Addr().String()
 			}
-			srv, err := server.New(ctx, server.Config{PublicURL: publicURL, AllowedOrigins: origins, Logger: log, Version: version, AuthServer: as.options(), External: x}, st)
+			if rateLimit < 0 || rateBurst < 1 {
+				return errors.New("--rate-limit must be 0 (off) or more, and --rate-burst at least 1")
+			}
+			srv, err := server.New(ctx, server.Config{
+				PublicURL: publicURL, AllowedOrigins: origins, Logger: log, Version: version, AuthServer: as.options(), External: x,
+				RatePerSecond: rateLimit, RateBurst: rateBurst, RateLimitOff: rateLimit == 0,
+			}, st)
 			if err != nil {
 				return err
 			}
@@ -174,6 +182,8 @@ Church and role are the local user's unless --oauth-church-claim / --oauth-role-
 	c.Flags().StringVar(&publicURL, "public-url", "", "externally visible base URL (default http://ADDR)")
 	c.Flags().BoolVar(&demo, "demo", false, "seed the demo church once and print how to connect")
 	c.Flags().StringSliceVar(&origins, "allowed-origin", nil, "browser origin allowed to call /mcp (repeatable)")
+	c.Flags().Float64Var(&rateLimit, "rate-limit", server.DefaultRatePerSecond, "requests per second per caller (0 turns the limit off)")
+	c.Flags().IntVar(&rateBurst, "rate-burst", server.DefaultRateBurst, "burst of requests a caller may make above --rate-limit")
 	as.add(c)
 	ext.add(c)
 	return c

@@ -48,9 +48,11 @@ type Config struct {
 	Logger         *slog.Logger
 	// Version is the server version reported to clients.
 	Version string
-	// RatePerSecond and RateBurst limit MCP requests per caller (defaults 10/s, burst 60).
+	// RatePerSecond and RateBurst limit requests per caller (zero: DefaultRatePerSecond and
+	// DefaultRateBurst); RateLimitOff turns the limit off (benchmarks, trusted networks).
 	RatePerSecond float64
 	RateBurst     int
+	RateLimitOff  bool
 	// AuthServer configures the built-in OAuth authorization server (internal/oauth): token
 	// lifetimes, registration, login through the church's OpenID Connect provider. Client ID
 	// Metadata Documents are resolved by internal/oauth/cimd unless AuthServer.ClientMetadata
@@ -90,6 +92,20 @@ type ExternalAuth struct {
 	RootCAs *x509.CertPool
 	// RefreshInterval is the least time between two JWKS fetches (default 10 s).
 	RefreshInterval time.Duration
+}
+
+// The default per-caller rate limit: 10 requests per second sustained, bursts of 60.
+const (
+	DefaultRatePerSecond = 10
+	DefaultRateBurst     = 60
+)
+
+// rateLimiter is the per-caller limiter of Config, or nil when it is off.
+func (c Config) rateLimiter() *httpx.RateLimiter {
+	if c.RateLimitOff {
+		return nil
+	}
+	return &httpx.RateLimiter{PerSecond: c.rateOr(DefaultRatePerSecond), Burst: c.burstOr(DefaultRateBurst)}
 }
 
 func (c Config) rateOr(d float64) float64 {
@@ -202,7 +218,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		ChallengeScope: nonSensitiveScopes(),
 		AllowedHosts:   hosts,
 		AllowedOrigins: origins,
-		RateLimit:      &httpx.RateLimiter{PerSecond: cfg.rateOr(10), Burst: cfg.burstOr(60)},
+		RateLimit:      cfg.rateLimiter(),
 		Logger:         cfg.Logger,
 	})
 	if err != nil {
