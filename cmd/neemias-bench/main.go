@@ -33,7 +33,7 @@ func run() error {
 		adminURL = bench.DefaultAdminURL
 	}
 	var (
-		cfg = bench.Config{Log: os.Stderr}
+		cfg                                     = bench.Config{Log: os.Stderr}
 		out, targets, ops, scales, scaleTargets string
 		quick                                   bool
 	)

@@ -14,11 +14,11 @@ var AllTargets = []string{TargetFloor, TargetFloorAudit, TargetREST, TargetMCP20
 
 // Operations: the reads of issue 8, tools/list and the check-in tool.
 const (
-	OpCheckins   = "checkins/{date}"
+	OpCheckins    = "checkins/{date}"
 	OpRosterChild = "roster/children/{id}"
-	OpAttendance = "attendance/summary"
-	OpToolsList  = "tools/list"
-	OpCheckin    = "checkin_register"
+	OpAttendance  = "attendance/summary"
+	OpToolsList   = "tools/list"
+	OpCheckin     = "checkin_register"
 )
 
 // AllOps is every operation, in report order.
