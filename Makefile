@@ -76,7 +76,7 @@ run: ## Run the server with demo data and zero configuration
 	$(GO) run ./cmd/neemias-mcp serve --demo
 
 # The load generator of issue 8 (docs/performance.md): its own database (neemias_bench, from
-# $$DATABASE_URL's server), the real server as a subprocess, the floor in process. BENCH_FLAGS
+# $DATABASE_URL's server), the real server as a subprocess, the floor in process. BENCH_FLAGS
 # passes flags through, e.g. make bench BENCH_FLAGS='-duration 10s -clients 4'.
 BENCH_FLAGS ?=
 BENCH_SCALE ?= 1,10,100
