@@ -253,10 +253,12 @@ func (e *env) scale(ctx context.Context) ([]ScaleResult, error) {
 		if err := e.db.Pool.QueryRow(ctx, "SELECT count(*) FROM checkins").Scan(&sr.Checkins); err != nil {
 			return nil, fmt.Errorf("bench: count check-ins: %w", err)
 		}
-		if sr.Plans, err = ExplainReads(ctx, e.db, e.fix); err != nil {
+		if sr.Cells, err = e.measure(ctx, e.cfg.ScaleTargets, ops, e.cfg.ScaleRounds, e.cfg.ScaleDuration, fmt.Sprintf("%d× ", s)); err != nil {
 			return nil, err
 		}
-		if sr.Cells, err = e.measure(ctx, e.cfg.ScaleTargets, ops, e.cfg.ScaleRounds, e.cfg.ScaleDuration, fmt.Sprintf("%d× ", s)); err != nil {
+		// After the measurement, so the plans' timings are of the warm cache that was measured,
+		// not of the pages the seeding just wrote.
+		if sr.Plans, err = ExplainReads(ctx, e.db, e.fix); err != nil {
 			return nil, err
 		}
 		out = append(out, sr)
