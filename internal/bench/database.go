@@ -95,3 +95,28 @@ func (d *Database) Close() { d.Pool.Close() }
 func validIdent(s string) bool {
 	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == "" && (s[0] < '0' || s[0] > '9')
 }
+
+// LockRun takes a PostgreSQL advisory lock named after the bench database, on a session of
+// its own that lives until release is called. Two bench runs on one PostgreSQL would drop
+// each other's database and share the machine's cores, skewing both; the second one waits.
+func LockRun(ctx context.Context, adminURL, name string, logf func(string, ...any)) (release func(), err error) {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return nil, fmt.Errorf("bench: admin connection: %w", err)
+	}
+	release = func() { conn.Close(context.Background()) }
+	key := "neemias-bench:" + name
+	var got bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtext($1))", key).Scan(&got); err != nil {
+		release()
+		return nil, fmt.Errorf("bench: advisory lock: %w", err)
+	}
+	if !got {
+		logf("another bench run holds database %s; waiting for it to finish", name)
+		if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtext($1))", key); err != nil {
+			release()
+			return nil, fmt.Errorf("bench: advisory lock: %w", err)
+		}
+	}
+	return release, nil
+}

@@ -98,6 +98,11 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	if cfg.SkipMain && len(cfg.Scales) > 0 {
 		first = cfg.Scales[0]
 	}
+	release, err := LockRun(ctx, cfg.AdminURL, cfg.Database, logf)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	logf("database %s: create, migrate, seed %d×, ANALYZE", cfg.Database, first)
 	d, err := CreateDatabase(ctx, cfg.AdminURL, cfg.Database, first)
 	if err != nil {
