@@ -20,17 +20,17 @@ import (
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
+	"github.com/neemias/neemias-mcp/gen/dispatch"
 	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/authn"
-	"github.com/neemias/neemias-mcp/internal/capability"
-	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/logic"
 	"github.com/neemias/neemias-mcp/internal/mcp"
 	"github.com/neemias/neemias-mcp/internal/oauth"
 	"github.com/neemias/neemias-mcp/internal/oauth/cimd"
 	"github.com/neemias/neemias-mcp/internal/oauth/external"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
 	"github.com/neemias/neemias-mcp/internal/reqid"
 	"github.com/neemias/neemias-mcp/internal/rest"
 	"github.com/neemias/neemias-mcp/internal/store"
@@ -189,6 +189,17 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	metadataURL := publicURL + "/.well-known/oauth-protected-resource/mcp"
 	hosts, origins := allowlists(base, cfg.AllowedOrigins)
 
+	// The one invocation pipeline both transports call: the scope check (refusals audited),
+	// then validation, the hand-written logic, redaction and one encoding.
+	gate, err := pipeline.New(pipeline.Config{RequiredScope: scopes.Required, Call: dispatch.Bind(svc), OnRefused: svc.OnRefused})
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	// One edge: MCP and REST share the allowlists, the verifier and one rate limiter (a
+	// caller has one budget across both surfaces).
+	limiter := cfg.rateLimiter()
+	challengeScope := nonSensitiveScopes()
+
 	mcpHandler, err := mcp.NewHandler(mcp.Options{
 		Name:    "io.github.neemias/neemias-mcp",
 		Title:   "Neemias MCP",
@@ -196,35 +207,28 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		Instructions: "Children's ministry data of one church: roster counts, one child's record, attendance " +
 			"summaries, the day's check-ins; tools register check-ins, pick-ups and enrollments. Personal data " +
 			"is returned only where your scopes allow.",
-		Capabilities: capapi.Capabilities(),
-		Invoke: func(ctx context.Context, id string, args json.RawMessage, granted capability.ScopeSet) (any, error) {
-			return svc.Invoke(ctx, id, args, granted) // dispatch.Invoke, plus audit of scope refusals
-		},
-		OnScopeDenied: func(ctx context.Context, id, scope string) {
-			err := svc.AuditDenied(ctx, id, nil, &errs.Forbidden{Capability: id, Scope: scope})
-			if err != nil {
-				cfg.Logger.WarnContext(ctx, "audit entry for a scope refusal not written", "capability", id, "error", err)
-			}
-		},
+		Capabilities:        capapi.Capabilities(),
+		Gate:                gate,
 		Complete:            svc.Complete,
 		InputSchema:         schemas.Input,
 		OutputSchema:        schemas.Output,
-		RequiredScope:       scopes.Required,
-		RoleScopes:          scopes.RoleScopes,
 		Verifier:            verifier,
 		ResourceMetadataURL: metadataURL,
 		// The 401 challenge's scope hint: what a client should ask for first. Sensitive scopes
 		// (children's data, phones) are requested by step-up, on a 403 that names them.
-		ChallengeScope: nonSensitiveScopes(),
+		ChallengeScope: challengeScope,
 		AllowedHosts:   hosts,
 		AllowedOrigins: origins,
-		RateLimit:      cfg.rateLimiter(),
+		RateLimit:      limiter,
 		Logger:         cfg.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: MCP handler: %w", err)
 	}
-	restHandler, err := rest.New(rest.Options{Handler: svc, Invoke: svc.Invoke, Verifier: verifier, ResourceMetadataURL: metadataURL, Logger: cfg.Logger})
+	restHandler, err := rest.New(rest.Options{
+		Gate: gate, Verifier: verifier, ResourceMetadataURL: metadataURL, ChallengeScope: challengeScope,
+		AllowedHosts: hosts, AllowedOrigins: origins, RateLimit: limiter, Logger: cfg.Logger,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
