@@ -139,6 +139,9 @@ Church and role are the local user's unless --oauth-church-claim / --oauth-role-
 				if rep.Churches > 0 {
 					log.Info("seeded the demo church", "rows", rep.Rows())
 				}
+				if _, err := store.AnalyzeStale(ctx, st.Pool()); err != nil {
+					return err
+				}
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
