@@ -160,7 +160,9 @@ type current struct {
 	consents  map[pair][]consent // active ones
 }
 
-func childKey(name string, birth time.Time) string { return fold(name) + "|" + birth.Format(time.DateOnly) }
+func childKey(name string, birth time.Time) string {
+	return fold(name) + "|" + birth.Format(time.DateOnly)
+}
 
 func load(ctx context.Context, tx pgx.Tx, church uuid.UUID) (*current, error) {
 	c := &current{children: map[string][]child{}, guardians: map[string]guardian{}, links: map[pair]string{}, consents: map[pair][]consent{}}

@@ -75,7 +75,7 @@ var Relationships = map[string]string{
 	"responsavel legal": "legal_guardian", "responsavel": "legal_guardian", "tutor": "legal_guardian",
 	"tutora": "legal_guardian", "guardiao": "legal_guardian", "guardia": "legal_guardian",
 	"legal guardian": "legal_guardian",
-	"outro": "other", "outra": "other", "other": "other", "tio": "other", "tia": "other",
+	"outro":          "other", "outra": "other", "other": "other", "tio": "other", "tia": "other",
 	"irmao": "other", "irma": "other", "padrasto": "other", "madrasta": "other",
 	"padrinho": "other", "madrinha": "other",
 }
