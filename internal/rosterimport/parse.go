@@ -67,24 +67,29 @@ var aliasIndex = func() map[string]Field {
 
 // Relationships maps the folded values of the relationship column to the schema's values;
 // an empty cell is "other".
-var Relationships = map[string]string{
-	"mae": "mother", "mamae": "mother", "mother": "mother",
-	"pai": "father", "papai": "father", "father": "father",
-	"avo": "grandparent", "vo": "grandparent", "avos": "grandparent", "grandparent": "grandparent",
-	"grandmother": "grandparent", "grandfather": "grandparent",
-	"responsavel legal": "legal_guardian", "responsavel": "legal_guardian", "tutor": "legal_guardian",
-	"tutora": "legal_guardian", "guardiao": "legal_guardian", "guardia": "legal_guardian",
-	"legal guardian": "legal_guardian",
-	"outro":          "other", "outra": "other", "other": "other", "tio": "other", "tia": "other",
-	"irmao": "other", "irma": "other", "padrasto": "other", "madrasta": "other",
-	"padrinho": "other", "madrinha": "other",
-}
+var Relationships = invert(map[string][]string{
+	"mother":         {"mae", "mamae", "mother"},
+	"father":         {"pai", "papai", "father"},
+	"grandparent":    {"avo", "vo", "avos", "grandparent", "grandmother", "grandfather"},
+	"legal_guardian": {"responsavel legal", "responsavel", "tutor", "tutora", "guardiao", "guardia", "legal guardian"},
+	"other":          {"outro", "outra", "other", "tio", "tia", "irmao", "irma", "padrasto", "madrasta", "padrinho", "madrinha"},
+})
 
 // LegalBases maps the folded values of the legal-basis column to the schema's values.
-var LegalBases = map[string]string{
-	"consentimento": "consent", "consent": "consent",
-	"obrigacao legal": "legal_obligation", "legal obligation": "legal_obligation",
-	"legitimo interesse": "legitimate_interest", "legitimate interest": "legitimate_interest",
+var LegalBases = invert(map[string][]string{
+	"consent":             {"consentimento", "consent"},
+	"legal_obligation":    {"obrigacao legal", "legal obligation"},
+	"legitimate_interest": {"legitimo interesse", "legitimate interest"},
+})
+
+func invert(m map[string][]string) map[string]string {
+	out := map[string]string{}
+	for v, keys := range m {
+		for _, k := range keys {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // NoTextVersion is the text_version of a consent record whose legal basis is not consent and
