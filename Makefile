@@ -75,8 +75,27 @@ lint: ## go vet and gofmt
 run: ## Run the server with demo data and zero configuration
 	$(GO) run ./cmd/neemias-mcp serve --demo
 
+# The load generator of issue 8 (docs/performance.md): its own database (neemias_bench, from
+# $DATABASE_URL's server), the real server as a subprocess, the floor in process. BENCH_FLAGS
+# passes flags through, e.g. make bench BENCH_FLAGS='-duration 10s -clients 4'.
+BENCH_FLAGS ?=
+BENCH_SCALE ?= 1,10,100
+
 .PHONY: bench
-bench: ## Run the benchmarks and print their figures
+bench: ## Load-test floor, REST and MCP (tables, goals, bench-out/bench-results.json), cost growth 1×/10×/100×, then the micro-benchmarks
+	$(GO) run ./cmd/neemias-bench -scale $(BENCH_SCALE) $(BENCH_FLAGS)
+	$(MAKE) --no-print-directory bench-micro
+
+.PHONY: bench-quick
+bench-quick: ## Smoke run of the load generator (one short round, no cost growth)
+	$(GO) run ./cmd/neemias-bench -quick $(BENCH_FLAGS)
+
+.PHONY: bench-scale
+bench-scale: ## Only the cost growth: seed 1×, 10×, 100×, p50/p99 of the reads and the check-in, EXPLAIN plans
+	$(GO) run ./cmd/neemias-bench -scale-only -scale $(BENCH_SCALE) -out bench-out/bench-scale.json $(BENCH_FLAGS)
+
+.PHONY: bench-micro
+bench-micro: ## The go test micro-benchmarks
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 .PHONY: conformance

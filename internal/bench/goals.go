@@ -1,0 +1,124 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+)
+
+// Goal is one line of issue 8's goals, evaluated on a run.
+type Goal struct {
+	Name string `json:"name"`
+	// Met is false when the figure misses the limit or could not be measured.
+	Met    bool   `json:"met"`
+	Detail string `json:"detail"`
+}
+
+// Cell is one target × operation's median figures.
+type Cell struct {
+	Target string `json:"target"`
+	Op     string `json:"op"`
+	Stats
+	Rounds []Stats `json:"rounds"`
+}
+
+// Figures is what the goals are evaluated on.
+type Figures struct {
+	Cells []Cell
+	// Scale holds the cost-growth figures (MCP 2026-07-28 per scale), empty when not run.
+	Scale []ScaleResult
+	// PeakRSSMB and ReadyMS are the server process's; negative when not measured.
+	PeakRSSMB float64
+	ReadyMS   float64
+}
+
+func (f Figures) cell(target, op string) (Stats, bool) {
+	for _, c := range f.Cells {
+		if c.Target == target && c.Op == op {
+			return c.Stats, c.Requests > 0
+		}
+	}
+	return Stats{}, false
+}
+
+// The limits of issue 8.
+const (
+	goalMCPvsFloorAudit  = 0.85
+	goalMCPp99vsFloor    = 1.5
+	goalRESTvsFloorAudit = 0.9
+	goalMCPvsREST        = 0.8
+	goalScaleLatency     = 1.5
+	goalPeakRSSMB        = 80
+	goalReadyMS          = 300
+)
+
+// EvaluateGoals marks each goal of issue 8 met or missed, with the figures behind it.
+func EvaluateGoals(f Figures) []Goal {
+	var out []Goal
+	atLeast := func(name string, a, b Stats, okA, okB bool, limit float64, what string) {
+		if !okA || !okB {
+			out = append(out, Goal{Name: name, Detail: "not measured"})
+			return
+		}
+		r := Ratio(a.ReqPerSec, b.ReqPerSec)
+		out = append(out, Goal{Name: name, Met: r >= limit,
+			Detail: fmt.Sprintf("%.2f× (%.0f vs %.0f req/s %s; goal ≥ %.2f×)", r, a.ReqPerSec, b.ReqPerSec, what, limit)})
+	}
+	mcp, okM := f.cell(TargetMCP2026, OpCheckins)
+	fa, okF := f.cell(TargetFloorAudit, OpCheckins)
+	rest, okR := f.cell(TargetREST, OpCheckins)
+	atLeast("MCP 2026-07-28 checkins read ≥ 0.85× floor+audit req/s", mcp, fa, okM, okF, goalMCPvsFloorAudit, "MCP vs floor+audit")
+	if okM && okF {
+		r := Ratio(mcp.P99, fa.P99)
+		out = append(out, Goal{Name: "MCP 2026-07-28 checkins read p99 ≤ 1.5× floor+audit's", Met: r > 0 && r <= goalMCPp99vsFloor,
+			Detail: fmt.Sprintf("%.2f× (%.1f vs %.1f ms)", r, mcp.P99, fa.P99)})
+	} else {
+		out = append(out, Goal{Name: "MCP 2026-07-28 checkins read p99 ≤ 1.5× floor+audit's", Detail: "not measured"})
+	}
+	atLeast("REST checkins read ≥ 0.9× floor+audit req/s", rest, fa, okR, okF, goalRESTvsFloorAudit, "REST vs floor+audit")
+	mcp1, ok1 := f.cell(TargetMCP2026, OpRosterChild)
+	rest1, ok2 := f.cell(TargetREST, OpRosterChild)
+	atLeast("one-row read (roster/children/{id}) MCP 2026-07-28 ≥ 0.8× REST req/s", mcp1, rest1, ok1, ok2, goalMCPvsREST, "MCP vs REST")
+	out = append(out, scaleGoal(f.Scale))
+	out = append(out, limitGoal("peak RSS ≤ 80 MB", f.PeakRSSMB, goalPeakRSSMB, "MB"))
+	out = append(out, limitGoal("start to ready ≤ 300 ms", f.ReadyMS, goalReadyMS, "ms"))
+	return out
+}
+
+func limitGoal(name string, v, limit float64, unit string) Goal {
+	if v < 0 {
+		return Goal{Name: name, Detail: "not measured"}
+	}
+	return Goal{Name: name, Met: v <= limit, Detail: fmt.Sprintf("%.1f %s (goal ≤ %.0f %s)", v, unit, limit, unit)}
+}
+
+// scaleGoal compares p50 and p99 of every operation at the largest scale with the smallest;
+// the worst ratio decides.
+func scaleGoal(scales []ScaleResult) Goal {
+	const name = "latency at the largest scale ≤ 1.5× at the smallest (p50 and p99, every op, MCP 2026-07-28)"
+	if len(scales) < 2 {
+		return Goal{Name: name, Detail: "not measured (run with -scale 1,10,100)"}
+	}
+	lo, hi := scales[0], scales[len(scales)-1]
+	worst, worstWhat := 0.0, ""
+	for _, op := range append(append([]string{}, ReadOps...), OpCheckin) {
+		a, okA := lo.stats(TargetMCP2026, op)
+		b, okB := hi.stats(TargetMCP2026, op)
+		if !okA || !okB {
+			continue
+		}
+		for _, p := range []struct {
+			label string
+			x, y  float64
+		}{{"p50", a.P50, b.P50}, {"p99", a.P99, b.P99}} {
+			if r := Ratio(p.y, p.x); r > worst {
+				worst, worstWhat = r, fmt.Sprintf("%s %s %.1f → %.1f ms", op, p.label, p.x, p.y)
+			}
+		}
+	}
+	if worstWhat == "" {
+		return Goal{Name: name, Detail: "not measured"}
+	}
+	worst = math.Round(worst*100) / 100
+	return Goal{Name: name, Met: worst <= goalScaleLatency,
+		Detail: fmt.Sprintf("worst %.2f× at %d× vs %d×: %s", worst, hi.Scale, lo.Scale, worstWhat)}
+}

@@ -1,0 +1,120 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+func cell(target, op string, rps, p50, p99 float64) Cell {
+	return Cell{Target: target, Op: op, Stats: Stats{ReqPerSec: rps, P50: p50, P99: p99, Requests: 1}}
+}
+
+func goalByPrefix(t *testing.T, gs []Goal, prefix string) Goal {
+	t.Helper()
+	for _, g := range gs {
+		if strings.HasPrefix(g.Name, prefix) {
+			return g
+		}
+	}
+	t.Fatalf("no goal %q in %+v", prefix, gs)
+	return Goal{}
+}
+
+func TestEvaluateGoals(t *testing.T) {
+	scale := func(p50at100 float64) []ScaleResult {
+		return []ScaleResult{
+			{Scale: 1, Cells: []Cell{cell(TargetMCP2026, OpCheckins, 100, 10, 20), cell(TargetMCP2026, OpCheckin, 100, 2, 4)}},
+			{Scale: 100, Cells: []Cell{cell(TargetMCP2026, OpCheckins, 100, p50at100, 20), cell(TargetMCP2026, OpCheckin, 100, 2, 4)}},
+		}
+	}
+	tests := []struct {
+		name   string
+		f      Figures
+		goal   string
+		met    bool
+		detail string
+	}{
+		{"MCP at 0.85× of floor+audit is met (limit inclusive)", Figures{Cells: []Cell{
+			cell(TargetFloorAudit, OpCheckins, 400, 4, 10), cell(TargetMCP2026, OpCheckins, 340, 5, 12)}},
+			"MCP 2026-07-28 checkins read ≥", true, "0.85×"},
+		{"MCP at 0.32× is missed", Figures{Cells: []Cell{
+			cell(TargetFloorAudit, OpCheckins, 426, 4, 10), cell(TargetMCP2026, OpCheckins, 138, 14, 26)}},
+			"MCP 2026-07-28 checkins read ≥", false, "0.32×"},
+		{"p99 at 1.5× is met", Figures{Cells: []Cell{
+			cell(TargetFloorAudit, OpCheckins, 400, 4, 10), cell(TargetMCP2026, OpCheckins, 340, 5, 15)}},
+			"MCP 2026-07-28 checkins read p99", true, "1.50×"},
+		{"p99 at 2.4× is missed", Figures{Cells: []Cell{
+			cell(TargetFloorAudit, OpCheckins, 400, 4, 10.6), cell(TargetMCP2026, OpCheckins, 138, 14, 25.7)}},
+			"MCP 2026-07-28 checkins read p99", false, "2.42×"},
+		{"missing MCP cell is not measured, so missed", Figures{Cells: []Cell{cell(TargetFloorAudit, OpCheckins, 400, 4, 10)}},
+			"MCP 2026-07-28 checkins read ≥", false, "not measured"},
+		{"REST 0.9×", Figures{Cells: []Cell{cell(TargetFloorAudit, OpCheckins, 400, 4, 10), cell(TargetREST, OpCheckins, 360, 5, 12)}},
+			"REST checkins read", true, "0.90×"},
+		{"one-row MCP vs REST 0.43× missed", Figures{Cells: []Cell{cell(TargetREST, OpRosterChild, 1238, 1.5, 4), cell(TargetMCP2026, OpRosterChild, 532, 3.2, 10.2)}},
+			"one-row read", false, "0.43×"},
+		{"scale 1.4× met", Figures{Scale: scale(14)}, "latency at the largest", true, "1.40×"},
+		{"scale 1.6× missed", Figures{Scale: scale(16)}, "latency at the largest", false, "1.60×"},
+		{"scale not run", Figures{}, "latency at the largest", false, "not measured"},
+		{"RSS 61 MB met", Figures{PeakRSSMB: 61}, "peak RSS", true, "61.0 MB"},
+		{"RSS 81 MB missed", Figures{PeakRSSMB: 81}, "peak RSS", false, "81.0 MB"},
+		{"RSS unknown", Figures{PeakRSSMB: -1}, "peak RSS", false, "not measured"},
+		{"ready 300 ms met", Figures{ReadyMS: 300}, "start to ready", true, "300.0 ms"},
+		{"ready 301 ms missed", Figures{ReadyMS: 301}, "start to ready", false, "301.0 ms"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := goalByPrefix(t, EvaluateGoals(tc.f), tc.goal)
+			if g.Met != tc.met || !strings.Contains(g.Detail, tc.detail) {
+				t.Errorf("goal %q: met=%v %q; want met=%v containing %q", g.Name, g.Met, g.Detail, tc.met, tc.detail)
+			}
+		})
+	}
+}
+
+func TestCheckinPairCycle(t *testing.T) {
+	a, b := uuid.New(), uuid.New()
+	d1, d2 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	f := &Fixture{CheckinChildren: []uuid.UUID{a, b}, CheckinDays: []time.Time{d1, d2}}
+	want := []struct {
+		child uuid.UUID
+		day   time.Time
+	}{{a, d1}, {b, d1}, {a, d2}, {b, d2}, {a, d1}} // every pair once, then the cycle repeats
+	for seq, w := range want {
+		c, d := f.CheckinPair(seq)
+		if c != w.child || !d.Equal(w.day) {
+			t.Errorf("seq %d: (%v, %v), want (%v, %v)", seq, c, d, w.child, w.day)
+		}
+	}
+	if f.FreshCheckins() != 4 {
+		t.Errorf("FreshCheckins = %d, want 4", f.FreshCheckins())
+	}
+}
+
+func TestDatabaseURL(t *testing.T) {
+	got, err := databaseURL("postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "neemias_bench")
+	if err != nil || got != "postgres://postgres@127.0.0.1:5432/neemias_bench?sslmode=disable" {
+		t.Errorf("databaseURL = %q, %v", got, err)
+	}
+	if _, err := databaseURL("host=127.0.0.1 user=postgres", "x"); err == nil {
+		t.Error("a key=value string was accepted")
+	}
+	for name, ok := range map[string]bool{"neemias_bench": true, "b1": true, "1b": false, "x;drop": false, "": false, "Caps": false} {
+		if validIdent(name) != ok {
+			t.Errorf("validIdent(%q) = %v", name, !ok)
+		}
+	}
+}
+
+func TestPeakRSS(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/status"
+	if err := writeFile(path, "Name:\tx\nVmPeak:\t  900000 kB\nVmHWM:\t   62464 kB\nVmRSS:\t 50000 kB\n"); err != nil {
+		t.Fatal(err)
+	}
+	if mb, err := peakRSS(path); err != nil || mb != 61 {
+		t.Errorf("peakRSS = %v, %v; want 61 MB", mb, err)
+	}
+}

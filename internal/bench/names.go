@@ -1,0 +1,34 @@
+package bench
+
+// Targets, in the order the rounds alternate them.
+const (
+	TargetFloor      = "floor"
+	TargetFloorAudit = "floor+audit"
+	TargetREST       = "rest"
+	TargetMCP2026    = "mcp-2026-07-28"
+	TargetMCP2025    = "mcp-2025-11-25"
+)
+
+// AllTargets is every target, floor first.
+var AllTargets = []string{TargetFloor, TargetFloorAudit, TargetREST, TargetMCP2026, TargetMCP2025}
+
+// Operations: the reads of issue 8, tools/list and the check-in tool.
+const (
+	OpCheckins    = "checkins/{date}"
+	OpRosterChild = "roster/children/{id}"
+	OpAttendance  = "attendance/summary"
+	OpToolsList   = "tools/list"
+	OpCheckin     = "checkin_register"
+)
+
+// AllOps is every operation, in report order.
+var AllOps = []string{OpCheckins, OpRosterChild, OpAttendance, OpToolsList, OpCheckin}
+
+// ReadOps are the operations the cost-growth mode measures besides the check-in.
+var ReadOps = []string{OpCheckins, OpRosterChild, OpAttendance}
+
+// isMCP reports whether target speaks MCP (only those have tools/list).
+func isMCP(target string) bool { return target == TargetMCP2026 || target == TargetMCP2025 }
+
+// hasOp reports whether target implements op.
+func hasOp(target, op string) bool { return op != OpToolsList || isMCP(target) }

@@ -1,0 +1,304 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/neemias/neemias-mcp/internal/store"
+)
+
+// Config is one bench run.
+type Config struct {
+	AdminURL  string // admin connection (the bench database is created next to it)
+	Database  string // name of the bench database, dropped and recreated
+	ModuleDir string // where ./cmd/neemias-mcp is built from
+	WorkDir   string // server binary and log
+	Clients   int
+	Warmup    time.Duration
+	Duration  time.Duration
+	Rounds    int
+	Targets   []string
+	Ops       []string
+	// Scales, when not empty, runs the cost-growth mode after the main run (or alone with
+	// SkipMain): seed to each scale in turn, ANALYZE, measure ScaleTargets on the reads and
+	// the check-in for ScaleDuration each, ScaleRounds rounds, with EXPLAIN plans.
+	Scales        []int
+	ScaleTargets  []string
+	ScaleDuration time.Duration
+	ScaleRounds   int
+	SkipMain      bool
+	Log           io.Writer // progress lines
+}
+
+// Results is everything a run measured; it is what the JSON file holds.
+type Results struct {
+	Started    time.Time     `json:"started"`
+	GoVersion  string        `json:"go_version"`
+	Commit     string        `json:"commit"`
+	CPUs       int           `json:"cpus"`
+	Clients    int           `json:"clients"`
+	Warmup     string        `json:"warmup"`
+	Duration   string        `json:"duration"`
+	Rounds     int           `json:"rounds"`
+	Fixture    *Fixture      `json:"fixture"`
+	FreshPairs int           `json:"fresh_checkins_per_run"`
+	ReadyMS    float64       `json:"start_to_ready_ms"`
+	PeakRSSMB  float64       `json:"peak_rss_mb"` // after the main run
+	Cells      []Cell        `json:"cells"`
+	Scale      []ScaleResult `json:"scale,omitempty"`
+	// PeakRSSAfterScaleMB is the server's peak after the cost-growth mode too.
+	PeakRSSAfterScaleMB float64 `json:"peak_rss_after_scale_mb,omitempty"`
+	Goals               []Goal  `json:"goals"`
+	// Notes say how to read figures that need it (the check-in's cycle, errors).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ScaleResult is the cost-growth figures at one scale.
+type ScaleResult struct {
+	Scale       int               `json:"scale"`
+	SeedSeconds float64           `json:"seed_and_analyze_s"`
+	Checkins    int64             `json:"checkins_rows"`
+	Cells       []Cell            `json:"cells"`
+	Plans       map[string]string `json:"plans"`
+}
+
+func (s ScaleResult) stats(target, op string) (Stats, bool) {
+	for _, c := range s.Cells {
+		if c.Target == target && c.Op == op {
+			return c.Stats, c.Requests > 0
+		}
+	}
+	return Stats{}, false
+}
+
+// env is what the targets need while a run lasts.
+type env struct {
+	cfg    Config
+	db     *Database
+	fix    *Fixture
+	client *Client
+	server *ServerProc
+}
+
+// Run sets everything up, measures, and returns the results; the caller prints and saves them.
+func Run(ctx context.Context, cfg Config) (*Results, error) {
+	logf := func(format string, a ...any) { fmt.Fprintf(cfg.Log, format+"\n", a...) }
+	res := &Results{Started: time.Now().UTC(), GoVersion: runtime.Version(), Commit: gitCommit(cfg.ModuleDir),
+		CPUs: runtime.NumCPU(), Clients: cfg.Clients, Warmup: cfg.Warmup.String(), Duration: cfg.Duration.String(), Rounds: cfg.Rounds,
+		ReadyMS: -1, PeakRSSMB: -1}
+	first := 1
+	if cfg.SkipMain && len(cfg.Scales) > 0 {
+		first = cfg.Scales[0]
+	}
+	logf("database %s: create, migrate, seed %d×, ANALYZE", cfg.Database, first)
+	d, err := CreateDatabase(ctx, cfg.AdminURL, cfg.Database, first)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	fix, err := LoadFixture(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	res.Fixture, res.FreshPairs = fix, fix.FreshCheckins()
+	logf("fixture: busiest day %s (%d check-ins), child %s, month %s..%s, %d fresh check-ins per run",
+		fix.BusiestDay.Format(time.DateOnly), fix.BusiestCount, fix.Child, fix.MonthFrom.Format(time.DateOnly),
+		fix.MonthTo.Format(time.DateOnly), fix.FreshCheckins())
+
+	logf("building ./cmd/neemias-mcp")
+	bin, err := BuildServer(ctx, cfg.ModuleDir, cfg.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := StartServer(ctx, bin, d.URL, cfg.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Stop()
+	res.ReadyMS = ms(srv.ReadyIn)
+	logf("server %s ready in %.0f ms (log %s)", srv.BaseURL, res.ReadyMS, srv.LogPath)
+	tok, err := srv.Token(ctx, d.URL)
+	if err != nil {
+		return nil, err
+	}
+
+	floorPool, err := pgxpool.New(ctx, d.URL)
+	if err != nil {
+		return nil, fmt.Errorf("bench: floor pool: %w", err)
+	}
+	defer floorPool.Close()
+	floorCtx, stopFloors := context.WithCancel(ctx)
+	defer stopFloors()
+	who := store.Caller{ChurchID: fix.ChurchID, UserID: fix.UserID, Role: fix.Role}
+	floorURL, err := (&Floor{Pool: floorPool, Who: who}).Serve(floorCtx)
+	if err != nil {
+		return nil, err
+	}
+	floorAuditURL, err := (&Floor{Pool: floorPool, Who: who, Audit: true}).Serve(floorCtx)
+	if err != nil {
+		return nil, err
+	}
+	e := &env{cfg: cfg, db: d, fix: fix, server: srv, client: &Client{
+		HTTP: NewHTTPClient(cfg.Clients), Floor: floorURL, FloorAudit: floorAuditURL, Server: srv.BaseURL, Token: tok, Fix: fix,
+	}}
+
+	if !cfg.SkipMain {
+		cells, err := e.measure(ctx, cfg.Targets, cfg.Ops, cfg.Rounds, cfg.Duration, "")
+		if err != nil {
+			return nil, err
+		}
+		res.Cells = cells
+		if rss, err := srv.PeakRSSMB(); err == nil {
+			res.PeakRSSMB = rss
+		}
+	}
+	if len(cfg.Scales) > 0 {
+		if res.Scale, err = e.scale(ctx); err != nil {
+			return nil, err
+		}
+		if rss, err := srv.PeakRSSMB(); err == nil {
+			res.PeakRSSAfterScaleMB = rss
+		}
+	}
+	res.Notes = notes(res)
+	res.Goals = EvaluateGoals(Figures{Cells: res.Cells, Scale: res.Scale, PeakRSSMB: res.PeakRSSMB, ReadyMS: res.ReadyMS})
+	return res, nil
+}
+
+// measure runs rounds × ops × targets, alternating the targets within each op so that drift
+// (other work on the machine, table growth) hits each of them alike, and returns the cells
+// with per-round figures and their medians.
+func (e *env) measure(ctx context.Context, targets, ops []string, rounds int, dur time.Duration, label string) ([]Cell, error) {
+	type key struct{ t, o string }
+	per := map[key][]Stats{}
+	var order []key
+	for _, op := range ops {
+		for _, t := range targets {
+			if hasOp(t, op) {
+				order = append(order, key{t, op})
+			}
+		}
+	}
+	for round := 1; round <= rounds; round++ {
+		for _, op := range ops {
+			for _, t := range targets {
+				r, ok := e.client.Prepare(t, op)
+				if !ok {
+					continue
+				}
+				st, err := e.cell(ctx, r, op, dur)
+				if err != nil {
+					return nil, fmt.Errorf("bench: %s %s: %w", t, op, err)
+				}
+				per[key{t, op}] = append(per[key{t, op}], st)
+				fmt.Fprintf(e.cfg.Log, "%sround %d/%d %-15s %-21s %7.0f req/s  p50 %6.2f  p99 %6.2f ms  errors %d\n",
+					label, round, rounds, t, op, st.ReqPerSec, st.P50, st.P99, st.Errors)
+			}
+		}
+	}
+	cells := make([]Cell, 0, len(order))
+	for _, k := range order {
+		cells = append(cells, Cell{Target: k.t, Op: k.o, Stats: MedianStats(per[k]), Rounds: per[k]})
+	}
+	return cells, nil
+}
+
+// cell measures one target × op once: probe (a full check of one answer), warm-up, run. The
+// check-in starts from the seeded state and leaves it so (see [ResetCheckins]).
+func (e *env) cell(ctx context.Context, r *request, op string, dur time.Duration) (Stats, error) {
+	probeSeq := 0
+	if op == OpCheckin {
+		if err := ResetCheckins(ctx, e.db, e.fix); err != nil {
+			return Stats{}, err
+		}
+		probeSeq = e.fix.FreshCheckins() - 1 // the last fresh pair: the run's own start fresh
+		defer func() { _ = ResetCheckins(context.WithoutCancel(ctx), e.db, e.fix) }()
+	}
+	size, err := e.client.Probe(ctx, r, probeSeq)
+	if err != nil {
+		return Stats{}, fmt.Errorf("probe: %w", err)
+	}
+	minBytes := size / 2
+	if op == OpCheckin {
+		minBytes = 32 // fresh and repeated check-ins differ in size
+	}
+	s := RunLoad(ctx, LoadConfig{Clients: e.cfg.Clients, Warmup: e.cfg.Warmup, Duration: dur}, e.client.Do(r, minBytes))
+	st := Summarize(s)
+	if s.FirstError != "" {
+		fmt.Fprintf(e.cfg.Log, "  first error: %.300s\n", s.FirstError)
+	}
+	return st, ctx.Err()
+}
+
+// scale is the cost-growth mode: at each scale (churches), seed the new churches, ANALYZE,
+// explain the reads, and measure the reads and the check-in of the demo church.
+func (e *env) scale(ctx context.Context) ([]ScaleResult, error) {
+	var out []ScaleResult
+	ops := append(append([]string{}, ReadOps...), OpCheckin)
+	for _, s := range e.cfg.Scales {
+		fmt.Fprintf(e.cfg.Log, "scale %d×: seeding and ANALYZE\n", s)
+		took, err := e.db.Seed(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		sr := ScaleResult{Scale: s, SeedSeconds: took.Seconds()}
+		if err := e.db.Pool.QueryRow(ctx, "SELECT count(*) FROM checkins").Scan(&sr.Checkins); err != nil {
+			return nil, fmt.Errorf("bench: count check-ins: %w", err)
+		}
+		if sr.Cells, err = e.measure(ctx, e.cfg.ScaleTargets, ops, e.cfg.ScaleRounds, e.cfg.ScaleDuration, fmt.Sprintf("%d× ", s)); err != nil {
+			return nil, err
+		}
+		// After the measurement, so the plans' timings are of the warm cache that was measured,
+		// not of the pages the seeding just wrote.
+		if sr.Plans, err = ExplainReads(ctx, e.db, e.fix); err != nil {
+			return nil, err
+		}
+		out = append(out, sr)
+	}
+	return out, nil
+}
+
+func notes(r *Results) []string {
+	var n []string
+	for _, c := range r.Cells {
+		if c.Op == OpCheckin && c.Requests/max(r.Rounds, 1) > r.FreshPairs {
+			n = append(n, fmt.Sprintf("%s check-in: %d requests per round on average, more than the %d fresh (child, day) pairs; the rest took the idempotent repeat path",
+				c.Target, c.Requests/max(r.Rounds, 1), r.FreshPairs))
+		}
+		if c.Errors > 0 {
+			n = append(n, fmt.Sprintf("%s %s: %d errors (see the progress log for the first)", c.Target, c.Op, c.Errors))
+		}
+	}
+	return n
+}
+
+func gitCommit(dir string) string {
+	cmd := exec.Command("git", "rev-parse", "--short", "HEAD")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return "unknown"
+	}
+	s := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		s += "+dirty"
+	}
+	return s
+}
+
+// DefaultWorkDir is a fresh temporary directory for the server binary and log.
+func DefaultWorkDir() (string, error) {
+	d, err := os.MkdirTemp("", "neemias-bench-")
+	if err != nil {
+		return "", fmt.Errorf("bench: work dir: %w", err)
+	}
+	return d, nil
+}
