@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/neemias/neemias-mcp/internal/authn"
 	"github.com/neemias/neemias-mcp/internal/principal"
@@ -60,6 +63,10 @@ func (b Bearer) Wrap(next http.Handler) http.Handler {
 				return
 			}
 			b.logger().ErrorContext(r.Context(), "token verification failed", "error", err)
+			var ra interface{ RetryAfter() time.Duration } // a provider briefly unreachable
+			if errors.As(err, &ra) {
+				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(ra.RetryAfter().Seconds()))))
+			}
 			const msg = "token verification is temporarily unavailable"
 			if b.Errors != nil {
 				b.Errors(w, http.StatusServiceUnavailable, EdgeUnavailable, msg)

@@ -133,6 +133,7 @@ type Verifier struct {
 	lookup     LookupFunc
 	keys       *keySet
 	disc       *discoverer
+	meta       *metadataCache
 	intro      *introspector
 	missingAud []string
 	onMissing  func(ctx context.Context, p principal.Principal) error
@@ -224,6 +225,7 @@ func NewVerifier(ctx context.Context, cfg Config) (v *Verifier, err error) {
 		}
 	}
 	v.disc = &discoverer{issuer: cfg.Issuer, get: g}
+	v.meta = &metadataCache{issuer: cfg.Issuer, get: g, now: v.now}
 	if _, err := v.disc.jwksURI(ctx); err != nil {
 		if !isTransient(err) {
 			return nil, err
