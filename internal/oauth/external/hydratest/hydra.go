@@ -55,10 +55,12 @@ type Hydra struct {
 
 	front  *httptest.Server
 	logs   *testsupport.Buffer
+	bin    string
+	env    []string
+	proc   sync.Mutex // guards cmd and done
 	cmd    *exec.Cmd
 	done   chan struct{}
-	stop   sync.Once
-	mu     sync.Mutex
+	mu     sync.Mutex // guards user and hits
 	user   User
 	hits   int
 	frontU *url.URL
@@ -84,7 +86,7 @@ func Start(tb testing.TB, opts Options) *Hydra {
 	tb.Helper()
 	bin := Binary(tb)
 	dsn := storetest.NewEmptyDatabase(tb)
-	h := &Hydra{logs: &testsupport.Buffer{}, done: make(chan struct{})}
+	h := &Hydra{logs: &testsupport.Buffer{}}
 	h.DiscoveryHits = func() int { h.mu.Lock(); defer h.mu.Unlock(); return h.hits }
 
 	addrs := freeAddrs(tb, 2)
@@ -114,28 +116,40 @@ func Start(tb testing.TB, opts Options) *Hydra {
 	if out, err := mig.CombinedOutput(); err != nil {
 		tb.Fatalf("hydra migrate sql up: %v\n%s", err, out)
 	}
-	h.cmd = exec.Command(bin, "serve", "all", "--dev", "--sqa-opt-out")
-	h.cmd.Env, h.cmd.Stdout, h.cmd.Stderr = env, h.logs, h.logs
-	if err := h.cmd.Start(); err != nil {
-		tb.Fatalf("hydra serve: %v", err)
-	}
-	go func() { _ = h.cmd.Wait(); close(h.done) }()
+	h.bin, h.env = bin, env
 	tb.Cleanup(func() {
 		h.Stop()
 		if tb.Failed() {
 			tb.Logf("hydra output:\n%s", h.logs.String())
 		}
 	})
+	h.serve(tb)
+	return h
+}
+
+// serve starts `hydra serve all` and waits until its admin port reports ready.
+func (h *Hydra) serve(tb testing.TB) {
+	tb.Helper()
+	h.proc.Lock()
+	defer h.proc.Unlock()
+	cmd := exec.Command(h.bin, "serve", "all", "--dev", "--sqa-opt-out")
+	cmd.Env, cmd.Stdout, cmd.Stderr = h.env, h.logs, h.logs
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("hydra serve: %v", err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	h.cmd, h.done = cmd, done
 	for deadline := time.Now().Add(time.Minute); ; {
 		resp, err := http.Get(h.AdminURL + "/health/ready")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				break
+				return
 			}
 		}
 		select {
-		case <-h.done:
+		case <-done:
 			tb.Fatalf("hydra exited:\n%s", h.logs.String())
 		default:
 		}
@@ -144,21 +158,31 @@ func Start(tb testing.TB, opts Options) *Hydra {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return h
 }
 
 // Stop interrupts Hydra and waits for it to exit; the front stays up (answering 502), as a
-// provider whose backend died would.
+// provider whose backend died would. Resume starts it again on the same ports and database.
 func (h *Hydra) Stop() {
-	h.stop.Do(func() {
-		_ = h.cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-h.done:
-		case <-time.After(15 * time.Second):
-			_ = h.cmd.Process.Kill()
-			<-h.done
-		}
-	})
+	h.proc.Lock()
+	cmd, done := h.cmd, h.done
+	h.cmd = nil
+	h.proc.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+// Resume starts a stopped Hydra again (same keys, clients and tokens: same database).
+func (h *Hydra) Resume(tb testing.TB) {
+	tb.Helper()
+	h.serve(tb)
 }
 
 // SetUser sets who the next logins log in and what their consents grant.
