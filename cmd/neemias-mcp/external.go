@@ -135,9 +135,12 @@ func pairs(flag string, list []string) (map[string]string, error) {
 // builtInOnly are serve's flags of the built-in authorization server, which external
 // provider mode does not run: setting one with --oauth-issuer is a mistake worth stopping on.
 var builtInOnly = []string{"access-token-ttl", "disable-registration", "registrations-per-hour", "upstream-issuer",
-	"upstream-client-id", "upstream-client-secret", "upstream-name", "extra-resource"}
+	"upstream-client-id", "upstream-client-secret", "upstream-name", "upstream-only", "extra-resource"}
 
 func checkModes(c *cobra.Command, x *server.ExternalAuth, as *authServerFlags) error {
+	if as.upstreamOnly && as.upstreamIssuer == "" {
+		return errors.New("--upstream-only makes the --upstream-issuer provider the only login; set --upstream-issuer (and its client id and secret) too")
+	}
 	if x == nil {
 		return nil
 	}
