@@ -105,7 +105,9 @@ func TestIntrospection(t *testing.T) {
 		{"refresh token", 200, func() any { return active(e, "user-volunteer", map[string]any{"token_use": "refresh_token"}) }, "invalid"},
 		{"Keycloak refresh typ", 200, func() any { return active(e, "user-volunteer", map[string]any{"typ": "Refresh"}) }, "invalid"},
 		{"another issuer", 200, func() any { return active(e, "user-volunteer", map[string]any{"iss": "https://evil.example"}) }, "invalid"},
-		{"expired", 200, func() any { return active(e, "user-volunteer", map[string]any{"exp": time.Now().Add(-time.Hour).Unix()}) }, "invalid"},
+		{"expired", 200, func() any {
+			return active(e, "user-volunteer", map[string]any{"exp": time.Now().Add(-time.Hour).Unix()})
+		}, "invalid"},
 		{"another resource", 200, func() any { return active(e, "user-volunteer", map[string]any{"aud": "https://other.example/mcp"}) }, "invalid"},
 		{"no aud, no list", 200, func() any { return active(e, "user-volunteer", map[string]any{"aud": nil}) }, "invalid"},
 		{"unknown subject", 200, func() any { return active(e, "stranger", nil) }, "invalid"},
