@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -479,7 +480,7 @@ func (v *Verifier) church(raw map[string]json.RawMessage, u User) (uuid.UUID, er
 func (v *Verifier) role(raw map[string]json.RawMessage, u User) (string, error) {
 	role := u.Role
 	if v.claims.Role != "" {
-		vals, err := stringsClaim(raw, v.claims.Role)
+		vals, err := roleValues(raw, v.claims.Role)
 		if err != nil {
 			return "", invalid("role claim: %v", err)
 		}
@@ -580,6 +581,23 @@ func stringClaim(raw map[string]json.RawMessage, name string) (s string, present
 		return "", false
 	}
 	return s, true
+}
+
+// roleValues returns a role or group claim: a string, an array of strings, or an object whose
+// member names are the roles (Zitadel's urn:zitadel:iam:org:project:roles maps each role to
+// the organizations that granted it).
+func roleValues(raw map[string]json.RawMessage, name string) ([]string, error) {
+	vals, err := stringsClaim(raw, name)
+	if err == nil {
+		return vals, nil
+	}
+	m, _ := lookupClaim(raw, name)
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(m, &obj) != nil {
+		return nil, errors.New("not a string, an array of strings or an object of roles")
+	}
+	keys := slices.Sorted(maps.Keys(obj))
+	return keys, nil
 }
 
 // stringsClaim returns a claim that is a string or an array of strings (absent: nil).

@@ -385,3 +385,34 @@ func jsonEq(a, b any) bool {
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
 }
+
+// TestRoleClaimShapes: the role claim may be a string, an array, or an object whose member
+// names are the roles (Zitadel); another shape is refused.
+func TestRoleClaimShapes(t *testing.T) {
+	e := setup(t, func(c *external.Config) {
+		c.Claims = external.ClaimMapping{Role: "urn:zitadel:iam:org:project:roles", Roles: map[string]string{"neemias-responsavel": "RESPONSAVEL"}}
+	})
+	cases := []struct {
+		name  string
+		value any
+		want  string // the role, or "" for a refusal
+	}{
+		{"string", "neemias-responsavel", "RESPONSAVEL"},
+		{"array", []string{"x", "neemias-responsavel"}, "RESPONSAVEL"},
+		{"Zitadel object", map[string]any{"neemias-responsavel": map[string]string{"2791": "igreja.zitadel.cloud"}}, "RESPONSAVEL"},
+		{"unmapped object: the user's role", map[string]any{"coral": map[string]string{}}, "VOLUNTARIO"},
+		{"number", 7, ""},
+	}
+	for _, tc := range cases {
+		c := e.claims("user-volunteer")
+		c["urn:zitadel:iam:org:project:roles"] = tc.value
+		p, err := e.verify(t, e.idp.Sign(t, c, oidctest.SignOpts{}))
+		if tc.want == "" {
+			wantInvalid(t, err, tc.name)
+			continue
+		}
+		if err != nil || p.Role != tc.want {
+			t.Errorf("%s: role %q, %v; want %s", tc.name, p.Role, err, tc.want)
+		}
+	}
+}
