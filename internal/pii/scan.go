@@ -182,7 +182,8 @@ func (w *walker) object(path string, depth int, hidden bool) error {
 	if w.out != nil {
 		w.out.WriteByte('{')
 	}
-	used := map[string]bool{}
+	used := map[string]bool{}  // names written by redaction
+	plain := map[string]bool{} // names written as they were
 	first := true
 	for w.dec.More() {
 		tok, err := w.next()
@@ -204,14 +205,21 @@ func (w *walker) object(path string, depth int, hidden bool) error {
 			if !first {
 				w.out.WriteByte(',')
 			}
-			if len(sp) > 0 {
-				base := w.redactString(key, sp)
+			// A redacted name gets a suffix when it would clash with a name already written;
+			// so does a plain name that a redacted one already took (input duplicates stay).
+			if len(sp) > 0 || used[key] {
+				base := key
+				if len(sp) > 0 {
+					base = w.redactString(key, sp)
+				}
 				key = base
-				for n := 2; used[key]; n++ {
+				for n := 2; used[key] || plain[key] && len(sp) > 0; n++ {
 					key = base + " " + strconv.Itoa(n)
 				}
+				used[key] = true
+			} else {
+				plain[key] = true
 			}
-			used[key] = true
 			writeString(w.out, key)
 			w.out.WriteByte(':')
 		}
