@@ -1,11 +1,11 @@
 package pii
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"bytes"
 	"strings"
 	"testing"
 
@@ -17,8 +17,8 @@ func testKnown(t testing.TB) *KnownValues {
 	k, err := NewKnownValues([]Value{
 		{KindChildName, "Ana Júlia Conceição"},
 		{KindChildName, "Pedro Henrique da Silva"},
-		{KindChildName, "Ana"},     // one word: never used
-		{KindChildName, "Li Wu"},   // 4 letters: never used
+		{KindChildName, "Ana"},   // one word: never used
+		{KindChildName, "Li Wu"}, // 4 letters: never used
 		{KindGuardianName, "José Carlos Ferreira"},
 		{KindGuardianPhone, "+55 (00) 91234-5678"}, // invented area code 00, as internal/seed uses
 		{KindGuardianPhone, "(11) 3456-7890"},
