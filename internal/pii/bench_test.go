@@ -50,7 +50,7 @@ func benchDoc(rng *rand.Rand, size int) []byte {
 		text = fmt.Appendf(text, "O culto de %02d/%02d/2026 teve %d visitantes; pedido %d, total R$ %d,%02d. ",
 			1+rng.IntN(28), 1+rng.IntN(12), rng.IntN(300), rng.Int64N(1e10), rng.IntN(5000), rng.IntN(100))
 		rows = append(rows, row{
-			ID: fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", rng.Uint32(), rng.IntN(1<<16), rng.IntN(1<<12), rng.IntN(1<<12), rng.Int64N(1<<48)),
+			ID:    fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", rng.Uint32(), rng.IntN(1<<16), rng.IntN(1<<12), rng.IntN(1<<12), rng.Int64N(1<<48)),
 			Order: rng.Int64N(1e11), Price: float64(rng.IntN(100000)) / 100,
 			When:    fmt.Sprintf("2026-%02d-%02dT10:%02d:00Z", 1+rng.IntN(12), 1+rng.IntN(28), rng.IntN(60)),
 			Comment: benchFirst[rng.IntN(len(benchFirst))] + " trouxe a oferta da turma",

@@ -112,6 +112,16 @@ func validBRPhone(c string) bool {
 			digits = append(digits, c[i])
 		}
 	}
+	// Cheap shape check before the parser: a real area code and, after it, a subscriber of 8
+	// digits starting 2-5 (fixed) or 9 digits starting 9 (mobile).
+	nat := digits
+	if len(nat) >= 12 && nat[0] == '5' && nat[1] == '5' {
+		nat = nat[2:]
+	}
+	if len(nat) < 10 || !validDDD[int(nat[0]-'0')*10+int(nat[1]-'0')] ||
+		len(nat) == 11 && nat[2] != '9' || len(nat) == 10 && (nat[2] < '2' || nat[2] > '5') {
+		return false
+	}
 	text := c
 	switch {
 	case strings.HasPrefix(c, "+55"):
@@ -146,3 +156,14 @@ func validEmail(c string) bool {
 	}
 	return true
 }
+
+// validDDD holds Brazil's area codes (DDD), a prefilter only: phonenumbers decides.
+var validDDD = func() (t [100]bool) {
+	for _, d := range []int{11, 12, 13, 14, 15, 16, 17, 18, 19, 21, 22, 24, 27, 28,
+		31, 32, 33, 34, 35, 37, 38, 41, 42, 43, 44, 45, 46, 47, 48, 49, 51, 53, 54, 55,
+		61, 62, 63, 64, 65, 66, 67, 68, 69, 71, 73, 74, 75, 77, 79,
+		81, 82, 83, 84, 85, 86, 87, 88, 89, 91, 92, 93, 94, 95, 96, 97, 98, 99} {
+		t[d] = true
+	}
+	return t
+}()

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strconv"
 )
@@ -313,12 +312,23 @@ func replaceSpans(t string, sp []span) string {
 	return b.String()
 }
 
-var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// isPlainName reports whether key matches [A-Za-z_][A-Za-z0-9_]*.
+func isPlainName(key string) bool {
+	if key == "" || key[0] >= '0' && key[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // memberPath appends a member name: dot notation for plain names, else a bracketed JSON
 // string.
 func memberPath(path, key string) string {
-	if plainName.MatchString(key) {
+	if isPlainName(key) {
 		return path + "." + key
 	}
 	var b bytes.Buffer
