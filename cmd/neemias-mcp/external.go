@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,10 @@ type externalFlags struct {
 	scopeClaim, churchClaim, roleClaim, clientIDClaim string
 	roleMap, requiredClaims                           []string
 	requireATJWT                                      bool
+	introURL, introClientID, introSecretFile          string
+	introCacheTTL                                     time.Duration
+	acceptMissingAud                                  []string
+	metadataProxy                                     bool
 }
 
 func (f *externalFlags) add(c *cobra.Command) {
@@ -33,7 +38,18 @@ func (f *externalFlags) add(c *cobra.Command) {
 	fl.StringSliceVar(&f.roleMap, "oauth-role-map", envList("NEEMIAS_OAUTH_ROLE_MAP"), "PROVIDER_VALUE=ROLE pairs (ADMIN, CADASTRO, VOLUNTARIO, RESPONSAVEL) for --oauth-role-claim; repeatable or comma-separated ($NEEMIAS_OAUTH_ROLE_MAP)")
 	fl.StringVar(&f.clientIDClaim, "oauth-client-id-claim", os.Getenv("NEEMIAS_OAUTH_CLIENT_ID_CLAIM"), `claim naming the OAuth client, for the audit log (default "client_id", then "azp") ($NEEMIAS_OAUTH_CLIENT_ID_CLAIM)`)
 	fl.BoolVar(&f.requireATJWT, "oauth-require-at-jwt", os.Getenv("NEEMIAS_OAUTH_REQUIRE_AT_JWT") == "true", "accept only tokens of JOSE type at+jwt (RFC 9068) ($NEEMIAS_OAUTH_REQUIRE_AT_JWT=true)")
+	fl.StringVar(&f.introURL, "oauth-introspection-url", os.Getenv("NEEMIAS_OAUTH_INTROSPECTION_URL"), "RFC 7662 introspection endpoint for the provider's opaque (non-JWT) access tokens; https, or http on loopback; without it only JWT access tokens are accepted ($NEEMIAS_OAUTH_INTROSPECTION_URL)")
+	fl.StringVar(&f.introClientID, "oauth-introspection-client-id", os.Getenv("NEEMIAS_OAUTH_INTROSPECTION_CLIENT_ID"), "client id this server authenticates to the introspection endpoint with (HTTP Basic) ($NEEMIAS_OAUTH_INTROSPECTION_CLIENT_ID)")
+	fl.StringVar(&f.introSecretFile, "oauth-introspection-secret-file", os.Getenv("NEEMIAS_OAUTH_INTROSPECTION_SECRET_FILE"), "file holding that client's secret (surrounding whitespace trimmed); empty: no secret ($NEEMIAS_OAUTH_INTROSPECTION_SECRET_FILE)")
+	fl.DurationVar(&f.introCacheTTL, "oauth-introspection-cache-ttl", envDuration("NEEMIAS_OAUTH_INTROSPECTION_CACHE_TTL"), "how long an active introspection answer is reused, never past the token's exp: the delay within which a revocation is seen (default 30s, at most 5m) ($NEEMIAS_OAUTH_INTROSPECTION_CACHE_TTL)")
+	fl.StringSliceVar(&f.acceptMissingAud, "oauth-accept-missing-aud", envList("NEEMIAS_OAUTH_ACCEPT_MISSING_AUD"), "client ids (client_id or azp) whose tokens are accepted WITHOUT an aud claim, each acceptance logged and audited; a risk, see docs/external-provider.md; default none ($NEEMIAS_OAUTH_ACCEPT_MISSING_AUD)")
+	fl.BoolVar(&f.metadataProxy, "oauth-metadata-proxy", os.Getenv("NEEMIAS_OAUTH_METADATA_PROXY") == "true", `serve the provider's metadata at /.well-known/oauth-authorization-server on this origin with "none" added to token_endpoint_auth_methods_supported, and name this origin as the authorization server (for providers that do not advertise public clients, like Keycloak) ($NEEMIAS_OAUTH_METADATA_PROXY=true)`)
 	fl.StringSliceVar(&f.requiredClaims, "oauth-required-claim", envList("NEEMIAS_OAUTH_REQUIRED_CLAIMS"), "NAME=VALUE string claims every token must carry, e.g. token_use=access; repeatable ($NEEMIAS_OAUTH_REQUIRED_CLAIMS)")
+}
+
+func envDuration(name string) time.Duration {
+	d, _ := time.ParseDuration(os.Getenv(name)) // a malformed value is caught as the flag's default below
+	return d
 }
 
 func envList(name string) []string {
@@ -48,13 +64,16 @@ func envList(name string) []string {
 func (f *externalFlags) config() (*server.ExternalAuth, error) {
 	if f.issuer == "" {
 		if f.audience != "" || f.caFile != "" || f.scopeClaim != "" || f.churchClaim != "" || f.roleClaim != "" ||
-			f.clientIDClaim != "" || len(f.roleMap) > 0 || len(f.requiredClaims) > 0 || f.requireATJWT {
+			f.clientIDClaim != "" || len(f.roleMap) > 0 || len(f.requiredClaims) > 0 || f.requireATJWT ||
+			f.introURL != "" || f.introClientID != "" || f.introSecretFile != "" || f.introCacheTTL != 0 ||
+			len(f.acceptMissingAud) > 0 || f.metadataProxy {
 			return nil, errors.New("the --oauth-* settings are for external provider mode; set --oauth-issuer too")
 		}
 		return nil, nil
 	}
 	x := &server.ExternalAuth{
 		Issuer: f.issuer, Audience: f.audience, RequireAccessTokenType: f.requireATJWT,
+		AcceptMissingAudience: f.acceptMissingAud, MetadataProxy: f.metadataProxy,
 		Claims: external.ClaimMapping{Scope: f.scopeClaim, Church: f.churchClaim, Role: f.roleClaim, ClientID: f.clientIDClaim},
 	}
 	var err error
@@ -66,6 +85,23 @@ func (f *externalFlags) config() (*server.ExternalAuth, error) {
 	}
 	if (x.Claims.Role == "") != (len(x.Claims.Roles) == 0) {
 		return nil, errors.New("--oauth-role-claim and --oauth-role-map go together")
+	}
+	if f.introURL != "" {
+		if f.introClientID == "" {
+			return nil, errors.New("--oauth-introspection-url needs --oauth-introspection-client-id (and usually --oauth-introspection-secret-file)")
+		}
+		x.Introspection = &external.Introspection{Endpoint: f.introURL, ClientID: f.introClientID, CacheTTL: f.introCacheTTL}
+		if f.introSecretFile != "" {
+			b, err := os.ReadFile(f.introSecretFile)
+			if err != nil {
+				return nil, fmt.Errorf("--oauth-introspection-secret-file: %w", err)
+			}
+			if x.Introspection.ClientSecret = strings.TrimSpace(string(b)); x.Introspection.ClientSecret == "" {
+				return nil, fmt.Errorf("--oauth-introspection-secret-file: %s is empty", f.introSecretFile)
+			}
+		}
+	} else if f.introClientID != "" || f.introSecretFile != "" || f.introCacheTTL != 0 {
+		return nil, errors.New("the --oauth-introspection-* settings need --oauth-introspection-url")
 	}
 	if f.caFile != "" {
 		pem, err := os.ReadFile(f.caFile)
@@ -99,9 +135,12 @@ func pairs(flag string, list []string) (map[string]string, error) {
 // builtInOnly are serve's flags of the built-in authorization server, which external
 // provider mode does not run: setting one with --oauth-issuer is a mistake worth stopping on.
 var builtInOnly = []string{"access-token-ttl", "disable-registration", "registrations-per-hour", "upstream-issuer",
-	"upstream-client-id", "upstream-client-secret", "upstream-name", "extra-resource"}
+	"upstream-client-id", "upstream-client-secret", "upstream-name", "upstream-only", "extra-resource"}
 
 func checkModes(c *cobra.Command, x *server.ExternalAuth, as *authServerFlags) error {
+	if as.upstreamOnly && as.upstreamIssuer == "" {
+		return errors.New("--upstream-only makes the --upstream-issuer provider the only login; set --upstream-issuer (and its client id and secret) too")
+	}
 	if x == nil {
 		return nil
 	}

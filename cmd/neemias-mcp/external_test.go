@@ -149,6 +149,15 @@ func TestServeExternalFlagMistakes(t *testing.T) {
 		{[]string{"--oauth-issuer", "https://idp.example", "--oauth-role-claim", "groups"}, "go together"},
 		{[]string{"--oauth-issuer", "https://idp.example", "--oauth-role-claim", "groups", "--oauth-role-map", "ADMIN"}, "not NAME=VALUE"},
 		{[]string{"--oauth-issuer", "https://idp.example", "--oauth-ca-file", "/nonexistent.pem"}, "--oauth-ca-file"},
+		{[]string{"--oauth-metadata-proxy"}, "set --oauth-issuer too"},
+		{[]string{"--oauth-accept-missing-aud", "claude"}, "set --oauth-issuer too"},
+		{[]string{"--oauth-introspection-url", "https://idp.example/introspect"}, "set --oauth-issuer too"},
+		{[]string{"--oauth-issuer", "https://idp.example", "--oauth-introspection-url", "https://idp.example/introspect"}, "needs --oauth-introspection-client-id"},
+		{[]string{"--oauth-issuer", "https://idp.example", "--oauth-introspection-client-id", "rs"}, "need --oauth-introspection-url"},
+		{[]string{"--oauth-issuer", "https://idp.example", "--oauth-introspection-url", "https://idp.example/introspect",
+			"--oauth-introspection-client-id", "rs", "--oauth-introspection-secret-file", "/nonexistent"}, "--oauth-introspection-secret-file"},
+		{[]string{"--oauth-issuer", "https://idp.example", "--upstream-only"}, "--upstream-only"},
+		{[]string{"--upstream-only"}, "set --upstream-issuer"},
 	} {
 		cmd := root()
 		cmd.SetOut(io.Discard)

@@ -73,7 +73,7 @@ func openStore(ctx context.Context, f *dbFlags) (*store.Store, func(), error) {
 
 func root() *cobra.Command {
 	r := &cobra.Command{Use: "neemias-mcp", Short: "Neemias MCP server", SilenceUsage: true}
-	r.AddCommand(serveCmd(), migrateCmd(), seedCmd(), tokenCmd(), identityCmd(), keysCmd())
+	r.AddCommand(serveCmd(), migrateCmd(), seedCmd(), tokenCmd(), identityCmd(), keysCmd(), churchCmd(), userCmd(), classCmd(), volunteerCmd(), importCmd())
 	return r
 }
 
@@ -138,6 +138,9 @@ Church and role are the local user's unless --oauth-church-claim / --oauth-role-
 				}
 				if rep.Churches > 0 {
 					log.Info("seeded the demo church", "rows", rep.Rows())
+				}
+				if _, err := store.AnalyzeStale(ctx, st.Pool()); err != nil {
+					return err
 				}
 			}
 			ln, err := net.Listen("tcp", addr)

@@ -23,6 +23,7 @@ type authServerFlags struct {
 	upstreamID      string
 	upstreamSecret  string
 	upstreamName    string
+	upstreamOnly    bool
 	registrationsPH float64
 	extraResources  []string
 }
@@ -35,13 +36,14 @@ func (f *authServerFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.upstreamID, "upstream-client-id", os.Getenv("NEEMIAS_UPSTREAM_CLIENT_ID"), "this server's client id at that provider; redirect URI <public URL>/login/callback ($NEEMIAS_UPSTREAM_CLIENT_ID)")
 	c.Flags().StringVar(&f.upstreamSecret, "upstream-client-secret", os.Getenv("NEEMIAS_UPSTREAM_CLIENT_SECRET"), "its client secret; prefer $NEEMIAS_UPSTREAM_CLIENT_SECRET to the flag")
 	c.Flags().StringSliceVar(&f.extraResources, "extra-resource", nil, "MCP URL of another Neemias server that uses this one as its identity provider (its --oauth-issuer is this server's public URL): clients may ask tokens for it with resource=URL (repeatable)")
+	c.Flags().BoolVar(&f.upstreamOnly, "upstream-only", os.Getenv("NEEMIAS_UPSTREAM_ONLY") == "true", "log in only through the --upstream-issuer provider: local passwords are refused and the login page offers only the provider; without the provider's client secret /authorize answers 503 ($NEEMIAS_UPSTREAM_ONLY=true)")
 	c.Flags().StringVar(&f.upstreamName, "upstream-name", os.Getenv("NEEMIAS_UPSTREAM_NAME"), "label of the provider's login button ($NEEMIAS_UPSTREAM_NAME)")
 }
 
 func (f *authServerFlags) options() oauth.Options {
 	o := oauth.Options{AccessTokenTTL: f.accessTTL, DisableRegistration: f.noRegistration, RegistrationPerHour: f.registrationsPH, ExtraResources: f.extraResources}
 	if f.upstreamIssuer != "" {
-		o.Upstream = &oauth.Upstream{Issuer: f.upstreamIssuer, ClientID: f.upstreamID, ClientSecret: f.upstreamSecret, Name: f.upstreamName}
+		o.Upstream = &oauth.Upstream{Issuer: f.upstreamIssuer, ClientID: f.upstreamID, ClientSecret: f.upstreamSecret, Name: f.upstreamName, Only: f.upstreamOnly}
 	}
 	return o
 }

@@ -135,3 +135,36 @@ func dedup(ids []uuid.UUID) []uuid.UUID {
 	}
 	return out
 }
+
+// OperatorClientID is the client_id of the entries an operator's command line writes
+// ([InsertOperator]): it acts for no user, so the entry names the tool instead.
+const OperatorClientID = "neemias-mcp-cli"
+
+// InsertOperator appends e, an operator action on church (uuid.Nil: none, e.g. a refused
+// church creation), within the maintenance transaction of q (store.InSystemTx, run as the
+// schema owner): the entry has no user, and its client is [OperatorClientID] unless e names
+// another. The application role could not write it (its policy requires the caller's own
+// user), which is the point: only the owner's maintenance context acts without a user.
+func InsertOperator(ctx context.Context, q *db.Queries, church uuid.UUID, e Entry) error {
+	if e.ClientID == "" {
+		e.ClientID = OperatorClientID
+	}
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	p := db.InsertAuditParams{
+		Capability:    e.Capability,
+		Action:        e.Action,
+		TargetIds:     dedup(e.Targets),
+		Outcome:       string(e.Outcome),
+		ClientID:      optional(e.ClientID, maxClientID),
+		CorrelationID: optional(e.CorrelationID, maxCorrelationID),
+	}
+	if church != uuid.Nil {
+		p.ChurchID = &church
+	}
+	if err := q.InsertAudit(ctx, p); err != nil {
+		return fmt.Errorf("audit: insert: %w", err)
+	}
+	return nil
+}

@@ -12,8 +12,11 @@ import (
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/dispatch"
+	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
+	"github.com/neemias/neemias-mcp/internal/principal"
 )
 
 // recorder is a test double of the generated Handler: it records the decoded input and returns
@@ -76,13 +79,25 @@ func (r *recorder) Complete(context.Context, string, string, string) ([]string, 
 
 var _ capapi.Handler = (*recorder)(nil)
 
+// invoke runs capability id through the pipeline the transports use (gen/scopes.Required, the
+// generated dispatcher over h) for a caller holding granted.
+func invoke(h capapi.Handler, id string, args json.RawMessage, granted capability.ScopeSet) (any, error) {
+	gate, err := pipeline.New(pipeline.Config{RequiredScope: scopes.Required, Call: dispatch.Bind(h)})
+	if err != nil {
+		return nil, err
+	}
+	ctx := principal.With(context.Background(), principal.Principal{UserID: uuid.New(), ChurchID: uuid.New(), Role: "ADMIN", Scopes: granted})
+	res, err := gate.Call(ctx, id, args)
+	return res.Value, err
+}
+
 func all() capability.ScopeSet {
 	return capability.NewScopeSet("roster:read", "attendance:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read")
 }
 
 func TestInvokeChecksScopeFirst(t *testing.T) {
 	r := &recorder{}
-	_, err := dispatch.Invoke(context.Background(), r, capapi.CapRosterChild, json.RawMessage(`{"id":"`+childID.String()+`"}`), capability.NewScopeSet("roster:read"))
+	_, err := invoke(r, capapi.CapRosterChild, json.RawMessage(`{"id":"`+childID.String()+`"}`), capability.NewScopeSet("roster:read"))
 	var f *errs.Forbidden
 	if !errors.As(err, &f) || f.Scope != "children:read" {
 		t.Fatalf("err = %v, want Forbidden children:read", err)
@@ -90,7 +105,7 @@ func TestInvokeChecksScopeFirst(t *testing.T) {
 	if r.last != nil {
 		t.Fatal("handler was called without the scope")
 	}
-	if _, err := dispatch.Invoke(context.Background(), r, "no_such_capability", nil, all()); err == nil {
+	if _, err := invoke(r, "no_such_capability", nil, all()); err == nil {
 		t.Fatal("unknown capability must be denied")
 	}
 }
@@ -125,7 +140,7 @@ func TestInvokeRejectsBadInputWithoutEchoingIt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := dispatch.Invoke(context.Background(), &recorder{}, tt.id, json.RawMessage(tt.args), all())
+			_, err := invoke(&recorder{}, tt.id, json.RawMessage(tt.args), all())
 			inv, ok := errs.AsInvalid(err)
 			if !ok {
 				t.Fatalf("err = %v, want *errs.Invalid", err)
@@ -144,7 +159,7 @@ func TestInvokeRejectsBadInputWithoutEchoingIt(t *testing.T) {
 
 func TestInvokeRedactsByScope(t *testing.T) {
 	args := json.RawMessage(`{"id":"` + childID.String() + `"}`)
-	out, err := dispatch.Invoke(context.Background(), &recorder{}, capapi.CapRosterChild, args, capability.NewScopeSet("children:read"))
+	out, err := invoke(&recorder{}, capapi.CapRosterChild, args, capability.NewScopeSet("children:read"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,14 +167,14 @@ func TestInvokeRedactsByScope(t *testing.T) {
 	if strings.Contains(string(b), phone) || strings.Contains(string(b), `"phone"`) {
 		t.Errorf("phone returned without guardians:read: %s", b)
 	}
-	out, err = dispatch.Invoke(context.Background(), &recorder{}, capapi.CapRosterChild, args, capability.NewScopeSet("children:read", "guardians:read"))
+	out, err = invoke(&recorder{}, capapi.CapRosterChild, args, capability.NewScopeSet("children:read", "guardians:read"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := json.Marshal(out); !strings.Contains(string(b), phone) {
 		t.Errorf("phone missing with guardians:read: %s", b)
 	}
-	out, err = dispatch.Invoke(context.Background(), &recorder{}, capapi.CapCheckinsByDate, json.RawMessage(`{"date":"2026-06-07"}`), capability.NewScopeSet("checkins:read"))
+	out, err = invoke(&recorder{}, capapi.CapCheckinsByDate, json.RawMessage(`{"date":"2026-06-07"}`), capability.NewScopeSet("checkins:read"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,14 +184,14 @@ func TestInvokeRedactsByScope(t *testing.T) {
 }
 
 func TestInvokeNormalisesAndGuards(t *testing.T) {
-	out, err := dispatch.Invoke(context.Background(), &recorder{}, capapi.CapRosterChildren, nil, all())
+	out, err := invoke(&recorder{}, capapi.CapRosterChildren, nil, all())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := json.Marshal(out); !strings.Contains(string(b), `"classes":[]`) || !strings.Contains(string(b), `"age_groups":[]`) {
 		t.Errorf("required lists must be [] not null: %s", b)
 	}
-	_, err = dispatch.Invoke(context.Background(), &recorder{}, capapi.CapCheckinRegister, json.RawMessage(`{"child_id":"`+childID.String()+`"}`), all())
+	_, err = invoke(&recorder{}, capapi.CapCheckinRegister, json.RawMessage(`{"child_id":"`+childID.String()+`"}`), all())
 	if err == nil || !strings.Contains(err.Error(), "neither output nor error") {
 		t.Errorf("nil output must be an error, got %v", err)
 	}

@@ -9,8 +9,8 @@ import "context"
 // capability. Adding a capability to the spec adds a method here, so the build breaks until the
 // new stub is scaffolded and implemented.
 //
-// Methods receive validated input and return domain errors (internal/errs); the generated
-// dispatcher checks scopes before calling them and redacts their output after.
+// Methods receive validated input and return domain errors (internal/errs); the pipeline
+// (internal/pipeline) checks scopes before calling them and gen/dispatch redacts their output.
 type Handler interface {
 {{- range .Caps}}
 	// {{.GoName}} handles {{if .IsTool}}tool{{else}}resource{{end}} {{quote .WireName}}.
@@ -103,60 +103,50 @@ func LookupName(name string) (capability.Capability, bool) {
 `
 
 const dispatchTmpl = genHeader + `
-// Package dispatch is the generated glue between the protocol runtimes (MCP, REST) and the
-// hand-written Handler: scope check (fail closed), input validation against the generated
-// schemas, strict decoding, the typed call, and redaction of the output.
+// Package dispatch is the generated glue between the invocation pipeline (internal/pipeline)
+// and the hand-written Handler: input validation against the generated schemas, strict
+// decoding, the typed call, and redaction of the output. It runs only with a pipeline.Permit,
+// so the scope check is the pipeline's, made once per call.
 package dispatch
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"{{.GenImport}}/capapi"
 	"{{.GenImport}}/schemas"
-	"{{.GenImport}}/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
-	"github.com/neemias/neemias-mcp/internal/errs"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
 )
 
 var inputs = capability.NewValidatorSet(schemas.Input)
 
-// Invoke runs capability id with args (a JSON object) for a caller holding granted. It returns
-// the finalized output (JSON-marshalable), *errs.Forbidden when a scope is missing,
-// *errs.Invalid for bad input, or the handler's error.
-func Invoke(ctx context.Context, h capapi.Handler, id string, args json.RawMessage, granted capability.ScopeSet) (any, error) {
-	scope, ok := scopes.Required(id)
-	if !ok {
-		return nil, fmt.Errorf("dispatch: unknown capability %q", id)
+// Bind returns the pipeline's CallFunc over h.
+func Bind(h capapi.Handler) pipeline.CallFunc {
+	return func(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
+		return Call(ctx, h, p, args)
 	}
-	if !granted.Has(scope) {
-		return nil, &errs.Forbidden{Capability: id, Scope: scope}
+}
+
+// Call runs the capability of permit p with args (a JSON object) on h: it returns the
+// finalized output (JSON-marshalable), *errs.Invalid for bad input, or the handler's error.
+func Call(ctx context.Context, h capapi.Handler, p pipeline.Permit, args json.RawMessage) (any, error) {
+	if !p.Valid() {
+		return nil, errors.New("dispatch: no permit")
 	}
-	switch id {
+	switch id := p.Capability(); id {
 {{- range .Caps}}
 	case capapi.{{.IDConstName}}:
 		in := new(capapi.{{.Input.GoName}})
 		if err := inputs.Decode(id, args, in); err != nil {
 			return nil, err
 		}
-		return call(ctx, id, in, h.{{.GoName}}, granted)
+		return call(ctx, id, in, h.{{.GoName}}, p.Scopes())
 {{- end}}
 	}
-	return nil, fmt.Errorf("dispatch: capability %q has no case", id)
-}
-
-// Decode validates and decodes args for capability id into a fresh input value, without
-// calling anything; the REST adapter and tests use it.
-func Decode(id string, args json.RawMessage) (any, error) {
-	switch id {
-{{- range .Caps}}
-	case capapi.{{.IDConstName}}:
-		in := new(capapi.{{.Input.GoName}})
-		return in, inputs.Decode(id, args, in)
-{{- end}}
-	}
-	return nil, fmt.Errorf("dispatch: unknown capability %q", id)
+	return nil, fmt.Errorf("dispatch: capability %q has no case", p.Capability())
 }
 
 type finalizer interface{ Finalize(capability.ScopeSet) }

@@ -59,3 +59,70 @@ func AsInvalid(err error) (*Invalid, bool) {
 	ok := errors.As(err, &v)
 	return v, ok
 }
+
+// ErrUnknownCapability: the capability named does not exist (or its scope is unknown, which
+// fails closed the same way). Transports answer it as "not found", never as "forbidden".
+var ErrUnknownCapability = errors.New("unknown capability")
+
+// Kind is the class of an error as every transport sees it. The pipeline and the transports map
+// errors by kind only ([KindOf]), each with one small table, so MCP and REST can never disagree
+// about what an error is.
+type Kind int
+
+// The kinds, in the order [KindOf] tests them.
+const (
+	// KindInternal: anything not a domain error. Answered with a correlation id, never described.
+	KindInternal Kind = iota
+	// KindInvalid: bad input the caller can fix (*Invalid).
+	KindInvalid
+	// KindNotFound: the record does not exist or is hidden; also an unknown capability.
+	KindNotFound
+	// KindUnauthenticated: no verified caller.
+	KindUnauthenticated
+	// KindForbidden: authenticated, but a scope is missing (*Forbidden).
+	KindForbidden
+	// KindConflict: the state does not allow it (*Conflict).
+	KindConflict
+	// KindNotImplemented: a scaffolded stub nobody filled in.
+	KindNotImplemented
+)
+
+// Kinds lists every kind, for tests that check a transport maps them all.
+func Kinds() []Kind {
+	return []Kind{KindInternal, KindInvalid, KindNotFound, KindUnauthenticated, KindForbidden, KindConflict, KindNotImplemented}
+}
+
+var kindNames = [...]string{"internal", "invalid", "not_found", "unauthenticated", "forbidden", "conflict", "not_implemented"}
+
+// String is the kind's stable snake_case name (logs, audit reasons, REST error codes).
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "internal"
+}
+
+// KindOf classifies err. It is the one error classifier of the server; nil is KindInternal's
+// caller's business (do not call it with nil).
+func KindOf(err error) Kind {
+	var (
+		invalid   *Invalid
+		forbidden *Forbidden
+		conflict  *Conflict
+	)
+	switch {
+	case errors.As(err, &invalid):
+		return KindInvalid
+	case errors.Is(err, ErrNotFound), errors.Is(err, ErrUnknownCapability):
+		return KindNotFound
+	case errors.Is(err, ErrUnauthenticated):
+		return KindUnauthenticated
+	case errors.As(err, &forbidden):
+		return KindForbidden
+	case errors.As(err, &conflict):
+		return KindConflict
+	case errors.Is(err, ErrNotImplemented):
+		return KindNotImplemented
+	}
+	return KindInternal
+}

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/neemias/neemias-mcp/internal/authn"
 	"github.com/neemias/neemias-mcp/internal/principal"
@@ -30,6 +33,9 @@ type Bearer struct {
 	// client should ask for first).
 	Scope  string
 	Logger *slog.Logger
+	// Errors writes the bodies of refusals (nil: RFC 6750 OAuth error JSON, and a JSON-RPC
+	// error for 503). The WWW-Authenticate challenge is the same either way.
+	Errors ErrorWriter
 }
 
 // Wrap returns next behind the bearer check.
@@ -57,7 +63,16 @@ func (b Bearer) Wrap(next http.Handler) http.Handler {
 				return
 			}
 			b.logger().ErrorContext(r.Context(), "token verification failed", "error", err)
-			WriteRPCError(w, http.StatusServiceUnavailable, nil, RPCError{Code: CodeInternalError, Message: "token verification is temporarily unavailable"})
+			var ra interface{ RetryAfter() time.Duration } // a provider briefly unreachable
+			if errors.As(err, &ra) {
+				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(ra.RetryAfter().Seconds()))))
+			}
+			const msg = "token verification is temporarily unavailable"
+			if b.Errors != nil {
+				b.Errors(w, http.StatusServiceUnavailable, EdgeUnavailable, msg)
+				return
+			}
+			WriteRPCError(w, http.StatusServiceUnavailable, nil, RPCError{Code: CodeInternalError, Message: msg})
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(principal.With(r.Context(), p)))
@@ -81,17 +96,32 @@ func (b Bearer) challenge(w http.ResponseWriter, status int, code, description s
 	}
 	params = append(params, fmt.Sprintf("resource_metadata=%q", b.ResourceMetadataURL))
 	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
+	if b.Errors != nil {
+		edge := EdgeUnauthorized
+		if status == http.StatusBadRequest {
+			edge = EdgeInvalidInput
+		}
+		b.Errors(w, status, edge, description)
+		return
+	}
 	writeOAuthError(w, status, code, description)
 }
 
 // WriteInsufficientScope answers 403 with an RFC 6750 insufficient_scope challenge naming the
 // scopes the operation needs (all of them at once, per MCP step-up authorization).
 func WriteInsufficientScope(w http.ResponseWriter, resourceMetadataURL string, scopes ...string) {
+	desc := SetInsufficientScope(w.Header(), resourceMetadataURL, scopes...)
+	writeOAuthError(w, http.StatusForbidden, "insufficient_scope", desc)
+}
+
+// SetInsufficientScope sets the RFC 6750 insufficient_scope challenge of a 403 on h and returns
+// its description, for transports that write their own body.
+func SetInsufficientScope(h http.Header, resourceMetadataURL string, scopes ...string) string {
 	scope := strings.Join(scopes, " ")
 	desc := "this operation needs scope " + scope
-	w.Header().Set("WWW-Authenticate", fmt.Sprintf("Bearer error=%q, scope=%q, resource_metadata=%q, error_description=%q",
+	h.Set("WWW-Authenticate", fmt.Sprintf("Bearer error=%q, scope=%q, resource_metadata=%q, error_description=%q",
 		"insufficient_scope", scope, resourceMetadataURL, desc))
-	writeOAuthError(w, http.StatusForbidden, "insufficient_scope", desc)
+	return desc
 }
 
 func writeOAuthError(w http.ResponseWriter, status int, code, description string) {

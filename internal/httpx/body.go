@@ -144,3 +144,6 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// bodyReader hands a body that was read whole to the next handler.
+func bodyReader(b []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader(b)) }

@@ -20,6 +20,8 @@ import (
 type HostOriginGuard struct {
 	Hosts   []string
 	Origins []string
+	// Errors writes refusals (nil: a JSON-RPC error).
+	Errors ErrorWriter
 }
 
 // LoopbackHosts are the Host values of a server reached on loopback.
@@ -34,17 +36,25 @@ func LoopbackOrigins() []string {
 func (g HostOriginGuard) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.HostAllowed(r.Host) {
-			WriteRPCError(w, http.StatusForbidden, nil, RPCError{Code: CodeInvalidRequest, Message: "Forbidden: Host header is not allowed"})
+			g.refuse(w, "Forbidden: Host header is not allowed")
 			return
 		}
 		if origins := r.Header.Values("Origin"); len(origins) > 0 {
 			if len(origins) > 1 || !g.OriginAllowed(origins[0]) {
-				WriteRPCError(w, http.StatusForbidden, nil, RPCError{Code: CodeInvalidRequest, Message: "Forbidden: Origin is not allowed"})
+				g.refuse(w, "Forbidden: Origin is not allowed")
 				return
 			}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+func (g HostOriginGuard) refuse(w http.ResponseWriter, msg string) {
+	if g.Errors != nil {
+		g.Errors(w, http.StatusForbidden, EdgeForbidden, msg)
+		return
+	}
+	WriteRPCError(w, http.StatusForbidden, nil, RPCError{Code: CodeInvalidRequest, Message: msg})
 }
 
 // HostAllowed reports whether a Host header value is allowlisted.

@@ -37,7 +37,11 @@ type bucket struct {
 }
 
 // Wrap returns next behind the limiter.
-func (l *RateLimiter) Wrap(next http.Handler) http.Handler {
+func (l *RateLimiter) Wrap(next http.Handler) http.Handler { return l.WrapWith(next, nil) }
+
+// WrapWith is Wrap with refusals written by errs (nil: a JSON-RPC error). Wrapping several
+// handlers with one limiter gives a caller one budget across them (MCP and REST share one).
+func (l *RateLimiter) WrapWith(next http.Handler, errs ErrorWriter) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, ok := principal.From(r.Context())
 		if !ok {
@@ -56,7 +60,12 @@ func (l *RateLimiter) Wrap(next http.Handler) http.Handler {
 				secs = 1
 			}
 			w.Header().Set("Retry-After", strconv.Itoa(secs))
-			WriteRPCError(w, http.StatusTooManyRequests, nil, RPCError{Code: CodeInternalError, Message: fmt.Sprintf("rate limit exceeded; retry after %d s", secs)})
+			msg := fmt.Sprintf("rate limit exceeded; retry after %d s", secs)
+			if errs != nil {
+				errs(w, http.StatusTooManyRequests, EdgeRateLimited, msg)
+				return
+			}
+			WriteRPCError(w, http.StatusTooManyRequests, nil, RPCError{Code: CodeInternalError, Message: msg})
 			return
 		}
 		next.ServeHTTP(w, r)

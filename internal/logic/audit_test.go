@@ -156,28 +156,27 @@ func TestAuditIsAppendOnlyForTheApp(t *testing.T) {
 	}
 }
 
-// TestInvokeAuditsScopeRefusalsOnce: Service.Invoke, the audited entry point for the protocol
-// layers, records a scope refusal (which the generated dispatcher makes before any handler)
+// TestInvokeAuditsScopeRefusalsOnce: the pipeline with Service.OnRefused as its hook, the
+// entry point of the protocol layers, records a scope refusal (made before any handler)
 // exactly once, and adds nothing to what the handlers audit themselves.
 func TestInvokeAuditsScopeRefusalsOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.a
 	resp := a.as(store.RoleResponsavel)
-	granted, _ := scopesOf(store.RoleResponsavel)
 	raw := json.RawMessage(`{"id":"` + a.k3.String() + `"}`)
 
 	// Refused by scope: RESPONSAVEL has no roster:read.
-	_, err := e.svc.Invoke(resp, capapi.CapRosterChildren, json.RawMessage(`{}`), granted)
+	_, err := e.call(resp, capapi.CapRosterChildren, json.RawMessage(`{}`))
 	var f *errs.Forbidden
 	if !errors.As(err, &f) {
 		t.Fatalf("err = %v, want *errs.Forbidden", err)
 	}
 	// Allowed by scope, refused by the row filter: the handler audits it, once.
-	_, err = e.svc.Invoke(resp, capapi.CapRosterChild, raw, granted)
+	_, err = e.call(resp, capapi.CapRosterChild, raw)
 	wantNotFound(t, err)
 	// Allowed.
-	if _, err := e.svc.Invoke(resp, capapi.CapRosterChild, json.RawMessage(`{"id":"`+a.k1.String()+`"}`), granted); err != nil {
+	if _, err := e.call(resp, capapi.CapRosterChild, json.RawMessage(`{"id":"`+a.k1.String()+`"}`)); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

@@ -3,39 +3,26 @@ package logic
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
-	"github.com/neemias/neemias-mcp/gen/dispatch"
-	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/audit"
-	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/principal"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
-// Invoke is dispatch.Invoke for this Service plus the audit entry of a call the generated scope
-// check refuses before any handler runs: the protocol layers can call it instead of
-// dispatch.Invoke and have every refusal audited. The entry is written before the refusal is
-// returned; failing to write it is logged, and the refusal stands.
-func (s *Service) Invoke(ctx context.Context, id string, args json.RawMessage, granted capability.ScopeSet) (any, error) {
-	if !scopes.Allowed(id, granted) {
-		_, err := dispatch.Invoke(ctx, s, id, args, granted)
-		var f *errs.Forbidden
-		if errors.As(err, &f) {
-			if aerr := s.AuditDenied(ctx, id, args, err); aerr != nil {
-				s.logger().LogAttrs(ctx, slog.LevelWarn, "audit entry not written",
-					slog.String("capability", id), slog.String("error", aerr.Error()))
-			}
-		}
-		return nil, err
+// OnRefused is the pipeline's refusal hook (pipeline.Config.OnRefused): it writes the audit
+// entry of a call the scope check refused before any handler ran. The entry is written before
+// the refusal is returned to the caller; failing to write it is logged, and the refusal stands.
+func (s *Service) OnRefused(ctx context.Context, capabilityID string, args json.RawMessage, cause error) {
+	if err := s.AuditDenied(ctx, capabilityID, args, cause); err != nil {
+		s.logger().LogAttrs(ctx, slog.LevelWarn, "audit entry not written",
+			slog.String("capability", capabilityID), slog.String("error", err.Error()))
 	}
-	return dispatch.Invoke(ctx, s, id, args, granted)
 }
 
 // ops is the audit action of each capability.
@@ -52,9 +39,8 @@ var ops = map[string]string{
 // idFields are the input fields whose values are record ids, safe for the audit log.
 var idFields = []string{"id", "child_id", "checkin_id", "class_id"}
 
-// AuditDenied records a call refused before it reached the Service, for the protocol layer
-// ([Service.Invoke] does it for you): call it when dispatch.Invoke returns *errs.Forbidden
-// (the generated scope check runs before any handler), with the raw arguments of the call.
+// AuditDenied records a call refused before it reached the Service ([Service.OnRefused] does it
+// for the pipeline's scope check), with the raw arguments of the call.
 // It writes, in a transaction of its own, an entry with outcome denied and action
 // "<op>.forbidden" ("read.forbidden", "checkin.forbidden", ...), the caller on ctx (anonymous
 // when there is none) and its OAuth client, and the record ids among the arguments (id,

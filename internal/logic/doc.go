@@ -2,9 +2,10 @@
 // file per capability, scaffolded once by capgen (the `// capgen:capability <id>` marker names
 // it) and owned by people from then on. [Service] implements the generated capapi.Handler.
 //
-// By the time a method runs, the generated dispatcher (gen/dispatch) has checked the scope,
-// validated and decoded the input; after it returns, the dispatcher removes the output fields
-// the caller's scopes do not cover. What is left here is the business logic:
+// By the time a method runs, the pipeline (internal/pipeline) has checked the scope and the
+// generated dispatcher (gen/dispatch) has validated and decoded the input; after it returns,
+// the dispatcher removes the output fields the caller's scopes do not cover. This package
+// depends on nothing that calls it. What is left here is the business logic:
 //
 //   - the caller comes from principal.From; every data access runs in store.InTx with the
 //     caller's church, user and role, so PostgreSQL row-level security applies, and the

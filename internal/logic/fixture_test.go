@@ -19,6 +19,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/logic"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
 	"github.com/neemias/neemias-mcp/internal/principal"
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
@@ -176,25 +177,43 @@ func (c church) as(role string) context.Context {
 	})
 }
 
-// invoke calls capability id through the generated dispatcher with the scopes of the principal
-// on ctx (none when there is none), like the protocol layer does.
+// invoke calls capability id through the pipeline with the principal on ctx, like the
+// protocol layer does.
 func (e *env) invoke(ctx context.Context, id string, args any) (any, error) {
 	e.t.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	var granted capability.ScopeSet
-	if p, ok := principal.From(ctx); ok {
-		granted = p.Scopes
+	return e.run(ctx, ctx, id, raw, nil)
+}
+
+// call runs capability id through the pipeline the transports use (scope check, refusal audit,
+// the generated dispatcher), recording error texts for the PII checks.
+func (e *env) call(ctx context.Context, id string, raw json.RawMessage) (any, error) {
+	return e.run(ctx, ctx, id, raw, e.svc.OnRefused)
+}
+
+// run authorizes with the principal on authCtx and invokes with invokeCtx (the same context,
+// except where a test proves the logic's own defence against a missing principal); hook is the
+// gate's refusal hook (nil: the refusal is not audited, as when the logic is tested alone).
+func (e *env) run(authCtx, invokeCtx context.Context, id string, raw json.RawMessage, hook pipeline.RefusalHook) (any, error) {
+	gate, err := pipeline.New(pipeline.Config{RequiredScope: scopes.Required, Call: dispatch.Bind(e.svc), OnRefused: hook})
+	if err != nil {
+		e.t.Fatal(err)
 	}
-	out, err := dispatch.Invoke(ctx, e.svc, id, raw, granted)
+	var res pipeline.Result
+	permit, err := gate.Authorize(authCtx, id, raw)
+	if err == nil {
+		res, err = gate.Invoke(invokeCtx, permit, raw)
+	}
 	if err != nil {
 		e.mu.Lock()
 		e.errMsg = append(e.errMsg, err.Error())
 		e.mu.Unlock()
+		return nil, err
 	}
-	return out, err
+	return res.Value, nil
 }
 
 // mustInvoke is invoke that fails the test on error, decoding the output into T.
@@ -319,11 +338,15 @@ func invokeWith(e *env, ctx context.Context, id string, args any, granted capabi
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	out, err := dispatch.Invoke(ctx, e.svc, id, raw, granted)
-	if err != nil {
-		e.mu.Lock()
-		e.errMsg = append(e.errMsg, err.Error())
-		e.mu.Unlock()
+	p, ok := principal.From(ctx)
+	if !ok {
+		// No caller: the pipeline would refuse before the logic runs. Pass its scope check
+		// with a stand-in caller and run the logic without one, to prove the logic fails
+		// closed on its own.
+		stand := principal.With(context.Background(), principal.Principal{UserID: uuid.New(), ChurchID: uuid.New(), Role: "ADMIN", Scopes: granted})
+		return e.run(stand, ctx, id, raw, nil)
 	}
-	return out, err
+	p.Scopes = granted
+	ctx = principal.With(ctx, p)
+	return e.run(ctx, ctx, id, raw, nil)
 }

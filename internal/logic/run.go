@@ -106,13 +106,15 @@ func (s *Service) run(ctx context.Context, c call, b body) error {
 			if !c.audited {
 				return nil
 			}
-			return audit.Insert(ctx, q, w.caller(), s.entry(ctx, w, c, &last, nil))
+			// Deferred: the row is sent with COMMIT, in one round trip, and still commits
+			// or fails with the transaction.
+			return audit.Insert(ctx, db.New(store.Deferred(tx)), w.caller(), s.entry(ctx, w, c, &last, nil))
 		}
 		if !last.commitOnError {
 			return berr
 		}
 		if c.audited {
-			if aerr := audit.Insert(ctx, q, w.caller(), s.entry(ctx, w, c, &last, berr)); aerr != nil {
+			if aerr := audit.Insert(ctx, db.New(store.Deferred(tx)), w.caller(), s.entry(ctx, w, c, &last, berr)); aerr != nil {
 				return aerr
 			}
 		}

@@ -23,13 +23,12 @@ func (h *Handler) complete(ctx context.Context, req *sdk.CompleteRequest) (*sdk.
 		return empty, nil
 	}
 	p, _ := principal.From(ctx)
-	granted := h.granted(p)
 	for _, e := range h.reads {
 		if e.URITemplate != ref.URI {
 			continue
 		}
 		v, ok := e.Input(req.Params.Argument.Name)
-		if !ok || !v.Completable || !e.reachable || !granted.Has(e.scope) {
+		if !ok || !v.Completable || !h.opts.Gate.Allowed(p.Scopes, e.ID) {
 			return empty, nil
 		}
 		values, err := h.opts.Complete(ctx, e.ID, v.Name, req.Params.Argument.Value)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/neemias/neemias-mcp/internal/reqid"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/neemias/neemias-mcp/internal/errs"
+	"github.com/neemias/neemias-mcp/internal/reqid"
 )
 
 // Messages an agent sees for domain errors. They carry no data of the request.
@@ -19,54 +19,78 @@ const (
 	msgNotImplemented = "this capability is not available yet"
 )
 
-// toolError maps a handler error to a tools/call outcome. Domain errors the agent can act on
-// become isError results; a deliberate *jsonrpc.Error passes through; everything else is an
-// internal error with a correlation id, logged here and never described to the client.
+// Implementation-defined JSON-RPC codes (the -32000 to -32099 range JSON-RPC leaves to servers)
+// for domain errors of a resources/read that MCP has no code for.
+const (
+	CodeConflict       = -32010
+	CodeNotImplemented = -32011
+)
+
+// toolError maps a pipeline error to a tools/call outcome by its kind (errs.KindOf): domain
+// errors the agent can act on become isError results; a deliberate *jsonrpc.Error passes
+// through; everything else is an internal error with a correlation id, logged here and never
+// described to the client.
 func (h *Handler) toolError(ctx context.Context, e *entry, err error) (*sdk.CallToolResult, error) {
-	if inv, ok := errs.AsInvalid(err); ok {
-		return errorResult(inv.Error()), nil
+	if r, ok := h.protocolError(ctx, e, err, "call the tool again without it"); ok {
+		return nil, r
 	}
-	var forbidden *errs.Forbidden
-	var conflict *errs.Conflict
-	var je *jsonrpc.Error
-	switch {
-	case errors.Is(err, errs.ErrNotFound):
+	switch errs.KindOf(err) {
+	case errs.KindInvalid:
+		inv, _ := errs.AsInvalid(err)
+		return errorResult(invalidArgs(e.Name, inv.Field, inv.Reason)), nil
+	case errs.KindNotFound, errs.KindUnauthenticated:
 		return errorResult(msgNotFound), nil
-	case errors.As(err, &conflict):
-		return errorResult(conflict.Error()), nil
-	case errors.As(err, &forbidden):
+	case errs.KindConflict:
+		var c *errs.Conflict
+		errors.As(err, &c)
+		return errorResult(c.Error()), nil
+	case errs.KindForbidden:
 		return errorResult(msgForbidden), nil
-	case errors.Is(err, errs.ErrNotImplemented):
+	case errs.KindNotImplemented:
 		return errorResult(msgNotImplemented), nil
-	case errors.Is(err, ErrBadRequestState):
-		h.log.InfoContext(ctx, "requestState rejected", "capability", e.ID, "reason", err)
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState failed verification; call again without it"}
-	case errors.As(err, &je):
-		return nil, je
 	}
 	return nil, h.internal(ctx, e, err)
 }
 
-// readError maps a handler error for resources/read: invalid input is -32602 with the reason,
-// not found is -32002 (legacy) or -32602 (modern) with the URI, everything else internal.
+// readError maps a pipeline error for resources/read by its kind: invalid input is -32602 with
+// the reason; not found, hidden and forbidden are the era's resource-not-found with the URI (a
+// read never tells whether a record exists behind a scope); conflicts and stubs have codes of
+// their own; everything else is internal.
 func (h *Handler) readError(ctx context.Context, e *entry, uri string, modern bool, err error) error {
-	if inv, ok := errs.AsInvalid(err); ok {
-		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: inv.Error()}
+	if r, ok := h.protocolError(ctx, e, err, "read again without it"); ok {
+		return r
 	}
-	var je *jsonrpc.Error
-	switch {
-	case errors.Is(err, errs.ErrNotFound), errors.Is(err, errs.ErrUnauthenticated):
+	switch errs.KindOf(err) {
+	case errs.KindInvalid:
+		inv, _ := errs.AsInvalid(err)
+		if inv.Field == "" {
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid resource URI: " + inv.Reason}
+		}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid resource URI: %s: %s", inv.Field, inv.Reason)}
+	case errs.KindNotFound, errs.KindUnauthenticated, errs.KindForbidden:
 		return notFound(uri, modern)
-	case errors.Is(err, ErrBadRequestState):
-		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState failed verification; read again without it"}
-	case errors.As(err, &je):
-		return je
-	}
-	var forbidden *errs.Forbidden
-	if errors.As(err, &forbidden) {
-		return notFound(uri, modern)
+	case errs.KindConflict:
+		var c *errs.Conflict
+		errors.As(err, &c)
+		return &jsonrpc.Error{Code: CodeConflict, Message: c.Error()}
+	case errs.KindNotImplemented:
+		return &jsonrpc.Error{Code: CodeNotImplemented, Message: msgNotImplemented}
 	}
 	return h.internal(ctx, e, err)
+}
+
+// protocolError handles the errors that are MCP's own rather than the pipeline's: a sealed
+// requestState that failed verification, and a deliberate *jsonrpc.Error (fixtures).
+func (h *Handler) protocolError(ctx context.Context, e *entry, err error, retry string) (error, bool) {
+	var je *jsonrpc.Error
+	switch {
+	case errors.Is(err, ErrBadRequestState):
+		h.log.InfoContext(ctx, "requestState rejected", "capability", e.ID, "reason", err)
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState failed verification; " + retry}, true
+	case errors.As(err, &je):
+		return je, true
+	}
+	return nil, false
 }
 
 // notFound is the era's resource-not-found error. It is identical whether the record is absent

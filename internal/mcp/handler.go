@@ -17,8 +17,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/mcp/uritemplate"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
 	"github.com/neemias/neemias-mcp/internal/principal"
 )
 
@@ -42,13 +44,9 @@ type Handler struct {
 // entry is one capability with everything the runtime precomputes for it.
 type entry struct {
 	capability.Capability
-	scope     string
-	reachable bool // RequiredScope knew it
 	tmpl      *uritemplate.Template
 	inputRaw  json.RawMessage
 	outputRaw json.RawMessage
-	input     *schema
-	output    *schema
 }
 
 // NewHandler validates opts, compiles every capability's schemas and URI template, and returns
@@ -126,8 +124,8 @@ func kindKey(c capability.Capability) string {
 
 func checkOptions(o *Options) error {
 	switch {
-	case o.Invoke == nil:
-		return errors.New("mcp: Options.Invoke is required")
+	case o.Gate == nil:
+		return errors.New("mcp: Options.Gate is required")
 	case o.InputSchema == nil:
 		return errors.New("mcp: Options.InputSchema is required")
 	case o.Verifier == nil:
@@ -166,30 +164,25 @@ func checkOptions(o *Options) error {
 
 func (h *Handler) compile(c capability.Capability) (*entry, error) {
 	e := &entry{Capability: c}
-	if h.opts.RequiredScope != nil {
-		e.scope, e.reachable = h.opts.RequiredScope(c.ID)
-	} else {
-		e.scope, e.reachable = c.Scope, c.Scope != ""
-	}
 	e.inputRaw = h.opts.InputSchema(c.ID)
 	if len(e.inputRaw) == 0 {
 		return nil, errors.New("no input schema")
 	}
-	in, err := compileSchema(e.inputRaw)
-	if err != nil {
+	var root struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(e.inputRaw, &root); err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
-	if in.resolved.Schema().Type != "object" {
+	if root.Type != "object" {
 		return nil, errors.New(`input schema root must be "type": "object"`)
 	}
-	e.input = in
 	if h.opts.OutputSchema != nil {
 		if raw := h.opts.OutputSchema(c.ID); len(raw) > 0 {
-			out, err := compileSchema(raw)
-			if err != nil {
-				return nil, fmt.Errorf("output schema: %w", err)
+			if !json.Valid(raw) {
+				return nil, errors.New("output schema is not valid JSON")
 			}
-			e.outputRaw, e.output = raw, out
+			e.outputRaw = raw
 		}
 	}
 	switch c.Kind {
@@ -229,8 +222,18 @@ func onlyPOST(next http.Handler) http.Handler {
 	})
 }
 
+// routingHeaders are the headers that route a request (and that intermediaries may route
+// on): each must appear at most once, or one layer could act on a value another never checked.
+var routingHeaders = []string{"MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"}
+
 // serveMCP runs the MCP-aware checks on an authenticated POST, then hands it to the SDK.
 func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
+	for _, name := range routingHeaders {
+		if len(r.Header.Values(name)) > 1 {
+			httpx.WriteRPCError(w, http.StatusBadRequest, nil, httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: fmt.Sprintf("the %s header must appear at most once", name)})
+			return
+		}
+	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		httpx.WriteRPCError(w, http.StatusUnsupportedMediaType, nil, httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "Content-Type must be application/json"})
 		return
@@ -277,18 +280,25 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		h.unknownTool(w, env)
 		return
 	}
-	p, _ := principal.From(r.Context())
-	granted := h.granted(p)
-	if e := h.target(env); e != nil && !(e.reachable && granted.Has(e.scope)) {
-		if !e.reachable {
+	if e, vars := h.target(env); e != nil {
+		// The pipeline's scope check, made here (once) because its answer is an HTTP status:
+		// 403 insufficient_scope lets the client step up before any JSON-RPC is spoken. The
+		// permit travels on the context to the handler the SDK calls.
+		var args json.RawMessage
+		if vars != nil {
+			args, _ = templateArgs(e, vars) // for the audit entry's ids only; errors come later
+		}
+		permit, err := h.opts.Gate.Authorize(r.Context(), e.ID, args)
+		if err != nil {
+			var f *errs.Forbidden
+			if errors.As(err, &f) {
+				httpx.WriteInsufficientScope(w, h.opts.ResourceMetadataURL, f.Scope)
+				return
+			}
 			h.notFoundEarly(w, env, r)
 			return
 		}
-		if h.opts.OnScopeDenied != nil {
-			h.opts.OnScopeDenied(r.Context(), e.ID, e.scope)
-		}
-		httpx.WriteInsufficientScope(w, h.opts.ResourceMetadataURL, e.scope)
-		return
+		r = r.WithContext(pipeline.WithPermit(r.Context(), permit))
 	}
 	// Session and resumption headers mean nothing to a stateless server: ignore them (the SDK
 	// would refuse Last-Event-ID on a POST).
@@ -324,16 +334,16 @@ func (h *Handler) unknownTool(w http.ResponseWriter, env *envelope) {
 	httpx.WriteRPCError(w, status, env.id, httpx.RPCError{Code: httpx.CodeInvalidParams, Message: "unknown tool: call tools/list for the tools you may use"})
 }
 
-// target returns the capability a tools/call or resources/read addresses, if any.
-func (h *Handler) target(env *envelope) *entry {
+// target returns the capability a tools/call or resources/read addresses, if any, and the
+// URI template's variables of a read.
+func (h *Handler) target(env *envelope) (*entry, map[string]string) {
 	switch env.method {
 	case "tools/call":
-		return h.tools[env.name]
+		return h.tools[env.name], nil
 	case "resources/read":
-		e, _ := h.matchRead(env.uri)
-		return e
+		return h.matchRead(env.uri)
 	}
-	return nil
+	return nil, nil
 }
 
 // matchRead finds the resource or template that strictly matches uri.
@@ -344,24 +354,6 @@ func (h *Handler) matchRead(uri string) (*entry, map[string]string) {
 		}
 	}
 	return nil, nil
-}
-
-// granted returns the caller's effective scopes.
-func (h *Handler) granted(p principal.Principal) capability.ScopeSet {
-	if h.opts.RoleScopes == nil {
-		return p.Scopes
-	}
-	role, ok := h.opts.RoleScopes(p.Role)
-	if !ok {
-		return capability.ScopeSet{}
-	}
-	var both []string
-	for _, s := range p.Scopes.List() {
-		if role.Has(s) {
-			both = append(both, s)
-		}
-	}
-	return capability.NewScopeSet(both...)
 }
 
 func acceptsBoth(values []string) bool {
@@ -386,7 +378,7 @@ func acceptsBoth(values []string) bool {
 func (h *Handler) visible(granted capability.ScopeSet) []*entry {
 	var out []*entry
 	for _, e := range h.entries {
-		if e.reachable && granted.Has(e.scope) {
+		if h.opts.Gate.Allowed(granted, e.ID) {
 			out = append(out, e)
 		}
 	}
@@ -398,7 +390,7 @@ func (h *Handler) visible(granted capability.ScopeSet) []*entry {
 // resources/list show only what the caller may use. The SDK calls this for every request.
 func (h *Handler) serverFor(r *http.Request) *sdk.Server {
 	p, _ := principal.From(r.Context())
-	vis := h.visible(h.granted(p))
+	vis := h.visible(p.Scopes)
 	ids := make([]string, len(vis))
 	for i, e := range vis {
 		ids[i] = e.ID

@@ -20,6 +20,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/mcp"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
 	"github.com/neemias/neemias-mcp/internal/principal"
 )
 
@@ -73,8 +74,44 @@ var fakeOutput = map[string]string{
 	"neemias_child_enroll":     `{"type":"object","required":["child_id"],"properties":{"child_id":{"type":"string","format":"uuid"}}}`,
 }
 
-// fakeInvoke plays gen/dispatch.Invoke over an in-memory church with one child.
-func fakeInvoke(_ context.Context, id string, args json.RawMessage, _ capability.ScopeSet) (any, error) {
+var fakeValidators = capability.NewValidatorSet(func(id string) json.RawMessage {
+	if s, ok := fakeInput[id]; ok {
+		return json.RawMessage(s)
+	}
+	return nil
+})
+
+// fakeGate is the pipeline over the fake registry: scopes from fakeCaps, the one validator,
+// then fakeInvoke.
+func fakeGate() *pipeline.Gate {
+	g, err := pipeline.New(pipeline.Config{
+		RequiredScope: func(id string) (string, bool) {
+			for _, c := range fakeCaps {
+				if c.ID == id {
+					return c.Scope, true
+				}
+			}
+			return "", false
+		},
+		Call: func(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
+			v, err := fakeValidators.For(p.Capability())
+			if err != nil {
+				return nil, err
+			}
+			if err := v.Validate(args); err != nil {
+				return nil, err
+			}
+			return fakeInvoke(ctx, p.Capability(), args)
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// fakeInvoke plays gen/dispatch over an in-memory church with one child.
+func fakeInvoke(_ context.Context, id string, args json.RawMessage) (any, error) {
 	var in map[string]any
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, &errs.Invalid{Reason: "arguments must be an object"}
@@ -125,7 +162,7 @@ func testOptions(logs io.Writer) mcp.Options {
 	return mcp.Options{
 		Name: "neemias-test", Version: "0.0.1",
 		Capabilities: fakeCaps,
-		Invoke:       fakeInvoke,
+		Gate:         fakeGate(),
 		Complete:     fakeComplete,
 		InputSchema:  func(id string) json.RawMessage { return json.RawMessage(fakeInput[id]) },
 		OutputSchema: func(id string) json.RawMessage { return json.RawMessage(fakeOutput[id]) },

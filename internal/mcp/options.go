@@ -11,17 +11,8 @@ import (
 	"github.com/neemias/neemias-mcp/internal/authn"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/httpx"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
 )
-
-// InvokeFunc runs one capability: gen/capapi.Invoke bound to the hand-written handler. args is
-// a JSON object already validated against the capability's input schema; granted are the
-// caller's effective scopes (for redaction). The result must marshal to JSON conforming to the
-// capability's output schema.
-//
-// Two escape hatches exist for features the capability spec cannot express (used by the
-// conformance fixtures): a tool may return *sdk.CallToolResult and a resource
-// *sdk.ReadResourceResult; they are sent as they are (no output validation).
-type InvokeFunc func(ctx context.Context, capabilityID string, args json.RawMessage, granted capability.ScopeSet) (any, error)
 
 // CompleteFunc suggests values for a completable URI template variable. The caller is on ctx
 // (principal.From): suggestions must be limited to what that caller may see.
@@ -37,24 +28,23 @@ type Options struct {
 
 	// Capabilities is the registry, in spec order (gen/capapi.Capabilities()).
 	Capabilities []capability.Capability
-	// Invoke runs a capability (gen/capapi.Invoke bound to the implementation).
-	Invoke InvokeFunc
+	// Gate is the invocation pipeline: the scope check (made at the HTTP layer, so a missing
+	// scope is a 403 step-up), validation, the call, redaction and encoding. A capability the
+	// gate does not know is unreachable: not listed, and answered as not found.
+	//
+	// Two escape hatches exist for features the capability spec cannot express (used by the
+	// conformance fixtures): a tool's output may be *sdk.CallToolResult and a resource's
+	// *sdk.ReadResourceResult; they are sent as they are.
+	Gate *pipeline.Gate
 	// Complete answers completion/complete for completable template variables; nil disables
 	// completions.
 	Complete CompleteFunc
 	// InputSchema and OutputSchema return the generated JSON Schemas (gen/schemas.Input and
-	// Output). InputSchema must return an object schema for every capability; OutputSchema may
-	// return nil for a capability without declared output.
+	// Output) that tools/list shows; validation is the Gate's. InputSchema must return an
+	// object schema for every capability; OutputSchema may return nil for a capability without
+	// declared output.
 	InputSchema  func(capabilityID string) json.RawMessage
 	OutputSchema func(capabilityID string) json.RawMessage
-	// RequiredScope returns the scope a capability needs (gen/scopes.Required). Unknown
-	// capabilities must return false: they are then unreachable. Nil uses Capability.Scope.
-	RequiredScope func(capabilityID string) (string, bool)
-	// RoleScopes returns the scopes a role may ever hold (gen/scopes.RoleScopes). When set, a
-	// caller's effective scopes are its token scopes intersected with its role's; an unknown role
-	// has none. Nil uses the token scopes as they are.
-	RoleScopes func(role string) (capability.ScopeSet, bool)
-
 	// Verifier authenticates bearer tokens.
 	Verifier authn.Verifier
 	// ResourceMetadataURL is the RFC 9728 metadata URL named in every bearer challenge.
@@ -63,10 +53,6 @@ type Options struct {
 	ChallengeScope string
 	// AllowedHosts and AllowedOrigins are the Host/Origin allowlist (see httpx.HostOriginGuard).
 	AllowedHosts, AllowedOrigins []string
-
-	// OnScopeDenied, when set, is told about every request refused with 403 insufficient_scope
-	// before any handler runs (the server writes it to the audit log). The caller is on ctx.
-	OnScopeDenied func(ctx context.Context, capabilityID, scope string)
 
 	// RateLimit, when set, limits requests per authenticated caller (429 + Retry-After).
 	RateLimit *httpx.RateLimiter

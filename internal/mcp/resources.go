@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/neemias/neemias-mcp/internal/principal"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
 )
 
 // readHandler serves resources/read for every resource and template. The SDK picks a handler
@@ -22,42 +22,32 @@ func (h *Handler) readHandler(ctx context.Context, req *sdk.ReadResourceRequest)
 	if e == nil {
 		return nil, notFound(uri, modern)
 	}
-	p, ok := principal.From(ctx)
-	granted := h.granted(p)
-	if !ok || !e.reachable || !granted.Has(e.scope) { // the HTTP layer answered 403 already
+	permit, ok := pipeline.PermitFrom(ctx, e.ID)
+	if !ok { // serveMCP authorizes every resources/read before the SDK sees it; fail closed
 		return nil, notFound(uri, modern)
 	}
 	args, err := templateArgs(e, vars)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid resource URI: %v", err)}
 	}
-	var instance any
-	_ = json.Unmarshal(args, &instance)
-	if field, reason, ok := e.input.validate(instance); !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid resource URI: %s: %s", field, reason)}
-	}
 	ctx = withCall(ctx, &call{
 		h: h, session: req.Session, method: "resources/read", target: uri, args: args,
 		progressToken: req.Params.GetProgressToken(), inputResponses: req.Params.InputResponses,
 		requestState: req.Params.RequestState, clientCaps: req.ClientCapabilities(), modern: modern,
 	})
-	out, err := h.opts.Invoke(ctx, e.ID, args, granted)
+	res, err := h.opts.Gate.Invoke(ctx, permit, args)
 	if err != nil {
 		return nil, h.readError(ctx, e, uri, modern, err)
 	}
-	if raw, ok := out.(*sdk.ReadResourceResult); ok {
+	if raw, ok := res.Value.(*sdk.ReadResourceResult); ok {
 		if raw.TTLMs == 0 && raw.InputRequests == nil {
 			raw.TTLMs = int(e.TTLMillis)
 		}
 		return raw, nil
 	}
-	data, err := h.encodeResult(ctx, e, out)
-	if err != nil {
-		return nil, err
-	}
 	return &sdk.ReadResourceResult{
 		Cacheable: sdk.Cacheable{TTLMs: int(e.TTLMillis), CacheScope: "private"},
-		Contents:  []*sdk.ResourceContents{{URI: uri, MIMEType: e.mimeType(), Text: string(data)}},
+		Contents:  []*sdk.ResourceContents{{URI: uri, MIMEType: e.mimeType(), Text: string(res.JSON)}},
 	}, nil
 }
 

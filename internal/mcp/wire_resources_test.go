@@ -42,7 +42,7 @@ func TestResourceURIs(t *testing.T) {
 	}
 	invalid := map[string]string{
 		"neemias://roster/children/not-a-uuid":                       "id: must be a UUID",
-		"neemias://attendance/summary?from=2026-02-30":               "from: must be a calendar date",
+		"neemias://attendance/summary?from=2026-02-30":               "from: must be a date in the form YYYY-MM-DD",
 		"neemias://attendance/summary?from=2026-07-01&to=2026-06-01": "from: must not be after to",
 	}
 	for uri, want := range invalid {

@@ -24,18 +24,18 @@ func TestToolCall(t *testing.T) {
 		notInText []string
 	}{
 		{"ok", "neemias_checkin_register", map[string]any{"child_id": childA}, false, []string{`"child_id":"` + childA + `"`}, nil},
-		{"missing required", "neemias_checkin_register", map[string]any{}, true, []string{"missing required field(s): child_id", "call the tool again"}, nil},
+		{"missing required", "neemias_checkin_register", map[string]any{}, true, []string{"child_id: is required", "call the tool again"}, nil},
 		{"I03 not a uuid", "neemias_checkin_register", map[string]any{"child_id": "1 OR 1=1"}, true, []string{"child_id: must be a UUID"}, []string{"1 OR 1=1"}},
 		{"I03 path traversal id", "neemias_checkin_register", map[string]any{"child_id": "../1"}, true, []string{"child_id: must be a UUID"}, nil},
-		{"wrong type", "neemias_checkin_register", map[string]any{"child_id": 5}, true, []string{"child_id: must be of type string"}, nil},
-		{"null argument", "neemias_checkin_register", map[string]any{"child_id": nil}, true, []string{"child_id: must be of type string"}, nil},
-		{"bad date", "neemias_checkin_register", map[string]any{"child_id": childA, "service_date": "2026-02-30"}, true, []string{"service_date: must be a calendar date"}, nil},
-		{"I07 mass assignment", "neemias_checkin_register", map[string]any{"child_id": childA, "church_id": childA}, true, []string{"unknown field(s) not accepted: church_id"}, nil},
-		{"array for scalar", "neemias_checkin_register", map[string]any{"child_id": []any{childA}}, true, []string{"child_id: must be of type string"}, nil},
+		{"wrong type", "neemias_checkin_register", map[string]any{"child_id": 5}, true, []string{"child_id: must be a string"}, nil},
+		{"null argument", "neemias_checkin_register", map[string]any{"child_id": nil}, true, []string{"child_id: must be a string"}, nil},
+		{"bad date", "neemias_checkin_register", map[string]any{"child_id": childA, "service_date": "2026-02-30"}, true, []string{"service_date: must be a date in the form YYYY-MM-DD"}, nil},
+		{"I07 mass assignment", "neemias_checkin_register", map[string]any{"child_id": childA, "church_id": childA}, true, []string{"church_id: is not a known field"}, nil},
+		{"array for scalar", "neemias_checkin_register", map[string]any{"child_id": []any{childA}}, true, []string{"child_id: must be a string"}, nil},
 		{"not found is a tool error", "neemias_checkin_register", map[string]any{"child_id": "00000000-0000-4000-8000-000000000000"}, true, []string{"not found"}, nil},
-		{"I05 name too long, value not echoed", "neemias_child_enroll", map[string]any{"name": strings.Repeat("Ana ", 100) + canary, "guardian": map[string]any{"phone": "+55 11 99999-0000", "relationship": "mother"}}, true, []string{"name: is too long: at most 120"}, []string{canary}},
-		{"pattern failure names the field, not the value", "neemias_child_enroll", map[string]any{"name": "Ana", "guardian": map[string]any{"phone": "call " + canary, "relationship": "mother"}}, true, []string{"guardian.phone: does not match the pattern"}, []string{canary}},
-		{"enum", "neemias_child_enroll", map[string]any{"name": "Ana", "guardian": map[string]any{"phone": "+55 11 99999-0000", "relationship": "aunt"}}, true, []string{"guardian.relationship: must be one of [mother father other]"}, nil},
+		{"I05 name too long, value not echoed", "neemias_child_enroll", map[string]any{"name": strings.Repeat("Ana ", 100) + canary, "guardian": map[string]any{"phone": "+55 11 99999-0000", "relationship": "mother"}}, true, []string{"name: must be at most 120 characters long"}, []string{canary}},
+		{"pattern failure names the field, not the value", "neemias_child_enroll", map[string]any{"name": "Ana", "guardian": map[string]any{"phone": "call " + canary, "relationship": "mother"}}, true, []string{"guardian.phone: has the wrong form"}, []string{canary}},
+		{"enum", "neemias_child_enroll", map[string]any{"name": "Ana", "guardian": map[string]any{"phone": "+55 11 99999-0000", "relationship": "aunt"}}, true, []string{"guardian.relationship: must be one of: mother, father, other"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

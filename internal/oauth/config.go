@@ -78,6 +78,10 @@ type Upstream struct {
 	// Name labels the login button, e.g. "Google Workspace da igreja" (default "provedor da
 	// igreja").
 	Name string
+	// Only makes the provider the only way in: the login page offers no password form and
+	// local password logins are refused (403). It needs ClientSecret: without one,
+	// /authorize answers 503 rather than fall back to local logins.
+	Only bool
 	// Scopes requested upstream (default openid).
 	Scopes []string
 	// HTTPClient talks to the provider (default: a client with a 10-second timeout).

@@ -24,6 +24,20 @@ type loginView struct {
 	Email                  string
 	Error                  bool
 	Upstream               string
+	// UpstreamOnly hides the password form (Upstream.Only).
+	UpstreamOnly bool
+}
+
+// upstreamOnly reports whether local password logins are off (Upstream.Only).
+func (a *AS) upstreamOnly() bool {
+	return a.cfg.Upstream != nil && a.cfg.Upstream.Only
+}
+
+// upstreamOnlyUnusable reports provider-only login without the provider's client secret:
+// nobody can log in, so authorization requests are refused (503) instead of falling back to
+// local passwords.
+func (a *AS) upstreamOnlyUnusable() bool {
+	return a.upstreamOnly() && a.cfg.Upstream.ClientSecret == ""
 }
 
 // errBadLogin is a wrong email or password (the page never says which).
@@ -51,6 +65,7 @@ func (a *AS) loginView(ar db.OauthAuthRequest, secret string) loginView {
 	if a.upstream != nil {
 		v.Upstream = a.upstream.name
 	}
+	v.UpstreamOnly = a.upstreamOnly()
 	return v
 }
 
@@ -75,6 +90,16 @@ func (a *AS) postLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	if ar.UserID != nil {
 		http.Redirect(w, r, a.cfg.Issuer+PathConsent+"?id="+ar.ID.String(), http.StatusSeeOther)
+		return
+	}
+	if a.upstreamOnly() {
+		a.log.InfoContext(ctx, "password login refused: login is provider-only")
+		a.render(w, http.StatusForbidden, "error", errorView{
+			Title:   "Login com senha desativado",
+			Pt:      "Este servidor aceita apenas o login pelo provedor da igreja.",
+			En:      "This server accepts only login through the church's provider.",
+			BackURL: a.cfg.Issuer + PathLogin + "?id=" + ar.ID.String(),
+		})
 		return
 	}
 	if ar.LoginFailures >= MaxLoginFailures {

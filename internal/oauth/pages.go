@@ -194,6 +194,13 @@ func (a *AS) authorize(w http.ResponseWriter, r *http.Request) {
 		a.methodNotAllowed(w, "GET, POST")
 		return
 	}
+	if a.upstreamOnlyUnusable() {
+		a.log.ErrorContext(r.Context(), "authorization refused: login is provider-only (--upstream-only) but the provider's client secret is not configured (--upstream-client-secret or $NEEMIAS_UPSTREAM_CLIENT_SECRET)")
+		a.errorPage(w, http.StatusServiceUnavailable,
+			"O login está indisponível: o provedor de login da igreja não está configurado por completo. Avise o administrador.",
+			"Login is unavailable: the church's login provider is not fully configured. Tell the administrator.")
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		a.errorPage(w, http.StatusBadRequest, "Solicitação ilegível.", "Unreadable request.")

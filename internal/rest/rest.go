@@ -1,8 +1,10 @@
 // Package rest serves the capabilities over REST through ogen's generated server
 // (gen/openapi/oas) and the generated adapter (gen/restapi). It is a second transport over the
-// same dispatcher as MCP: the same bearer tokens, scopes, validation, row filters and
-// redaction. Errors follow the OpenAPI document's Error schema and never carry err.Error(),
-// SQL or personal data; internal failures get a correlation id that is logged.
+// same invocation pipeline as MCP (internal/pipeline) and behind the same edge (internal/httpx):
+// Host/Origin rules, one bearer credential, the shared per-caller rate limit, the scope check
+// before any body is read, then the body limit and the strict JSON check. Errors follow the
+// OpenAPI document's Error schema, are chosen by errs.KindOf, and never carry err.Error(), SQL
+// or personal data; internal failures get a correlation id that is logged.
 package rest
 
 import (
@@ -16,26 +18,34 @@ import (
 	"github.com/go-faster/jx"
 	ogenerrors "github.com/ogen-go/ogen/ogenerrors"
 
-	"github.com/neemias/neemias-mcp/gen/capapi"
-	"github.com/neemias/neemias-mcp/gen/dispatch"
 	"github.com/neemias/neemias-mcp/gen/openapi/oas"
 	"github.com/neemias/neemias-mcp/gen/restapi"
 	"github.com/neemias/neemias-mcp/internal/authn"
-	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
+	"github.com/neemias/neemias-mcp/internal/httpx"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
 	"github.com/neemias/neemias-mcp/internal/principal"
 	"github.com/neemias/neemias-mcp/internal/reqid"
 )
 
-// Options configure the REST handler.
+// Options configure the REST handler. Gate, Verifier, ResourceMetadataURL and AllowedHosts are
+// required.
 type Options struct {
-	Handler capapi.Handler
-	// Invoke, when set, replaces dispatch.Invoke (the server passes the logic's auditing
-	// Invoke).
-	Invoke   func(ctx context.Context, id string, args json.RawMessage, granted capability.ScopeSet) (any, error)
+	// Gate is the invocation pipeline, shared with MCP.
+	Gate *pipeline.Gate
+	// Verifier authenticates bearer tokens (the same one MCP uses).
 	Verifier authn.Verifier
 	// ResourceMetadataURL goes into every WWW-Authenticate challenge (RFC 9728).
 	ResourceMetadataURL string
+	// ChallengeScope is the scope hint of 401 challenges (optional).
+	ChallengeScope string
+	// AllowedHosts and AllowedOrigins are the Host/Origin allowlist (httpx.HostOriginGuard).
+	AllowedHosts, AllowedOrigins []string
+	// RateLimit, when set, limits requests per caller; pass MCP's limiter to share the budget.
+	RateLimit *httpx.RateLimiter
+	// MaxBodyBytes and MaxJSONDepth bound request bodies (defaults as MCP's).
+	MaxBodyBytes int64
+	MaxJSONDepth int
 	// PathPrefix is where the API is mounted, normally /api/v1.
 	PathPrefix string
 	Logger     *slog.Logger
@@ -43,8 +53,8 @@ type Options struct {
 
 // New returns the REST API as an http.Handler.
 func New(o Options) (http.Handler, error) {
-	if o.Handler == nil || o.Verifier == nil {
-		return nil, errors.New("rest: Handler and Verifier are required")
+	if o.Gate == nil || o.Verifier == nil || o.ResourceMetadataURL == "" || len(o.AllowedHosts) == 0 {
+		return nil, errors.New("rest: Gate, Verifier, ResourceMetadataURL and AllowedHosts are required")
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -60,147 +70,170 @@ func New(o Options) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rest: building ogen server: %w", err)
 	}
-	return challenges(srv, o.ResourceMetadataURL), nil
+	var h http.Handler = httpx.BodyCheck{MaxBytes: o.MaxBodyBytes, MaxDepth: o.MaxJSONDepth, Errors: writeEdgeError}.Wrap(srv)
+	h = rt.authorize(srv, h)
+	if o.RateLimit != nil {
+		h = o.RateLimit.WrapWith(h, writeEdgeError)
+	}
+	h = httpx.Bearer{Verifier: o.Verifier, ResourceMetadataURL: o.ResourceMetadataURL, Scope: o.ChallengeScope, Logger: o.Logger, Errors: writeEdgeError}.Wrap(h)
+	h = httpx.HostOriginGuard{Hosts: o.AllowedHosts, Origins: o.AllowedOrigins, Errors: writeEdgeError}.Wrap(h)
+	return noStore(h), nil
 }
 
-// challenges adds the RFC 6750 WWW-Authenticate header to 401 and 403 answers: ogen routes
-// security failures through NewError, which cannot set headers. NewError tells the writer the
-// missing scope through the request context, so a 403 names it (scope="…"), as MCP's does.
-func challenges(next http.Handler, metadataURL string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		cw := &challengeWriter{ResponseWriter: w, metadataURL: metadataURL, noCredentials: r.Header.Get("Authorization") == ""}
-		next.ServeHTTP(cw, r.WithContext(context.WithValue(r.Context(), challengeKey{}, cw)))
+// authorize finds the capability of the request's route and runs the pipeline's scope check
+// before anything reads the body: a missing scope is a 403 with the RFC 6750 challenge naming
+// it, so a client can step up. Unknown routes pass on to ogen, which answers 404/405.
+func (r *runner) authorize(srv *oas.Server, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		route, ok := srv.FindPath(req.Method, req.URL)
+		if !ok {
+			next.ServeHTTP(w, req)
+			return
+		}
+		id, ok := restapi.CapabilityOf(route.Name())
+		if !ok {
+			r.writeError(w, req.Context(), fmt.Errorf("rest: operation %q has no capability", route.Name()))
+			return
+		}
+		permit, err := r.o.Gate.Authorize(req.Context(), id, nil)
+		if err != nil {
+			var f *errs.Forbidden
+			if errors.As(err, &f) {
+				httpx.SetInsufficientScope(w.Header(), r.o.ResourceMetadataURL, f.Scope)
+			}
+			r.writeError(w, req.Context(), err)
+			return
+		}
+		next.ServeHTTP(w, req.WithContext(pipeline.WithPermit(req.Context(), permit)))
 	})
 }
 
-type challengeKey struct{}
-
-type challengeWriter struct {
-	http.ResponseWriter
-	metadataURL string
-	scope       string // the scope a 403 lacks, when known
-	// noCredentials: RFC 6750 §3.1 says a challenge to a request without credentials carries
-	// no error code.
-	noCredentials bool
-}
-
-func (c *challengeWriter) WriteHeader(status int) {
-	switch status {
-	case http.StatusUnauthorized:
-		if c.noCredentials {
-			c.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata=%q`, c.metadataURL))
-		} else {
-			c.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="invalid_token", resource_metadata=%q`, c.metadataURL))
-		}
-	case http.StatusForbidden:
-		scope := ""
-		if c.scope != "" {
-			scope = fmt.Sprintf(`, scope=%q`, c.scope)
-		}
-		c.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope"%s, resource_metadata=%q`, scope, c.metadataURL))
-	}
-	c.ResponseWriter.WriteHeader(status)
+// noStore marks every answer uncacheable: they hold children's data and depend on the caller.
+func noStore(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
 }
 
 type runner struct{ o Options }
 
-// Run implements restapi.Runner over the generated dispatcher.
+// Run implements restapi.Runner over the pipeline, with the permit the edge issued.
 func (r *runner) Run(ctx context.Context, id string, args json.RawMessage) (json.RawMessage, error) {
-	p, ok := principal.From(ctx)
+	permit, ok := pipeline.PermitFrom(ctx, id)
 	if !ok {
-		return nil, errs.ErrUnauthenticated
+		return nil, fmt.Errorf("rest: %q reached the adapter without a permit", id)
 	}
-	invoke := r.o.Invoke
-	if invoke == nil {
-		invoke = func(ctx context.Context, id string, args json.RawMessage, granted capability.ScopeSet) (any, error) {
-			return dispatch.Invoke(ctx, r.o.Handler, id, args, granted)
-		}
-	}
-	out, err := invoke(ctx, id, args, p.Scopes)
+	res, err := r.o.Gate.Invoke(ctx, permit, args)
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, fmt.Errorf("encoding output of %q: %w", id, err)
-	}
-	return b, nil
+	return res.JSON, nil
 }
 
-// HandleOAuth2 implements oas.SecurityHandler: it verifies the bearer token and puts the
-// caller on the context. Scope checks happen in the dispatcher, which knows the capability.
-func (r *runner) HandleOAuth2(ctx context.Context, _ oas.OperationName, t oas.OAuth2) (context.Context, error) {
-	p, err := r.o.Verifier.Verify(ctx, t.Token)
-	if err != nil {
-		if errors.Is(err, authn.ErrInvalidToken) {
-			return ctx, errs.ErrUnauthenticated
-		}
-		return ctx, err
+// HandleOAuth2 implements oas.SecurityHandler. The edge has verified the bearer token already
+// (one credential, one verifier), so this only confirms the caller is on the context.
+func (r *runner) HandleOAuth2(ctx context.Context, _ oas.OperationName, _ oas.OAuth2) (context.Context, error) {
+	if _, ok := principal.From(ctx); !ok {
+		return ctx, errs.ErrUnauthenticated
 	}
-	return principal.With(ctx, p), nil
+	return ctx, nil
 }
 
-// NewError maps a domain error onto the REST error response.
+// restError is how REST answers one error kind.
+type restError struct {
+	status  int
+	code    oas.ErrorCode
+	message string // fixed message; "" means the error's own (agent-facing) text
+}
+
+// byKind is REST's table of the error kinds (errs.KindOf).
+var byKind = map[errs.Kind]restError{
+	errs.KindInvalid:         {http.StatusBadRequest, oas.ErrorCodeInvalidInput, ""},
+	errs.KindNotFound:        {http.StatusNotFound, oas.ErrorCodeNotFound, "not found"},
+	errs.KindUnauthenticated: {http.StatusUnauthorized, oas.ErrorCodeUnauthorized, "a valid bearer token is required"},
+	errs.KindForbidden:       {http.StatusForbidden, oas.ErrorCodeForbidden, ""},
+	errs.KindConflict:        {http.StatusConflict, oas.ErrorCodeConflict, ""},
+	errs.KindNotImplemented:  {http.StatusNotImplemented, oas.ErrorCodeNotImplemented, "this capability is not available yet"},
+	errs.KindInternal:        {http.StatusInternalServerError, oas.ErrorCodeInternal, "internal error; quote the correlation id when reporting it"},
+}
+
+// NewError maps a pipeline error onto the REST error response by its kind.
 func (r *runner) NewError(ctx context.Context, err error) *oas.ErrorStatusCode {
-	var (
-		inv  *errs.Invalid
-		forb *errs.Forbidden
-		conf *errs.Conflict
-	)
-	var sec *ogenerrors.SecurityError
-	switch {
-	case errors.As(err, &sec):
-		return r.NewError(ctx, errs.ErrUnauthenticated)
-	case errors.As(err, &inv):
-		e := oas.Error{Code: oas.ErrorCodeInvalidInput, Message: inv.Error()}
+	kind := errs.KindOf(err)
+	m, ok := byKind[kind]
+	if !ok {
+		kind, m = errs.KindInternal, byKind[errs.KindInternal]
+	}
+	e := oas.Error{Code: m.code, Message: m.message}
+	switch kind {
+	case errs.KindInvalid:
+		inv, _ := errs.AsInvalid(err)
+		e.Message = inv.Error()
 		if inv.Field != "" {
 			e.Field = oas.NewOptString(inv.Field)
 		}
-		return &oas.ErrorStatusCode{StatusCode: http.StatusBadRequest, Response: e}
-	case errors.Is(err, errs.ErrUnauthenticated):
-		return &oas.ErrorStatusCode{StatusCode: http.StatusUnauthorized, Response: oas.Error{Code: oas.ErrorCodeUnauthorized, Message: "a valid bearer token is required"}}
-	case errors.As(err, &forb):
-		if cw, ok := ctx.Value(challengeKey{}).(*challengeWriter); ok {
-			cw.scope = forb.Scope
-		}
-		return &oas.ErrorStatusCode{StatusCode: http.StatusForbidden, Response: oas.Error{Code: oas.ErrorCodeForbidden, Message: forb.Error()}}
-	case errors.Is(err, errs.ErrNotFound):
-		return &oas.ErrorStatusCode{StatusCode: http.StatusNotFound, Response: oas.Error{Code: oas.ErrorCodeNotFound, Message: "not found"}}
-	case errors.As(err, &conf):
-		return &oas.ErrorStatusCode{StatusCode: http.StatusConflict, Response: oas.Error{Code: oas.ErrorCodeConflict, Message: conf.Error()}}
+	case errs.KindForbidden, errs.KindConflict:
+		e.Message = domainMessage(err)
+	case errs.KindInternal:
+		id := reqid.FromOrNew(ctx)
+		r.o.Logger.ErrorContext(ctx, "rest: internal error", "correlation_id", id, "error", err)
+		e.CorrelationID = oas.NewOptString(id)
 	}
-	id := reqid.FromOrNew(ctx)
-	r.o.Logger.ErrorContext(ctx, "rest: internal error", "correlation_id", id, "error", err)
-	return &oas.ErrorStatusCode{StatusCode: http.StatusInternalServerError, Response: oas.Error{
-		Code: oas.ErrorCodeInternal, Message: "internal error; quote the correlation id when reporting it", CorrelationID: oas.NewOptString(id),
-	}}
+	return &oas.ErrorStatusCode{StatusCode: m.status, Response: e}
+}
+
+// domainMessage is the agent-facing text of a Forbidden or Conflict (no personal data: these
+// texts are written by the server, never from input).
+func domainMessage(err error) string {
+	var f *errs.Forbidden
+	if errors.As(err, &f) {
+		return f.Error()
+	}
+	var c *errs.Conflict
+	if errors.As(err, &c) {
+		return c.Error()
+	}
+	return "refused"
 }
 
 // errorHandler renders errors ogen raises itself (bad parameters, bad JSON, security).
-func (r *runner) errorHandler(ctx context.Context, w http.ResponseWriter, req *http.Request, err error) {
-	var resp *oas.ErrorStatusCode
+func (r *runner) errorHandler(ctx context.Context, w http.ResponseWriter, _ *http.Request, err error) {
 	var secErr *ogenerrors.SecurityError
 	var paramErr *ogenerrors.DecodeParamError
 	var decErr *ogenerrors.DecodeParamsError
 	var bodyErr *ogenerrors.DecodeRequestError
 	switch {
 	case errors.As(err, &secErr):
-		resp = r.NewError(ctx, errs.ErrUnauthenticated)
+		err = errs.ErrUnauthenticated
 	case errors.As(err, &paramErr):
 		// The parameter's name (DecodeParamsError.Name is the operation's); the value is not
 		// echoed.
-		resp = r.NewError(ctx, &errs.Invalid{Field: paramErr.Name, Reason: "has the wrong form"})
+		err = &errs.Invalid{Field: paramErr.Name, Reason: "has the wrong form"}
 	case errors.As(err, &decErr):
-		resp = r.NewError(ctx, &errs.Invalid{Reason: "a parameter has the wrong form"})
+		err = &errs.Invalid{Reason: "a parameter has the wrong form"}
 	case errors.As(err, &bodyErr):
-		resp = r.NewError(ctx, &errs.Invalid{Reason: "the request body is not valid for this operation"})
-	default:
-		resp = r.NewError(ctx, err)
+		err = &errs.Invalid{Reason: "the request body is not valid for this operation"}
 	}
-	e := jx.GetEncoder()
-	defer jx.PutEncoder(e)
-	resp.Response.Encode(e)
+	r.writeError(w, ctx, err)
+}
+
+func (r *runner) writeError(w http.ResponseWriter, ctx context.Context, err error) {
+	resp := r.NewError(ctx, err)
+	writeJSON(w, resp.StatusCode, resp.Response)
+}
+
+// writeEdgeError is the edge's ErrorWriter for REST: the documented Error object.
+func writeEdgeError(w http.ResponseWriter, status int, code, message string) {
+	writeJSON(w, status, oas.Error{Code: oas.ErrorCode(code), Message: message})
+}
+
+func writeJSON(w http.ResponseWriter, status int, e oas.Error) {
+	enc := jx.GetEncoder()
+	defer jx.PutEncoder(enc)
+	e.Encode(enc)
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(resp.StatusCode)
-	_, _ = w.Write(e.Bytes())
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(enc.Bytes())
 }

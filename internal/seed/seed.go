@@ -216,6 +216,13 @@ feed:
 	}
 	close(next)
 	wg.Wait()
+	if total.Churches > 0 && firstErr == nil {
+		// Fresh statistics, or the planner keeps the empty-table plans: with autovacuum off
+		// (or not yet run) the check-ins query stays a nested loop ten times slower.
+		if err := store.Analyze(ctx, pool); err != nil {
+			firstErr = fmt.Errorf("seed: %w", err)
+		}
+	}
 	total.Elapsed = time.Since(start)
 	return total, firstErr
 }

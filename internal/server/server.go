@@ -20,17 +20,17 @@ import (
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
+	"github.com/neemias/neemias-mcp/gen/dispatch"
 	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/authn"
-	"github.com/neemias/neemias-mcp/internal/capability"
-	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/logic"
 	"github.com/neemias/neemias-mcp/internal/mcp"
 	"github.com/neemias/neemias-mcp/internal/oauth"
 	"github.com/neemias/neemias-mcp/internal/oauth/cimd"
 	"github.com/neemias/neemias-mcp/internal/oauth/external"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
 	"github.com/neemias/neemias-mcp/internal/reqid"
 	"github.com/neemias/neemias-mcp/internal/rest"
 	"github.com/neemias/neemias-mcp/internal/store"
@@ -74,8 +74,9 @@ type Config struct {
 // user's unless Claims maps them; scopes are the token's ∩ the role's.
 type ExternalAuth struct {
 	// Issuer is the provider's issuer URL, exactly as its tokens carry it (https). Its
-	// /.well-known/openid-configuration must name the same issuer; it is fetched when the
-	// server starts, so the provider must be reachable then.
+	// /.well-known/openid-configuration must name the same issuer. The server starts while
+	// the provider is unreachable: /readyz reports it, and /mcp answers 503 with Retry-After
+	// until its keys can be had.
 	Issuer string
 	// Audience is the aud the provider puts in access tokens for this server. Default: the
 	// MCP endpoint, PublicURL+"/mcp" (its trailing-slash form is accepted too). The
@@ -92,6 +93,15 @@ type ExternalAuth struct {
 	RootCAs *x509.CertPool
 	// RefreshInterval is the least time between two JWKS fetches (default 10 s).
 	RefreshInterval time.Duration
+	// Introspection validates opaque access tokens by RFC 7662 introspection (nil: JWTs only).
+	Introspection *external.Introspection
+	// AcceptMissingAudience lists the client ids whose tokens are accepted without aud
+	// (audited); see external.Config and docs/external-provider.md for the risk.
+	AcceptMissingAudience []string
+	// MetadataProxy serves the provider's metadata on our origin with "none" added to
+	// token_endpoint_auth_methods_supported, and names our origin as the authorization server
+	// in the protected-resource metadata (external_mode.go).
+	MetadataProxy bool
 }
 
 // The default per-caller rate limit: 10 requests per second sustained, bursts of 60.
@@ -155,11 +165,14 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	out := &Server{ResourceURL: resource}
 	var verifier authn.Verifier
 	if cfg.External != nil {
-		ev, err := newExternalVerifier(ctx, *cfg.External, resource, st)
+		ev, err := newExternalVerifier(ctx, *cfg.External, resource, st, cfg.Logger)
 		if err != nil {
 			return nil, err
 		}
 		verifier, out.External, out.AuthorizationServer = ev, ev, cfg.External.Issuer
+		if cfg.External.MetadataProxy {
+			out.AuthorizationServer = publicURL
+		}
 	} else {
 		keys := &tokens.KeyStore{Pool: st.Pool()}
 		key, err := keys.Active(ctx)
@@ -189,6 +202,17 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	metadataURL := publicURL + "/.well-known/oauth-protected-resource/mcp"
 	hosts, origins := allowlists(base, cfg.AllowedOrigins)
 
+	// The one invocation pipeline both transports call: the scope check (refusals audited),
+	// then validation, the hand-written logic, redaction and one encoding.
+	gate, err := pipeline.New(pipeline.Config{RequiredScope: scopes.Required, Call: dispatch.Bind(svc), OnRefused: svc.OnRefused})
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	// One edge: MCP and REST share the allowlists, the verifier and one rate limiter (a
+	// caller has one budget across both surfaces).
+	limiter := cfg.rateLimiter()
+	challengeScope := nonSensitiveScopes()
+
 	mcpHandler, err := mcp.NewHandler(mcp.Options{
 		Name:    "io.github.neemias/neemias-mcp",
 		Title:   "Neemias MCP",
@@ -196,35 +220,28 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		Instructions: "Children's ministry data of one church: roster counts, one child's record, attendance " +
 			"summaries, the day's check-ins; tools register check-ins, pick-ups and enrollments. Personal data " +
 			"is returned only where your scopes allow.",
-		Capabilities: capapi.Capabilities(),
-		Invoke: func(ctx context.Context, id string, args json.RawMessage, granted capability.ScopeSet) (any, error) {
-			return svc.Invoke(ctx, id, args, granted) // dispatch.Invoke, plus audit of scope refusals
-		},
-		OnScopeDenied: func(ctx context.Context, id, scope string) {
-			err := svc.AuditDenied(ctx, id, nil, &errs.Forbidden{Capability: id, Scope: scope})
-			if err != nil {
-				cfg.Logger.WarnContext(ctx, "audit entry for a scope refusal not written", "capability", id, "error", err)
-			}
-		},
+		Capabilities:        capapi.Capabilities(),
+		Gate:                gate,
 		Complete:            svc.Complete,
 		InputSchema:         schemas.Input,
 		OutputSchema:        schemas.Output,
-		RequiredScope:       scopes.Required,
-		RoleScopes:          scopes.RoleScopes,
 		Verifier:            verifier,
 		ResourceMetadataURL: metadataURL,
 		// The 401 challenge's scope hint: what a client should ask for first. Sensitive scopes
 		// (children's data, phones) are requested by step-up, on a 403 that names them.
-		ChallengeScope: nonSensitiveScopes(),
+		ChallengeScope: challengeScope,
 		AllowedHosts:   hosts,
 		AllowedOrigins: origins,
-		RateLimit:      cfg.rateLimiter(),
+		RateLimit:      limiter,
 		Logger:         cfg.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: MCP handler: %w", err)
 	}
-	restHandler, err := rest.New(rest.Options{Handler: svc, Invoke: svc.Invoke, Verifier: verifier, ResourceMetadataURL: metadataURL, Logger: cfg.Logger})
+	restHandler, err := rest.New(rest.Options{
+		Gate: gate, Verifier: verifier, ResourceMetadataURL: metadataURL, ChallengeScope: challengeScope,
+		AllowedHosts: hosts, AllowedOrigins: origins, RateLimit: limiter, Logger: cfg.Logger,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -236,6 +253,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if out.AuthServer != nil {
 		out.AuthServer.Register(mux) // /authorize, /token, /register, /login, /consent, AS metadata…
 	}
+	registerExternalMode(mux, cfg.External, out.External, cfg.Logger) // metadata proxy
+	mux.Handle("GET /readyz", readiness(st, out.External))
 	prm := protectedResourceMetadata(resource, out.AuthorizationServer)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", prm)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
@@ -255,7 +274,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 // newExternalVerifier is external provider mode's token verifier: internal/oauth/external
 // over the provider's discovery and JWKS, with subjects mapped to local users through
 // oauth_upstream_identities.
-func newExternalVerifier(ctx context.Context, x ExternalAuth, resource string, st *store.Store) (*external.Verifier, error) {
+func newExternalVerifier(ctx context.Context, x ExternalAuth, resource string, st *store.Store, log *slog.Logger) (*external.Verifier, error) {
 	if x.Issuer == "" {
 		return nil, errors.New("server: external provider mode needs the provider's issuer URL")
 	}
@@ -267,6 +286,8 @@ func newExternalVerifier(ctx context.Context, x ExternalAuth, resource string, s
 		Issuer: x.Issuer, Audience: aud, Claims: x.Claims, Lookup: upstreamIdentityLookup(st),
 		RequireAccessTokenType: x.RequireAccessTokenType, RequiredClaims: x.RequiredClaims,
 		RootCAs: x.RootCAs, RefreshInterval: x.RefreshInterval,
+		Introspection: x.Introspection, AcceptMissingAudience: x.AcceptMissingAudience,
+		OnMissingAudience: auditMissingAudience(st), Logger: log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: external provider %s: %w", x.Issuer, err)

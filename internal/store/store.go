@@ -120,13 +120,6 @@ func (s *Store) Close() { s.pool.Close() }
 // deadlock is run again.
 const maxAttempts = 3
 
-// setCallerSQL sets the caller context and the role for the rest of the transaction only
-// (is_local = true): nothing survives into the next use of the pooled connection.
-const setCallerSQL = `SELECT set_config('app.church_id', $1, true),
-       set_config('app.user_id', $2, true),
-       set_config('app.role', $3, true),
-       set_config('role', '` + AppRole + `', true)`
-
 // InTx runs fn in a READ COMMITTED transaction acting for caller: the transaction sets
 // app.church_id, app.user_id and app.role and switches to the application role, so every
 // statement fn runs is subject to row-level security. The transaction commits when fn returns
@@ -142,16 +135,7 @@ func (s *Store) InTx(ctx context.Context, caller Caller, fn func(ctx context.Con
 	if err := caller.Validate(); err != nil {
 		return err
 	}
-	church, user := "", ""
-	if !caller.IsAnonymous() {
-		church, user = caller.ChurchID.String(), caller.UserID.String()
-	}
-	return s.run(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, setCallerSQL, church, user, caller.Role); err != nil {
-			return fmt.Errorf("store: set caller context: %w", err)
-		}
-		return fn(ctx, tx)
-	})
+	return s.run(ctx, func(ctx context.Context) error { return s.runTx(ctx, caller, false, fn) })
 }
 
 // InSystemTx runs fn in a transaction as the connecting role, without a caller context and
@@ -159,13 +143,14 @@ func (s *Store) InTx(ctx context.Context, caller Caller, fn func(ctx context.Con
 // a superuser connected, row-level security does not restrict it. Never use it to serve a
 // request. Commit, rollback, retries and error mapping are as in [Store.InTx].
 func (s *Store) InSystemTx(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) error) error {
-	return s.run(ctx, fn)
+	return s.run(ctx, func(ctx context.Context) error { return s.runTx(ctx, Anonymous, true, fn) })
 }
 
-func (s *Store) run(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) error) error {
+// run runs one transaction attempt after another while they fail retryably.
+func (s *Store) run(ctx context.Context, once func(ctx context.Context) error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
-		err = s.runOnce(ctx, fn)
+		err = once(ctx)
 		if err == nil || attempt == maxAttempts || !retryable(err) || ctx.Err() != nil {
 			break
 		}
@@ -176,33 +161,6 @@ func (s *Store) run(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx)
 		}
 	}
 	return MapError(err)
-}
-
-func (s *Store) runOnce(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) error) (err error) {
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			// The rollback error, if any, tells nothing the first error does not.
-			_ = tx.Rollback(context.WithoutCancel(ctx))
-		}
-	}()
-	if ferr := fn(ctx, tx); ferr != nil {
-		var keep *commitError
-		if !errors.As(ferr, &keep) {
-			return ferr
-		}
-		if cerr := tx.Commit(ctx); cerr != nil {
-			return fmt.Errorf("store: commit: %w", cerr)
-		}
-		return keep.err
-	}
-	if cerr := tx.Commit(ctx); cerr != nil {
-		return fmt.Errorf("store: commit: %w", cerr)
-	}
-	return nil
 }
 
 // retryable reports whether err is a transient conflict that a fresh transaction may not hit.

@@ -268,3 +268,30 @@ func TestPickupCode(t *testing.T) {
 		t.Error("two check-ins share salt or hash")
 	}
 }
+
+// TestAnalyzeStale: tables with rows and no statistics are analyzed once, then left alone.
+func TestAnalyzeStale(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	if _, err := st.Pool().Exec(ctx, `INSERT INTO churches (id, name, slug) VALUES (gen_random_uuid(), 'Igreja Teste', 'igreja-teste')`); err != nil {
+		t.Fatalf("inserting a church: %v", err)
+	}
+	// pg_stat counters are flushed asynchronously; ask for them now.
+	_, _ = st.Pool().Exec(ctx, `SELECT pg_stat_force_next_flush()`)
+	n, err := store.AnalyzeStale(ctx, st.Pool())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 1 {
+		t.Fatalf("analyzed %d tables, want at least churches", n)
+	}
+	_, _ = st.Pool().Exec(ctx, `SELECT pg_stat_force_next_flush()`)
+	var analyzed bool
+	if err := st.Pool().QueryRow(ctx, `SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relname = 'churches'`).Scan(&analyzed); err != nil {
+		t.Fatal(err)
+	}
+	if !analyzed {
+		t.Error("churches still has no statistics")
+	}
+}

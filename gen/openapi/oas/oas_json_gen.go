@@ -2048,6 +2048,14 @@ func (s *ErrorCode) Decode(d *jx.Decoder) error {
 		*s = ErrorCodeForbidden
 	case ErrorCodeConflict:
 		*s = ErrorCodeConflict
+	case ErrorCodeNotImplemented:
+		*s = ErrorCodeNotImplemented
+	case ErrorCodeRateLimited:
+		*s = ErrorCodeRateLimited
+	case ErrorCodeTooLarge:
+		*s = ErrorCodeTooLarge
+	case ErrorCodeUnavailable:
+		*s = ErrorCodeUnavailable
 	case ErrorCodeInternal:
 		*s = ErrorCodeInternal
 	default:

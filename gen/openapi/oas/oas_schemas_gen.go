@@ -805,12 +805,16 @@ func (s *Error) SetCorrelationID(val OptString) {
 type ErrorCode string
 
 const (
-	ErrorCodeInvalidInput ErrorCode = "invalid_input"
-	ErrorCodeNotFound     ErrorCode = "not_found"
-	ErrorCodeUnauthorized ErrorCode = "unauthorized"
-	ErrorCodeForbidden    ErrorCode = "forbidden"
-	ErrorCodeConflict     ErrorCode = "conflict"
-	ErrorCodeInternal     ErrorCode = "internal"
+	ErrorCodeInvalidInput   ErrorCode = "invalid_input"
+	ErrorCodeNotFound       ErrorCode = "not_found"
+	ErrorCodeUnauthorized   ErrorCode = "unauthorized"
+	ErrorCodeForbidden      ErrorCode = "forbidden"
+	ErrorCodeConflict       ErrorCode = "conflict"
+	ErrorCodeNotImplemented ErrorCode = "not_implemented"
+	ErrorCodeRateLimited    ErrorCode = "rate_limited"
+	ErrorCodeTooLarge       ErrorCode = "too_large"
+	ErrorCodeUnavailable    ErrorCode = "unavailable"
+	ErrorCodeInternal       ErrorCode = "internal"
 )
 
 // AllValues returns all ErrorCode values.
@@ -821,6 +825,10 @@ func (ErrorCode) AllValues() []ErrorCode {
 		ErrorCodeUnauthorized,
 		ErrorCodeForbidden,
 		ErrorCodeConflict,
+		ErrorCodeNotImplemented,
+		ErrorCodeRateLimited,
+		ErrorCodeTooLarge,
+		ErrorCodeUnavailable,
 		ErrorCodeInternal,
 	}
 }
@@ -837,6 +845,14 @@ func (s ErrorCode) MarshalText() ([]byte, error) {
 	case ErrorCodeForbidden:
 		return []byte(s), nil
 	case ErrorCodeConflict:
+		return []byte(s), nil
+	case ErrorCodeNotImplemented:
+		return []byte(s), nil
+	case ErrorCodeRateLimited:
+		return []byte(s), nil
+	case ErrorCodeTooLarge:
+		return []byte(s), nil
+	case ErrorCodeUnavailable:
 		return []byte(s), nil
 	case ErrorCodeInternal:
 		return []byte(s), nil
@@ -862,6 +878,18 @@ func (s *ErrorCode) UnmarshalText(data []byte) error {
 		return nil
 	case ErrorCodeConflict:
 		*s = ErrorCodeConflict
+		return nil
+	case ErrorCodeNotImplemented:
+		*s = ErrorCodeNotImplemented
+		return nil
+	case ErrorCodeRateLimited:
+		*s = ErrorCodeRateLimited
+		return nil
+	case ErrorCodeTooLarge:
+		*s = ErrorCodeTooLarge
+		return nil
+	case ErrorCodeUnavailable:
+		*s = ErrorCodeUnavailable
 		return nil
 	case ErrorCodeInternal:
 		*s = ErrorCodeInternal

@@ -152,7 +152,7 @@ func OpenAPI(s *spec.Spec, specPath string, ins, outs map[string]json.RawMessage
 		"required", []string{"code", "message"},
 		"additionalProperties", false,
 		"properties", obj(
-			"code", obj("type", "string", "enum", []string{"invalid_input", "not_found", "unauthorized", "forbidden", "conflict", "internal"}, "description", "Machine-readable error kind."),
+			"code", obj("type", "string", "enum", []string{"invalid_input", "not_found", "unauthorized", "forbidden", "conflict", "not_implemented", "rate_limited", "too_large", "unavailable", "internal"}, "description", "Machine-readable error kind."),
 			"message", obj("type", "string", "description", "What went wrong and what to do."),
 			"field", obj("type", "string", "description", "The offending input field, for invalid_input."),
 			"correlation_id", obj("type", "string", "description", "Id of the server log entry, for internal errors."),

@@ -12,6 +12,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/mcp"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
 )
 
 // Scope is the one scope every fixture needs.
@@ -210,13 +211,29 @@ func OutputSchema(id string) json.RawMessage {
 	return nil
 }
 
-// Invoke runs a fixture.
-func Invoke(ctx context.Context, id string, args json.RawMessage, _ capability.ScopeSet) (any, error) {
-	f, ok := byID[id]
+var inputs = capability.NewValidatorSet(InputSchema)
+
+// Invoke runs the fixture of a permit: its arguments validated by the one validator the
+// server uses (internal/capability), then the fixture.
+func Invoke(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
+	f, ok := byID[p.Capability()]
 	if !ok {
 		return nil, errs.ErrNotFound
 	}
+	v, err := inputs.For(p.Capability())
+	if err != nil {
+		return nil, err
+	}
+	if err := v.Validate(args); err != nil {
+		return nil, err
+	}
 	return f.run(ctx, args)
+}
+
+// RequiredScope is the scope of every fixture.
+func RequiredScope(id string) (string, bool) {
+	_, ok := byID[id]
+	return Scope, ok
 }
 
 // Complete suggests ids for the template fixture.

@@ -14,10 +14,10 @@ import (
 	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/authn/authntest"
-	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/mcp"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
 	"github.com/neemias/neemias-mcp/internal/principal"
 )
 
@@ -46,20 +46,23 @@ func (demoHandler) Complete(context.Context, string, string, string) ([]string, 
 func NewNeemiasServer(base, token string, logger *slog.Logger) (http.Handler, error) {
 	admin, _ := scopes.RoleScopes("ADMIN")
 	impl := demoHandler{}
-	h, err := mcp.NewHandler(mcp.Options{
-		Name: "neemias-mcp", Title: "Neemias MCP (conformance demo)", Version: "0.1.0",
-		Capabilities: capapi.Capabilities(),
-		Invoke: func(ctx context.Context, id string, args json.RawMessage, granted capability.ScopeSet) (any, error) {
-			if id != capapi.CapRosterChildren {
+	gate, err := pipeline.New(pipeline.Config{RequiredScope: scopes.Required,
+		Call: func(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
+			if p.Capability() != capapi.CapRosterChildren {
 				return nil, errs.ErrNotImplemented
 			}
-			return dispatch.Invoke(ctx, impl, id, args, granted)
-		},
-		Complete:      impl.Complete,
-		InputSchema:   schemas.Input,
-		OutputSchema:  schemas.Output,
-		RequiredScope: scopes.Required,
-		RoleScopes:    scopes.RoleScopes,
+			return dispatch.Call(ctx, impl, p, args)
+		}})
+	if err != nil {
+		return nil, err
+	}
+	h, err := mcp.NewHandler(mcp.Options{
+		Gate: gate,
+		Name: "neemias-mcp", Title: "Neemias MCP (conformance demo)", Version: "0.1.0",
+		Capabilities: capapi.Capabilities(),
+		Complete:     impl.Complete,
+		InputSchema:  schemas.Input,
+		OutputSchema: schemas.Output,
 		Verifier: authntest.Static{Tokens: map[string]principal.Principal{token: {
 			UserID: uuid.New(), ChurchID: uuid.New(), Role: "ADMIN", Scopes: admin, ClientID: "conformance",
 		}}},

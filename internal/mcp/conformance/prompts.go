@@ -7,6 +7,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/neemias/neemias-mcp/internal/mcp"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
 )
 
 // Extend registers the prompt fixtures: prompts are not part of the capability spec, so they
@@ -54,13 +55,17 @@ func Extend(s *sdk.Server) {
 // Options returns runtime options serving the fixtures; the caller adds the verifier, the
 // allowlist and the metadata URL.
 func Options() mcp.Options {
+	gate, err := pipeline.New(pipeline.Config{RequiredScope: RequiredScope, Call: Invoke})
+	if err != nil {
+		panic(err) // both functions are set just above
+	}
 	return mcp.Options{
+		Gate:          gate,
 		Name:          "neemias-mcp-conformance",
 		Title:         "Neemias MCP conformance fixtures",
 		Version:       "0.1.0",
 		Instructions:  "Conformance fixtures of the Neemias MCP runtime.",
 		Capabilities:  Capabilities(),
-		Invoke:        Invoke,
 		Complete:      Complete,
 		InputSchema:   InputSchema,
 		OutputSchema:  OutputSchema,

@@ -3,8 +3,11 @@
 // local callers. Neemias then runs no authorization server of its own; its protected-resource
 // metadata names the external issuer.
 //
-// NewVerifier discovers the provider (/.well-known/openid-configuration, whose "issuer" must
-// equal the configured one exactly) and returns a Verifier implementing authn.Verifier. Each
+// NewVerifier validates the configuration and discovers the provider
+// (/.well-known/openid-configuration, whose "issuer" must equal the configured one exactly); a
+// provider that is merely unreachable does not stop it: discovery and keys are then fetched on
+// use, Verify fails as unavailable (503 with Retry-After) until they can be had, and Ready
+// reports the state for /readyz. It returns a Verifier implementing authn.Verifier. Each
 // token is checked like our own tokens (internal/tokens): one compact JWS, an algorithm from an
 // asymmetric allowlist (RS256 and ES256 by default; never "none" or HMAC), a key chosen only
 // from the provider's JWKS by kid (jku, x5u and embedded jwk headers are ignored), the
@@ -23,4 +26,19 @@
 // of made-up kids cannot turn into a flood of fetches. When the provider is unreachable, cached
 // keys keep working; with no usable key at all, Verify returns ErrKeysUnavailable, which is
 // not authn.ErrInvalidToken, so the middleware answers 503 and fails closed.
+//
+// Opaque (non-JWT) tokens are validated by RFC 7662 introspection when configured
+// (zitadel/oidc rs.Introspect, client credentials by HTTP Basic): an active access token
+// (never a refresh token), our issuer when named, exp and nbf, then the same audience, claim
+// and subject rules as a JWT. Active answers are cached by the token's SHA-256 until the
+// token's exp or the cache TTL, whichever is first: a revocation at the provider is seen
+// within the TTL. An endpoint that cannot answer is ErrIntrospectionUnavailable (503).
+//
+// A token without aud is refused unless Config.AcceptMissingAudience lists its client
+// (client_id or azp); then it must carry one of this server's scopes, and each acceptance is
+// logged and handed to OnMissingAudience (the audit log). A token whose aud names another
+// resource is always refused. AuthorizationServerMetadata is the provider's metadata with
+// "none" added to token_endpoint_auth_methods_supported, for the server's metadata proxy.
+//
+// hydratest runs ORY Hydra for tests; oidctest, a minimal issuer with failure modes.
 package external

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -100,6 +102,22 @@ type Config struct {
 	RefreshInterval, KeysMaxAge time.Duration
 	// RootCAs replaces the system trust roots for the provider (a private CA, or tests).
 	RootCAs *x509.CertPool
+	// Introspection, when set, validates opaque (non-JWT) access tokens by RFC 7662
+	// introspection at the provider; without it only JWT access tokens are accepted.
+	Introspection *Introspection
+	// AcceptMissingAudience lists the client ids (a token's client_id or azp) whose tokens
+	// are accepted without an aud claim: the workaround for providers that cannot
+	// audience-bind tokens (Keycloak without resource indicators). Such a token must still
+	// carry at least one scope this server knows; a token whose aud names another resource
+	// is refused regardless. Every acceptance is logged and passed to OnMissingAudience.
+	// Empty (the default): a token without aud is refused.
+	AcceptMissingAudience []string
+	// OnMissingAudience is called for every token accepted without aud (the audit log). An
+	// error refuses the request as unavailable (503): the compensating check must be
+	// recorded, or the token is not used.
+	OnMissingAudience func(ctx context.Context, p principal.Principal) error
+	// Logger receives the warnings of this verifier (never a token or personal data).
+	Logger *slog.Logger
 	// Now is the clock (tests).
 	Now func() time.Time
 }
@@ -115,14 +133,24 @@ type Verifier struct {
 	claims     ClaimMapping
 	lookup     LookupFunc
 	keys       *keySet
+	disc       *discoverer
+	meta       *metadataCache
+	intro      *introspector
+	missingAud []string
+	onMissing  func(ctx context.Context, p principal.Principal) error
+	log        *slog.Logger
 	now        func() time.Time
 }
 
 var _ authn.Verifier = (*Verifier)(nil)
 
-// NewVerifier validates cfg and discovers the provider. It fails when the provider's metadata
-// cannot be fetched or names another issuer; keys are fetched on first use.
-func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
+// NewVerifier validates cfg and tries to discover the provider. A provider that is down,
+// slow or overloaded (a connection failure, a timeout, a 5xx) does not stop it: discovery and
+// keys are then fetched on use, at most once per RefreshInterval, and until they can be had
+// Verify fails with ErrKeysUnavailable (503) and Ready reports why. A definite answer that
+// shows a misconfiguration (metadata naming another issuer, a 404, an untrusted certificate)
+// is an error.
+func NewVerifier(ctx context.Context, cfg Config) (v *Verifier, err error) {
 	if err := checkHTTPSURL(cfg.Issuer); err != nil {
 		return nil, fmt.Errorf("external: Issuer: %w", err)
 	}
@@ -155,7 +183,7 @@ func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 			return nil, fmt.Errorf("external: Claims.Roles maps %q to unknown role %q", from, to)
 		}
 	}
-	v := &Verifier{
+	v = &Verifier{
 		issuer:     cfg.Issuer,
 		audiences:  audiences(cfg.Audience),
 		algs:       slices.Clone(algs),
@@ -180,13 +208,34 @@ func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
+	for _, id := range cfg.AcceptMissingAudience {
+		if strings.TrimSpace(id) == "" || len(id) > 512 {
+			return nil, errors.New("external: AcceptMissingAudience: empty or overlong client id")
+		}
+	}
+	v.missingAud = slices.Clone(cfg.AcceptMissingAudience)
+	v.onMissing = cfg.OnMissingAudience
+	v.log = cfg.Logger
+	if v.log == nil {
+		v.log = slog.Default()
+	}
 	g := newGetter(cfg.RootCAs, timeout, maxBytes)
-	d, err := g.discover(ctx, cfg.Issuer)
-	if err != nil {
-		return nil, err
+	if cfg.Introspection != nil {
+		if v.intro, err = newIntrospector(*cfg.Introspection, cfg.RootCAs, timeout, v.now); err != nil {
+			return nil, err
+		}
+	}
+	v.disc = &discoverer{issuer: cfg.Issuer, get: g}
+	v.meta = &metadataCache{issuer: cfg.Issuer, get: g, now: v.now}
+	if _, err := v.disc.jwksURI(ctx); err != nil {
+		if !isTransient(err) {
+			return nil, err
+		}
+		v.log.WarnContext(ctx, "identity provider unreachable at start-up; serving 503 until it answers",
+			"issuer", cfg.Issuer, "error", err)
 	}
 	v.keys = &keySet{
-		url:         d.JWKSURI,
+		url:         v.disc.jwksURI,
 		get:         g.get,
 		minInterval: orDefault(cfg.RefreshInterval, DefaultRefreshInterval),
 		maxAge:      orDefault(cfg.KeysMaxAge, DefaultKeysMaxAge),
@@ -235,30 +284,60 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", authn.ErrInvalidToken, fmt.Sprintf(format, args...))
 }
 
-// Verify checks token and returns its caller. Rejections wrap authn.ErrInvalidToken; a key set
-// that cannot be obtained (ErrKeysUnavailable) or a failing Lookup is returned unwrapped, so
-// the middleware answers 503.
+// Verify checks token and returns its caller. A compact JWS is verified against the provider's
+// keys; any other token is introspected (RFC 7662) when Introspection is configured, and
+// refused otherwise. Rejections wrap authn.ErrInvalidToken; keys or an introspection endpoint
+// that cannot be reached (ErrKeysUnavailable, ErrIntrospectionUnavailable), a failing Lookup
+// or OnMissingAudience are returned unwrapped, so the middleware answers 503.
 func (v *Verifier) Verify(ctx context.Context, token string) (principal.Principal, error) {
 	if len(token) > maxTokenBytes {
 		return principal.Principal{}, invalid("token larger than %d bytes", maxTokenBytes)
 	}
+	var (
+		tc  tokenClaims
+		err error
+	)
+	switch {
+	case strings.Count(token, ".") == 2:
+		tc, err = v.verifyJWT(ctx, token)
+	case v.intro != nil:
+		tc, err = v.introspect(ctx, token)
+	default:
+		err = invalid("not a JWT, and token introspection is not configured")
+	}
+	if err != nil {
+		return principal.Principal{}, err
+	}
+	return v.authorize(ctx, tc)
+}
+
+// tokenClaims is what a verified JWT or an active introspection response says.
+type tokenClaims struct {
+	issuer, subject string
+	audience        []string
+	raw             map[string]json.RawMessage
+	introspected    bool
+}
+
+// verifyJWT checks a JWT access token's header, signature, issuer and times.
+func (v *Verifier) verifyJWT(ctx context.Context, token string) (tokenClaims, error) {
 	tok, err := jwt.ParseSigned(token, v.algs)
 	if err != nil {
-		return principal.Principal{}, invalid("unparsable or disallowed algorithm: %v", err)
+		return tokenClaims{}, invalid("unparsable or disallowed algorithm: %v", err)
 	}
 	if len(tok.Headers) != 1 {
-		return principal.Principal{}, invalid("want exactly one signature")
+		return tokenClaims{}, invalid("want exactly one signature")
 	}
 	h := tok.Headers[0]
 	if err := v.checkType(h); err != nil {
-		return principal.Principal{}, err
+		return tokenClaims{}, err
 	}
 	keys, err := v.keys.candidates(ctx, h.KeyID, jose.SignatureAlgorithm(h.Algorithm))
 	if err != nil {
-		return principal.Principal{}, err
+		return tokenClaims{}, unavailable(err, v.keys.minInterval)
 	}
 	if len(keys) == 0 {
-		return principal.Principal{}, invalid("no key of the provider matches kid and alg")
+		return tokenClaims{}, invalid("no key of the provider matches kid and alg")
 	}
 	var (
 		c   jwt.Claims
@@ -273,26 +352,40 @@ func (v *Verifier) Verify(ctx context.Context, token string) (principal.Principa
 		}
 	}
 	if !ok {
-		return principal.Principal{}, invalid("bad signature")
+		return tokenClaims{}, invalid("bad signature")
 	}
 	if c.Expiry == nil {
-		return principal.Principal{}, invalid("no expiry")
+		return tokenClaims{}, invalid("no expiry")
 	}
 	if err := c.ValidateWithLeeway(jwt.Expected{Issuer: v.issuer, Time: v.now()}, v.skew); err != nil {
-		return principal.Principal{}, invalid("%v", err)
+		return tokenClaims{}, invalid("%v", err)
 	}
-	if !slices.ContainsFunc(v.audiences, c.Audience.Contains) {
+	return tokenClaims{issuer: c.Issuer, subject: c.Subject, audience: c.Audience, raw: raw}, nil
+}
+
+// authorize applies the audience rule, the required claims and the claim mapping, and looks
+// the subject up.
+func (v *Verifier) authorize(ctx context.Context, tc tokenClaims) (principal.Principal, error) {
+	missingAud := len(tc.audience) == 0
+	if missingAud {
+		// Only an explicitly listed client may present a token that names no resource at all;
+		// a token naming another resource is refused below whatever the list says.
+		id, _ := v.clientIDClaim(tc.raw)
+		if id == "" || !slices.Contains(v.missingAud, id) {
+			return principal.Principal{}, invalid("token has no audience")
+		}
+	} else if !slices.ContainsFunc(v.audiences, func(a string) bool { return slices.Contains(tc.audience, a) }) {
 		return principal.Principal{}, invalid("audience is not this resource")
 	}
 	for name, want := range v.required {
-		if got, _ := stringClaim(raw, name); got != want {
+		if got, _ := stringClaim(tc.raw, name); got != want {
 			return principal.Principal{}, invalid("claim %q does not have the required value", name)
 		}
 	}
-	if c.Subject == "" || len(c.Subject) > maxSubjectLen {
+	if tc.subject == "" || len(tc.subject) > maxSubjectLen {
 		return principal.Principal{}, invalid("subject missing or too long")
 	}
-	user, err := v.lookup(ctx, c.Issuer, c.Subject)
+	user, err := v.lookup(ctx, tc.issuer, tc.subject)
 	if errors.Is(err, ErrUnknownSubject) {
 		return principal.Principal{}, invalid("no local user for this subject")
 	}
@@ -302,25 +395,50 @@ func (v *Verifier) Verify(ctx context.Context, token string) (principal.Principa
 	if user.ID == uuid.Nil {
 		return principal.Principal{}, invalid("lookup returned no user id")
 	}
-	church, err := v.church(raw, user)
+	church, err := v.church(tc.raw, user)
 	if err != nil {
 		return principal.Principal{}, err
 	}
-	role, err := v.role(raw, user)
+	role, err := v.role(tc.raw, user)
 	if err != nil {
 		return principal.Principal{}, err
 	}
-	requested, err := v.scopes(raw)
+	requested, err := v.scopes(tc.raw)
 	if err != nil {
 		return principal.Principal{}, err
 	}
-	return principal.Principal{
+	p := principal.Principal{
 		UserID:   user.ID,
 		ChurchID: church,
 		Role:     role,
 		Scopes:   scopes.Grant(role, requested),
-		ClientID: v.clientID(raw),
-	}, nil
+		ClientID: v.clientID(tc.raw),
+	}
+	if missingAud {
+		if !knowsAnyScope(requested) {
+			return principal.Principal{}, invalid("token without audience carries none of this server's scopes")
+		}
+		// Logged with the client and the local user id only: no token, no claim values.
+		v.log.WarnContext(ctx, "access token without audience accepted for a listed client",
+			"client_id", p.ClientID, "user_id", p.UserID, "introspected", tc.introspected)
+		if v.onMissing != nil {
+			if err := v.onMissing(ctx, p); err != nil {
+				return principal.Principal{}, fmt.Errorf("external: recording a token accepted without audience: %w", err)
+			}
+		}
+	}
+	return p, nil
+}
+
+// knowsAnyScope reports whether requested names at least one scope of the spec: a token
+// issued for some other API does not carry Neemias's scope names.
+func knowsAnyScope(requested capability.ScopeSet) bool {
+	for _, s := range scopes.All() {
+		if requested.Has(s.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 func (v *Verifier) checkType(h jose.Header) error {
@@ -362,7 +480,7 @@ func (v *Verifier) church(raw map[string]json.RawMessage, u User) (uuid.UUID, er
 func (v *Verifier) role(raw map[string]json.RawMessage, u User) (string, error) {
 	role := u.Role
 	if v.claims.Role != "" {
-		vals, err := stringsClaim(raw, v.claims.Role)
+		vals, err := roleValues(raw, v.claims.Role)
 		if err != nil {
 			return "", invalid("role claim: %v", err)
 		}
@@ -409,16 +527,22 @@ func (v *Verifier) scopes(raw map[string]json.RawMessage) (capability.ScopeSet, 
 }
 
 func (v *Verifier) clientID(raw map[string]json.RawMessage) string {
+	s, _ := v.clientIDClaim(raw)
+	return s
+}
+
+// clientIDClaim returns the token's client: the configured claim, else client_id, else azp.
+func (v *Verifier) clientIDClaim(raw map[string]json.RawMessage) (string, bool) {
 	names := []string{v.claims.ClientID}
 	if v.claims.ClientID == "" {
 		names = []string{"client_id", "azp"}
 	}
 	for _, n := range names {
-		if s, ok := stringClaim(raw, n); ok && len(s) <= 512 {
-			return s
+		if s, ok := stringClaim(raw, n); ok && s != "" && len(s) <= 512 {
+			return s, true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // lookupClaim finds name at the top level, else by walking a dotted path.
@@ -457,6 +581,23 @@ func stringClaim(raw map[string]json.RawMessage, name string) (s string, present
 		return "", false
 	}
 	return s, true
+}
+
+// roleValues returns a role or group claim: a string, an array of strings, or an object whose
+// member names are the roles (Zitadel's urn:zitadel:iam:org:project:roles maps each role to
+// the organizations that granted it).
+func roleValues(raw map[string]json.RawMessage, name string) ([]string, error) {
+	vals, err := stringsClaim(raw, name)
+	if err == nil {
+		return vals, nil
+	}
+	m, _ := lookupClaim(raw, name)
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(m, &obj) != nil {
+		return nil, errors.New("not a string, an array of strings or an object of roles")
+	}
+	keys := slices.Sorted(maps.Keys(obj))
+	return keys, nil
 }
 
 // stringsClaim returns a claim that is a string or an array of strings (absent: nil).

@@ -59,7 +59,11 @@ func (g *getter) get(ctx context.Context, url string) ([]byte, error) {
 		return nil, fmt.Errorf("redirect (status %d) not followed", resp.StatusCode)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("status %d", resp.StatusCode)
+		err := fmt.Errorf("status %d", resp.StatusCode)
+		if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
+			return nil, transient{err}
+		}
+		return nil, err
 	}
 	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err != nil ||
 		!(mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
@@ -81,18 +85,30 @@ func (g *getter) get(ctx context.Context, url string) ([]byte, error) {
 	return body, nil
 }
 
+// transient marks a failure that may pass by itself (the provider down, slow or overloaded),
+// as opposed to a misconfiguration (a certificate we do not trust, a 404, another issuer).
+type transient struct{ error }
+
+func (t transient) Unwrap() error { return t.error }
+
+// isTransient reports whether err is, or wraps, a transient failure.
+func isTransient(err error) bool {
+	var t transient
+	return errors.As(err, &t)
+}
+
 func transportError(err error) error {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
-		return errors.New("timed out")
+		return transient{errors.New("timed out")}
 	}
 	if errors.Is(err, context.Canceled) {
-		return errors.New("canceled")
+		return transient{errors.New("canceled")}
 	}
 	var cv *tls.CertificateVerificationError
 	if errors.As(err, &cv) {
 		return errors.New("TLS certificate not accepted")
 	}
-	return errors.New("connection failed")
+	return transient{errors.New("connection failed")}
 }
 
 // discovery is the part of the OpenID Provider metadata we use.
@@ -106,7 +122,7 @@ type discovery struct {
 func (g *getter) discover(ctx context.Context, issuer string) (discovery, error) {
 	body, err := g.get(ctx, strings.TrimSuffix(issuer, "/")+"/.well-known/openid-configuration")
 	if err != nil {
-		return discovery{}, fmt.Errorf("external: discovery: %w", err)
+		return discovery{}, fmt.Errorf("external: discovery of %s: %w", issuer, err)
 	}
 	var d discovery
 	if err := json.Unmarshal(body, &d); err != nil {

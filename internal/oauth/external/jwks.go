@@ -30,7 +30,8 @@ const (
 // when the set is older than maxAge, never more often than once per minInterval, one fetch at
 // a time. A failed fetch keeps the previous keys.
 type keySet struct {
-	url         string
+	// url returns the JWKS URL (discovered from the issuer on first success).
+	url         func(ctx context.Context) (string, error)
 	get         func(ctx context.Context, url string) ([]byte, error)
 	minInterval time.Duration
 	maxAge      time.Duration
@@ -70,6 +71,14 @@ func (s *keySet) candidates(ctx context.Context, kid string, alg jose.SignatureA
 	return nil, nil
 }
 
+// state reports whether any key is held, and the last attempt's error (nil if it succeeded
+// or none was made).
+func (s *keySet) state() (haveKeys bool, lastErr error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.keys) > 0, s.lastErr
+}
+
 // refresh fetches the key set unless one was attempted within minInterval; concurrent callers
 // share one fetch.
 func (s *keySet) refresh(ctx context.Context) {
@@ -107,7 +116,11 @@ func (s *keySet) refresh(ctx context.Context) {
 }
 
 func (s *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
-	body, err := s.get(ctx, s.url)
+	u, err := s.url(ctx)
+	if err != nil {
+		return nil, err
+	}
+	body, err := s.get(ctx, u)
 	if err != nil {
 		return nil, fmt.Errorf("fetching JWKS: %w", err)
 	}

@@ -9,8 +9,8 @@ import "context"
 // capability. Adding a capability to the spec adds a method here, so the build breaks until the
 // new stub is scaffolded and implemented.
 //
-// Methods receive validated input and return domain errors (internal/errs); the generated
-// dispatcher checks scopes before calling them and redacts their output after.
+// Methods receive validated input and return domain errors (internal/errs); the pipeline
+// (internal/pipeline) checks scopes before calling them and gen/dispatch redacts their output.
 type Handler interface {
 	// Thing handles resource "demo://things/{id}".
 	//

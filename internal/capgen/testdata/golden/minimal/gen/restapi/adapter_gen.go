@@ -16,8 +16,21 @@ import (
 	"github.com/neemias/neemias-mcp/internal/capgen/testdata/golden/minimal/gen/openapi/oas"
 )
 
+// capabilityOf maps each ogen operation to the capability it serves.
+var capabilityOf = map[oas.OperationName]string{
+	oas.ThingOperation:     capapi.CapThing,
+	oas.ThingMakeOperation: capapi.CapThingMake,
+}
+
+// CapabilityOf returns the capability an ogen operation (oas.Route.Name) serves: the REST edge
+// finds it with oas.Server.FindPath and checks its scope before the request body is read.
+func CapabilityOf(operation string) (string, bool) {
+	id, ok := capabilityOf[operation]
+	return id, ok
+}
+
 // Runner runs a capability for the caller on ctx and maps its errors to REST errors; the
-// server implements it over the generated dispatcher.
+// server implements it over the invocation pipeline.
 type Runner interface {
 	Run(ctx context.Context, id string, args json.RawMessage) (json.RawMessage, error)
 	NewError(ctx context.Context, err error) *oas.ErrorStatusCode

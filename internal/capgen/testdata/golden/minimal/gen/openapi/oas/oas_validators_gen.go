@@ -42,6 +42,14 @@ func (s ErrorCode) Validate() error {
 		return nil
 	case "conflict":
 		return nil
+	case "not_implemented":
+		return nil
+	case "rate_limited":
+		return nil
+	case "too_large":
+		return nil
+	case "unavailable":
+		return nil
 	case "internal":
 		return nil
 	default:

@@ -1,0 +1,403 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/onboard"
+	"github.com/neemias/neemias-mcp/internal/store"
+)
+
+// The operator's commands that set a church up (internal/onboard): church, user, class and
+// volunteer. Each runs in one transaction as the schema owner and is audited as an operator
+// action.
+
+func churchCmd() *cobra.Command {
+	c := &cobra.Command{Use: "church", Short: "Create and list churches"}
+	var (
+		dbf                dbFlags
+		name, slug, tzName string
+	)
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Create a church (its name, the slug other commands name it by, its time zone)",
+		Example: `  neemias-mcp church create --name "Igreja Batista Central" --slug central
+  neemias-mcp church create --name "Comunidade Esperança" --slug esperanca-manaus --time-zone America/Manaus`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, closeDB, err := openStore(cmd.Context(), &dbf)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			ch, err := onboard.CreateChurch(cmd.Context(), st, onboard.NewChurch{Name: name, Slug: slug, TimeZone: tzName})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "created church %q (slug %s, time zone %s, id %s)\nnext: neemias-mcp user add --church %s --email EMAIL --role ADMIN\n",
+				ch.Name, ch.Slug, ch.TimeZone, ch.ID, ch.Slug)
+			return nil
+		},
+	}
+	dbf.add(create)
+	create.Flags().StringVar(&name, "name", "", "the church's name (required)")
+	create.Flags().StringVar(&slug, "slug", "", "short name for the other commands: lower-case letters, digits, hyphens (required)")
+	create.Flags().StringVar(&tzName, "time-zone", onboard.DefaultTimeZone, "IANA time zone: what \"today\" is for check-ins and ages")
+	mustRequire(create, "name", "slug")
+
+	var listDB dbFlags
+	list := &cobra.Command{
+		Use: "list", Short: "List the churches", Args: cobra.NoArgs,
+		Example: "  neemias-mcp church list",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, closeDB, err := openStore(cmd.Context(), &listDB)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			cs, err := onboard.ListChurches(cmd.Context(), st)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "SLUG\tNAME\tTIME ZONE\tID")
+			for _, ch := range cs {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ch.Slug, ch.Name, ch.TimeZone, ch.ID)
+			}
+			return tw.Flush()
+		},
+	}
+	listDB.add(list)
+	c.AddCommand(create, list)
+	return c
+}
+
+func userCmd() *cobra.Command {
+	c := &cobra.Command{Use: "user", Short: "Add, list and disable a church's accounts; set a local password"}
+	roles := strings.Join(scopes.Roles(), ", ")
+
+	var (
+		addDB                         dbFlags
+		church, email, role, dispName string
+	)
+	add := &cobra.Command{
+		Use:   "add",
+		Short: "Add an account (" + roles + ")",
+		Long: `Add an account to a church, with one of the spec's roles (` + roles + `).
+
+The account has no password yet. For a local login, set one with user set-password, which reads
+it from the terminal (never from the command line); for a login through the church's identity
+provider, link the provider account with identity link.`,
+		Example: `  neemias-mcp user add --church central --email pastora@central.example --role ADMIN --name "Pastora Ana"
+  neemias-mcp user add --church central --email secretaria@central.example --role CADASTRO
+  neemias-mcp user add --church central --email tio.joao@central.example --role VOLUNTARIO`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, closeDB, err := openStore(cmd.Context(), &addDB)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			u, err := onboard.AddUser(cmd.Context(), st, church, onboard.NewUser{Email: email, Role: role, DisplayName: dispName})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "added %s (%s, id %s) to church %s\nlocal login: neemias-mcp user set-password --church %s --email %s\n",
+				u.Email, u.Role, u.ID, church, church, u.Email)
+			return nil
+		},
+	}
+	addDB.add(add)
+	add.Flags().StringVar(&church, "church", "", "the church's slug (required)")
+	add.Flags().StringVar(&email, "email", "", "the account's email, its login (required)")
+	add.Flags().StringVar(&role, "role", "", "one of "+roles+" (required)")
+	add.Flags().StringVar(&dispName, "name", "", "display name (default: the email before the @)")
+	mustRequire(add, "church", "email", "role")
+
+	var (
+		disDB               dbFlags
+		disChurch, disEmail string
+	)
+	disable := &cobra.Command{
+		Use:     "disable",
+		Short:   "Disable an account: no more logins, its OAuth grants and tokens revoked",
+		Example: "  neemias-mcp user disable --church central --email tio.joao@central.example",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, closeDB, err := openStore(cmd.Context(), &disDB)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			u, changed, err := onboard.DisableUser(cmd.Context(), st, disChurch, disEmail)
+			if err != nil {
+				return err
+			}
+			if !changed {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s was disabled already (since %s)\n", u.Email, u.DisabledAt.Format("2006-01-02 15:04"))
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "disabled %s; its grants are revoked\n", u.Email)
+			return nil
+		},
+	}
+	disDB.add(disable)
+	disable.Flags().StringVar(&disChurch, "church", "", "the church's slug (required)")
+	disable.Flags().StringVar(&disEmail, "email", "", "the account's email (required)")
+	mustRequire(disable, "church", "email")
+
+	var (
+		listDB     dbFlags
+		listChurch string
+	)
+	list := &cobra.Command{
+		Use: "list", Short: "List a church's accounts", Args: cobra.NoArgs,
+		Example: "  neemias-mcp user list --church central",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, closeDB, err := openStore(cmd.Context(), &listDB)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			us, err := onboard.ListUsers(cmd.Context(), st, listChurch)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "EMAIL\tROLE\tNAME\tPASSWORD\tSTATUS")
+			for _, u := range us {
+				pw, status := "no", "enabled"
+				if u.HasPassword {
+					pw = "set"
+				}
+				if u.DisabledAt != nil {
+					status = "disabled " + u.DisabledAt.Format("2006-01-02")
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", u.Email, u.Role, u.DisplayName, pw, status)
+			}
+			return tw.Flush()
+		},
+	}
+	listDB.add(list)
+	list.Flags().StringVar(&listChurch, "church", "", "the church's slug (required)")
+	mustRequire(list, "church")
+
+	var (
+		pwDB              dbFlags
+		pwChurch, pwEmail string
+	)
+	setPassword := &cobra.Command{
+		Use:   "set-password",
+		Short: "Set an account's local password, read from the terminal (or the first line of standard input)",
+		Long: fmt.Sprintf(`Set an account's local password. The password is read from the terminal, twice and without
+echo, or from the first line of standard input when it is not a terminal; never from the command
+line, where the shell history and other users of the machine would see it. At least %d
+characters. Only its argon2id hash is stored.`, onboard.MinPasswordLen),
+		Example: `  neemias-mcp user set-password --church central --email pastora@central.example
+  gpg -d senha.gpg | neemias-mcp user set-password --church central --email pastora@central.example`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			pw, err := readPassword(cmd)
+			if err != nil {
+				return err
+			}
+			st, closeDB, err := openStore(cmd.Context(), &pwDB)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			if err := onboard.SetPassword(cmd.Context(), st, pwChurch, pwEmail, pw); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "password set for %s\n", strings.ToLower(strings.TrimSpace(pwEmail)))
+			return nil
+		},
+	}
+	pwDB.add(setPassword)
+	setPassword.Flags().StringVar(&pwChurch, "church", "", "the church's slug (required)")
+	setPassword.Flags().StringVar(&pwEmail, "email", "", "the account's email (required)")
+	mustRequire(setPassword, "church", "email")
+
+	c.AddCommand(add, disable, list, setPassword)
+	return c
+}
+
+// readPassword reads a new password: from the terminal twice without echo, else the first
+// line of standard input.
+func readPassword(cmd *cobra.Command) (string, error) {
+	in := cmd.InOrStdin()
+	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(cmd.ErrOrStderr(), "new password: ")
+		a, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(cmd.ErrOrStderr())
+		if err != nil {
+			return "", fmt.Errorf("reading the password: %w", err)
+		}
+		fmt.Fprint(cmd.ErrOrStderr(), "again: ")
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(cmd.ErrOrStderr())
+		if err != nil {
+			return "", fmt.Errorf("reading the password: %w", err)
+		}
+		if string(a) != string(b) {
+			return "", errors.New("the two passwords differ; nothing was changed")
+		}
+		return string(a), nil
+	}
+	line, err := bufio.NewReaderSize(in, onboard.MaxPasswordLen+2).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("reading the password from standard input: %w", err)
+	}
+	line = strings.TrimRight(line, "\r\n")
+	if line == "" {
+		return "", errors.New("no password on standard input (give it on the first line, or run in a terminal)")
+	}
+	return line, nil
+}
+
+func classCmd() *cobra.Command {
+	c := &cobra.Command{Use: "class", Short: "Add and list a church's classes"}
+	var (
+		addDB          dbFlags
+		church, name   string
+		minAge, maxAge int
+	)
+	add := &cobra.Command{
+		Use:   "add",
+		Short: "Add a class for an age range (completed years, both ends included)",
+		Long: `Add a class for an age range, in completed years, both ends included (0 to 18). Ranges may
+overlap: a child is placed in the narrowest class whose range holds its age.`,
+		Example: `  neemias-mcp class add --church central --name Berçário --min-age 0 --max-age 2
+  neemias-mcp class add --church central --name "Primários" --min-age 6 --max-age 8`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, closeDB, err := openStore(cmd.Context(), &addDB)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			cl, err := onboard.AddClass(cmd.Context(), st, church, onboard.NewClass{Name: name, MinAge: minAge, MaxAge: maxAge})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "added class %q (ages %d to %d, id %s) to church %s\n", cl.Name, cl.MinAge, cl.MaxAge, cl.ID, church)
+			return nil
+		},
+	}
+	addDB.add(add)
+	add.Flags().StringVar(&church, "church", "", "the church's slug (required)")
+	add.Flags().StringVar(&name, "name", "", "the class's name (required)")
+	add.Flags().IntVar(&minAge, "min-age", 0, "youngest age, in completed years (required)")
+	add.Flags().IntVar(&maxAge, "max-age", 0, "oldest age, in completed years (required)")
+	mustRequire(add, "church", "name", "min-age", "max-age")
+
+	var (
+		listDB     dbFlags
+		listChurch string
+	)
+	list := &cobra.Command{
+		Use: "list", Short: "List a church's classes, with their volunteers and children", Args: cobra.NoArgs,
+		Example: "  neemias-mcp class list --church central",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, closeDB, err := openStore(cmd.Context(), &listDB)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			cs, err := onboard.ListClasses(cmd.Context(), st, listChurch)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tAGES\tVOLUNTEERS\tCHILDREN\tSTATUS")
+			for _, cl := range cs {
+				status := "active"
+				if cl.ArchivedAt != nil {
+					status = "archived"
+				}
+				fmt.Fprintf(tw, "%s\t%d-%d\t%d\t%d\t%s\n", cl.Name, cl.MinAge, cl.MaxAge, cl.Volunteers, cl.Children, status)
+			}
+			return tw.Flush()
+		},
+	}
+	listDB.add(list)
+	list.Flags().StringVar(&listChurch, "church", "", "the church's slug (required)")
+	mustRequire(list, "church")
+	c.AddCommand(add, list)
+	return c
+}
+
+func volunteerCmd() *cobra.Command {
+	c := &cobra.Command{Use: "volunteer", Short: "Assign VOLUNTARIO accounts to the classes they serve"}
+	mk := func(use, short, example string, op func(cmd *cobra.Command, st *store.Store, church, email, class string) error) *cobra.Command {
+		var (
+			dbf                  dbFlags
+			church, email, class string
+		)
+		sub := &cobra.Command{
+			Use: use, Short: short, Example: example, Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				st, closeDB, err := openStore(cmd.Context(), &dbf)
+				if err != nil {
+					return err
+				}
+				defer closeDB()
+				return op(cmd, st, church, email, class)
+			},
+		}
+		dbf.add(sub)
+		sub.Flags().StringVar(&church, "church", "", "the church's slug (required)")
+		sub.Flags().StringVar(&email, "email", "", "the VOLUNTARIO account's email (required)")
+		sub.Flags().StringVar(&class, "class", "", "the class's name, as class list shows it (required)")
+		mustRequire(sub, "church", "email", "class")
+		return sub
+	}
+	assign := mk("assign", "Let a volunteer see and check in the children of a class",
+		`  neemias-mcp volunteer assign --church central --email tio.joao@central.example --class Primários`,
+		func(cmd *cobra.Command, st *store.Store, church, email, class string) error {
+			changed, err := onboard.AssignVolunteer(cmd.Context(), st, church, email, class)
+			if err != nil {
+				return err
+			}
+			if !changed {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s serves class %q already\n", email, class)
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s now serves class %q\n", email, class)
+			return nil
+		})
+	unassign := mk("unassign", "End a volunteer's assignment to a class",
+		`  neemias-mcp volunteer unassign --church central --email tio.joao@central.example --class Primários`,
+		func(cmd *cobra.Command, st *store.Store, church, email, class string) error {
+			changed, err := onboard.UnassignVolunteer(cmd.Context(), st, church, email, class)
+			if err != nil {
+				return err
+			}
+			if !changed {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s was not assigned to class %q; nothing changed\n", email, class)
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s no longer serves class %q\n", email, class)
+			return nil
+		})
+	c.AddCommand(assign, unassign)
+	return c
+}
+
+// mustRequire marks flags required; a name that is not a flag is a programming error.
+func mustRequire(c *cobra.Command, names ...string) {
+	for _, n := range names {
+		if err := c.MarkFlagRequired(n); err != nil {
+			panic(err)
+		}
+	}
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/neemias/neemias-mcp/internal/oauth/oauthtest"
+	"github.com/neemias/neemias-mcp/internal/store/storetest"
+)
+
+// run executes one neemias-mcp command in-process and returns its standard output and error.
+func run(t *testing.T, stdin string, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := root()
+	cmd.SetOut(&out)
+	cmd.SetErr(io.Discard)
+	cmd.SetIn(strings.NewReader(stdin))
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+// TestOnboardingWalkthrough performs docs/onboarding.md on an empty database: create the
+// church, its accounts, classes and assignments, import the sample roster (dry run first),
+// then serve and let an agent log in as the church's ADMIN (OAuth, the local password set
+// from standard input) and read the roster it imported.
+func TestOnboardingWalkthrough(t *testing.T) {
+	dbURL := storetest.NewEmptyDatabase(t)
+	db := []string{"--database-url", dbURL}
+	must := func(stdin string, args ...string) string {
+		t.Helper()
+		out, err := run(t, stdin, append(args, db...)...)
+		if err != nil {
+			t.Fatalf("neemias-mcp %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	must("", "church", "create", "--name", "Igreja Batista Central", "--slug", "central", "--time-zone", "America/Sao_Paulo")
+	must("", "user", "add", "--church", "central", "--email", "pastora@central.example", "--role", "ADMIN", "--name", "Pastora")
+	must("", "user", "add", "--church", "central", "--email", "secretaria@central.example", "--role", "CADASTRO")
+	must("", "user", "add", "--church", "central", "--email", "tio.joao@central.example", "--role", "VOLUNTARIO")
+	must("uma senha bem longa\n", "user", "set-password", "--church", "central", "--email", "pastora@central.example")
+	for _, c := range [][]string{{"Berçário", "0", "2"}, {"Maternal", "3", "5"}, {"Primários", "6", "8"}, {"Juniores", "9", "11"}} {
+		must("", "class", "add", "--church", "central", "--name", c[0], "--min-age", c[1], "--max-age", c[2])
+	}
+	if out := must("", "volunteer", "assign", "--church", "central", "--email", "tio.joao@central.example", "--class", "Primários"); !strings.Contains(out, "now serves") {
+		t.Errorf("assign: %s", out)
+	}
+	if out := must("", "volunteer", "assign", "--church", "central", "--email", "tio.joao@central.example", "--class", "Primários"); !strings.Contains(out, "already") {
+		t.Errorf("assign again: %s", out)
+	}
+	users := must("", "user", "list", "--church", "central")
+	for _, want := range []string{`pastora@central\.example\s+ADMIN\s+Pastora\s+set\s+enabled`, `tio\.joao@central\.example\s+VOLUNTARIO\s+tio\.joao\s+no\s+enabled`} {
+		if !regexp.MustCompile(want).MatchString(users) {
+			t.Errorf("user list lacks %s:\n%s", want, users)
+		}
+	}
+	if out := must("", "class", "list", "--church", "central"); !strings.Contains(out, "Primários") || !strings.Contains(out, "6-8") {
+		t.Errorf("class list:\n%s", out)
+	}
+
+	sample := filepath.Join("..", "..", "docs", "examples", "roster-sample.csv")
+	dry := must("", "import", "roster", sample, "--church", "central", "--dry-run")
+	if !strings.Contains(dry, "nothing was written") || !strings.Contains(dry, "linha/line 10:") {
+		t.Errorf("dry run report:\n%s", dry)
+	}
+	childrenPerClass := regexp.MustCompile(`(?m)\s(\d+)\s+active$`)
+	placed := func() (n int) {
+		for _, m := range childrenPerClass.FindAllStringSubmatch(must("", "class", "list", "--church", "central"), -1) {
+			c, _ := strconv.Atoi(m[1])
+			n += c
+		}
+		return n
+	}
+	if n := placed(); n != 0 {
+		t.Errorf("the dry run placed %d children", n)
+	}
+	reportFile := filepath.Join(t.TempDir(), "relatorio.txt")
+	summary := must("", "import", "roster", sample, "--church", "central", "--report", reportFile)
+	report, err := os.ReadFile(reportFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(summary, "9 rows imported, 1 refused") || !strings.Contains(string(report), "crianças / children") {
+		t.Errorf("summary %q, report:\n%s", summary, report)
+	}
+	// The sample's children outgrow the classes as the years pass: those no class fits are
+	// reported, and neither placed nor counted by the roster.
+	unplaced := 0
+	if m := regexp.MustCompile(`not placed in a class\s+(\d+)`).FindStringSubmatch(string(report)); m != nil {
+		unplaced, _ = strconv.Atoi(m[1])
+	}
+	if n := placed(); n != 8-unplaced || unplaced > 2 {
+		t.Errorf("%d children placed in classes and %d not, want the 8 imported", n, unplaced)
+	}
+	if fi, err := os.Stat(reportFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("report file mode: %v %v", fi.Mode(), err)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"user", "add", "--church", "central", "--email", "x@central.example", "--role", "PASTOR"}, "use one of ADMIN, CADASTRO, VOLUNTARIO, RESPONSAVEL"},
+		{[]string{"user", "add", "--church", "central", "--email", "x@central.example"}, `required flag(s) "role" not set`},
+		{[]string{"volunteer", "assign", "--church", "central", "--email", "secretaria@central.example", "--class", "Primários"}, "only VOLUNTARIO accounts"},
+		{[]string{"volunteer", "assign", "--church", "central", "--email", "tio.joao@central.example", "--class", "Adolescentes"}, `no class named "Adolescentes"`},
+		{[]string{"import", "roster", "nao-existe.csv", "--church", "central"}, "opening the roster file"},
+		{[]string{"import", "roster", "testdata-none.csv", "--church", "outra"}, "opening the roster file"},
+		{[]string{"user", "set-password", "--church", "central", "--email", "pastora@central.example"}, "no password on standard input"},
+	} {
+		if out, err := run(t, "", append(tc.args, db...)...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v (%s), want %q", tc.args, err, out, tc.want)
+		}
+	}
+	messy := filepath.Join("..", "..", "internal", "rosterimport", "testdata", "messy-windows1252.csv")
+	if out, err := run(t, "", append([]string{"import", "roster", messy, "--church", "central", "--strict"}, db...)...); err == nil ||
+		!strings.Contains(err.Error(), "9 rows refused and --strict is set") || !strings.Contains(out, "refused, nothing was written") {
+		t.Errorf("strict import: %v\n%s", err, out)
+	}
+
+	// Serve, and let an agent in as the ADMIN.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	serve := root()
+	serve.SetOut(io.Discard)
+	serve.SetErr(io.Discard)
+	serve.SetArgs(append([]string{"serve", "--addr", addr}, db...))
+	done := make(chan error, 1)
+	go func() { done <- serve.ExecuteContext(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	base := "http://" + addr
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		resp, err := http.Get(base + "/.well-known/oauth-protected-resource/mcp")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not come up: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	client := oauthtest.RegisterPublic(t, base, "http://127.0.0.1:3000/cb")
+	verifier, challenge := oauthtest.NewPKCE()
+	f := oauthtest.NewBrowser(t).Authorize(oauthtest.Request{
+		ClientID: client.ID, RedirectURI: client.RedirectURI, Scope: "roster:read attendance:read", State: "s", Challenge: challenge, Resource: base + "/mcp",
+	}, oauthtest.Bases{Authorize: base, Login: base, Consent: base}, "pastora@central.example", "uma senha bem longa", "approve")
+	tok := oauthtest.Exchange(t, base, client, f.Callback.Query().Get("code"), verifier)
+	if tok.Status != http.StatusOK {
+		t.Fatalf("token: %+v", tok)
+	}
+	status, _, body := oauthtest.ReadRoster(t, base, tok.AccessToken)
+	if total := fmt.Sprintf(`"total_children":%d`, 8-unplaced); status != http.StatusOK || !strings.Contains(strings.ReplaceAll(body, `\"`, `"`), total) {
+		t.Errorf("the ADMIN's roster: %d %s", status, oauthtest.Snippet(body))
+	}
+	status, _, body = oauthtest.MCP(t, base, tok.AccessToken, "resources/read", map[string]any{"uri": "neemias://attendance/summary?from=2026-06-01&to=2026-06-30"})
+	if status != http.StatusOK || strings.Contains(body, `"error"`) {
+		t.Errorf("June's attendance: %d %s", status, oauthtest.Snippet(body))
+	}
+
+	// Disabling the account ends the agent's access.
+	must("", "user", "add", "--church", "central", "--email", "pastor2@central.example", "--role", "ADMIN")
+	if out := must("", "user", "disable", "--church", "central", "--email", "pastora@central.example"); !strings.Contains(out, "grants are revoked") {
+		t.Errorf("disable: %s", out)
+	}
+	if status, _, _ := oauthtest.ReadRoster(t, base, tok.AccessToken); status != http.StatusUnauthorized {
+		t.Errorf("a disabled ADMIN's token still reads the roster: %d", status)
+	}
+}

@@ -1,0 +1,105 @@
+package logic_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/neemias/neemias-mcp/gen/capapi"
+	"github.com/neemias/neemias-mcp/gen/schemas"
+	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/principal"
+)
+
+// TestOutputsConformToTheirSchemas proves, instead of checking on every response, that what
+// the pipeline returns conforms to the generated output schema: every capability of the
+// registry, called by every role that may call it, with the role's scopes and with each
+// sensitive scope taken away (the redacted variants), validated by a full JSON Schema
+// validator. A capability without example arguments here fails the test.
+func TestOutputsConformToTheirSchemas(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.a
+	birth := todaySP().Time().AddDate(-4, 0, -3).Format("2006-01-02")
+	args := map[string]any{
+		capapi.CapRosterChildren:    map[string]any{},
+		capapi.CapRosterChild:       map[string]any{"id": a.k1},
+		capapi.CapAttendanceSummary: map[string]any{},
+		capapi.CapCheckinsByDate:    map[string]any{"date": a.day.String()},
+		capapi.CapCheckinRegister:   map[string]any{"child_id": a.k1},
+		capapi.CapCheckoutRegister:  map[string]any{"checkin_id": a.ck1, "pickup_code": fixtureCode},
+		capapi.CapChildEnroll:       enrollArgs(birth),
+	}
+	for _, c := range capapi.Capabilities() {
+		raw := schemas.Output(c.ID)
+		if raw == nil {
+			t.Errorf("%s: no output schema", c.ID)
+			continue
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatalf("%s: output schema: %v", c.ID, err)
+		}
+		resolved, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: output schema: %v", c.ID, err)
+		}
+		if len(s.Required) > 0 && resolved.Validate(map[string]any{}) == nil {
+			t.Fatalf("%s: the validator accepts {} although fields are required", c.ID)
+		}
+		in, ok := args[c.ID]
+		if !ok {
+			t.Errorf("%s: no example arguments in this test", c.ID)
+			continue
+		}
+		checked := 0
+		for _, role := range scopes.Roles() {
+			full, _ := scopes.RoleScopes(role)
+			if !scopes.Allowed(c.ID, full) {
+				continue
+			}
+			variants := []capability.ScopeSet{full}
+			for _, info := range scopes.All() {
+				if info.Sensitive && full.Has(info.Name) && info.Name != c.Scope {
+					variants = append(variants, without(full, info.Name))
+				}
+			}
+			for _, granted := range variants {
+				ctx := a.as(role)
+				p, _ := principal.From(ctx)
+				p.Scopes = granted
+				out, err := e.invoke(principal.With(ctx, p), c.ID, in)
+				if err != nil {
+					continue // row filters and state may refuse (a second enrollment, say)
+				}
+				data, err := json.Marshal(out)
+				if err != nil {
+					t.Fatalf("%s/%s: encoding: %v", c.ID, role, err)
+				}
+				var v any
+				if err := json.Unmarshal(data, &v); err != nil {
+					t.Fatal(err)
+				}
+				if err := resolved.Validate(v); err != nil {
+					t.Errorf("%s as %s with %q: output violates its schema: %v", c.ID, role, granted, err)
+				}
+				checked++
+			}
+		}
+		if checked == 0 {
+			t.Errorf("%s: no call succeeded, so nothing was checked", c.ID)
+		}
+	}
+}
+
+func without(s capability.ScopeSet, scope string) capability.ScopeSet {
+	var out []string
+	for _, x := range s.List() {
+		if x != scope {
+			out = append(out, x)
+		}
+	}
+	return capability.NewScopeSet(out...)
+}

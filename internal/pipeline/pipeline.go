@@ -1,0 +1,146 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/errs"
+	"github.com/neemias/neemias-mcp/internal/principal"
+)
+
+// Permit is the proof that one caller passed the scope check of one capability. Only
+// [Gate.Authorize] makes a non-zero one; the zero Permit authorizes nothing.
+type Permit struct {
+	capability string
+	caller     principal.Principal
+}
+
+// Capability is the id of the capability the permit is for.
+func (p Permit) Capability() string { return p.capability }
+
+// Caller is the verified caller the permit was issued to.
+func (p Permit) Caller() principal.Principal { return p.caller }
+
+// Scopes are the caller's effective scopes (what redaction reads).
+func (p Permit) Scopes() capability.ScopeSet { return p.caller.Scopes }
+
+// Valid reports whether p came from [Gate.Authorize].
+func (p Permit) Valid() bool { return p.capability != "" }
+
+// CallFunc runs the capability of a permit with args, a JSON object not yet validated: it
+// validates, decodes, calls the handler and finalizes the output. gen/dispatch.Bind makes one
+// over the hand-written Handler.
+type CallFunc func(ctx context.Context, p Permit, args json.RawMessage) (any, error)
+
+// RefusalHook is told of every call the scope check refuses (the server writes the audit
+// entry). args are the call's arguments when the transport has them (nil otherwise).
+type RefusalHook func(ctx context.Context, capabilityID string, args json.RawMessage, err error)
+
+// Config builds a [Gate].
+type Config struct {
+	// RequiredScope returns the scope a capability needs (gen/scopes.Required); false for an
+	// unknown capability, which is then unreachable. Required.
+	RequiredScope func(capabilityID string) (string, bool)
+	// Call runs a capability (gen/dispatch.Bind(handler)). Required.
+	Call CallFunc
+	// OnRefused, when set, is told of every scope refusal.
+	OnRefused RefusalHook
+}
+
+// Gate is the pipeline. It is immutable and safe for concurrent use.
+type Gate struct {
+	required  func(string) (string, bool)
+	call      CallFunc
+	onRefused RefusalHook
+}
+
+// New returns the gate of c.
+func New(c Config) (*Gate, error) {
+	if c.RequiredScope == nil || c.Call == nil {
+		return nil, errors.New("pipeline: Config.RequiredScope and Config.Call are required")
+	}
+	return &Gate{required: c.RequiredScope, call: c.Call, onRefused: c.OnRefused}, nil
+}
+
+// Allowed reports whether a caller holding granted may invoke capabilityID: the test lists use
+// to show only what a caller can call. It has no side effects.
+func (g *Gate) Allowed(granted capability.ScopeSet, capabilityID string) bool {
+	scope, ok := g.required(capabilityID)
+	return ok && granted.Has(scope)
+}
+
+// Reachable reports whether capabilityID exists for the gate at all (its scope is known).
+func (g *Gate) Reachable(capabilityID string) bool {
+	_, ok := g.required(capabilityID)
+	return ok
+}
+
+// Authorize is the scope check of one call by the caller on ctx. It returns the permit, or
+// errs.ErrUnauthenticated (no caller), errs.ErrUnknownCapability, or *errs.Forbidden naming
+// the missing scope; a Forbidden is reported to the refusal hook before it is returned.
+func (g *Gate) Authorize(ctx context.Context, capabilityID string, args json.RawMessage) (Permit, error) {
+	scope, ok := g.required(capabilityID)
+	if !ok {
+		return Permit{}, errs.ErrUnknownCapability
+	}
+	p, ok := principal.From(ctx)
+	if !ok {
+		return Permit{}, errs.ErrUnauthenticated
+	}
+	if !p.Scopes.Has(scope) {
+		err := &errs.Forbidden{Capability: capabilityID, Scope: scope}
+		if g.onRefused != nil {
+			g.onRefused(ctx, capabilityID, args, err)
+		}
+		return Permit{}, err
+	}
+	return Permit{capability: capabilityID, caller: p}, nil
+}
+
+// Result is a capability's finalized output: the value and its JSON, encoded once.
+type Result struct {
+	Value any
+	JSON  json.RawMessage
+}
+
+// Invoke runs the permitted capability with args (a JSON object; empty means {}).
+func (g *Gate) Invoke(ctx context.Context, p Permit, args json.RawMessage) (Result, error) {
+	if !p.Valid() {
+		return Result{}, errors.New("pipeline: Invoke without a permit")
+	}
+	out, err := g.call(ctx, p, args)
+	if err != nil {
+		return Result{}, err
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return Result{}, fmt.Errorf("pipeline: encoding the output of %q: %w", p.capability, err)
+	}
+	return Result{Value: out, JSON: data}, nil
+}
+
+// Call is Authorize followed by Invoke, for transports that need nothing in between.
+func (g *Gate) Call(ctx context.Context, capabilityID string, args json.RawMessage) (Result, error) {
+	p, err := g.Authorize(ctx, capabilityID, args)
+	if err != nil {
+		return Result{}, err
+	}
+	return g.Invoke(ctx, p, args)
+}
+
+type permitKey struct{}
+
+// WithPermit returns ctx carrying p: how a transport hands the permit of its HTTP-level check
+// to the handler its protocol library calls later.
+func WithPermit(ctx context.Context, p Permit) context.Context {
+	return context.WithValue(ctx, permitKey{}, p)
+}
+
+// PermitFrom returns the permit on ctx for capabilityID; false when there is none for it.
+func PermitFrom(ctx context.Context, capabilityID string) (Permit, bool) {
+	p, ok := ctx.Value(permitKey{}).(Permit)
+	return p, ok && p.capability == capabilityID
+}

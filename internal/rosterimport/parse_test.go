@@ -1,0 +1,121 @@
+package rosterimport
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/text/encoding/charmap"
+)
+
+func TestParseDate(t *testing.T) {
+	for _, tc := range []struct {
+		in, want, reason string
+	}{
+		{"15/03/2018", "2018-03-15", ""},
+		{"5/3/2018", "2018-03-05", ""},
+		{"15-03-2018", "2018-03-15", ""},
+		{"15.03.2018", "2018-03-15", ""},
+		{"2018-03-15", "2018-03-15", ""},
+		{"15/03/2018 00:00:00", "2018-03-15", ""},
+		{"2018-03-15T00:00:00", "2018-03-15", ""},
+		{"29/02/2020", "2020-02-29", ""},
+		{"29/02/2019", "", "does not exist in the calendar"},
+		{"03/15/2018", "", "does not exist in the calendar"}, // month-first (US) is not read as such
+		{"15/03/18", "", "2-digit year"},
+		{"março de 2018", "", "unreadable"},
+		{"", "", "missing"},
+	} {
+		got, reason := parseDate(tc.in)
+		switch {
+		case tc.reason == "" && (reason != nil || got.Format(time.DateOnly) != tc.want):
+			t.Errorf("parseDate(%q) = %v, %v; want %s", tc.in, got, reason, tc.want)
+		case tc.reason != "" && (reason == nil || !strings.Contains(reason.EN, tc.reason) || reason.PT == ""):
+			t.Errorf("parseDate(%q) reason %v, want one about %q", tc.in, reason, tc.reason)
+		}
+	}
+}
+
+func TestParsePhone(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"(11) 98765-4321", "+5511987654321"},
+		{"11 98765 4321", "+5511987654321"},
+		{"011987654321", "+5511987654321"},
+		{"+55 (11) 98765-4321", "+5511987654321"},
+		{"5511987654321", "+5511987654321"},
+		{"(21) 3000-0001", "+552130000001"}, // a landline
+		{"+351 912 345 678", "+351912345678"},
+		{"98765-4321", ""}, // no area code
+		{"1234", ""},
+		{"(00) 91234-5678", ""}, // area code 00 does not exist
+		{"não tem", ""},
+	} {
+		got, reason := parsePhone(tc.in)
+		if got != tc.want || (tc.want == "") != (reason != nil) {
+			t.Errorf("parsePhone(%q) = %q, %v; want %q", tc.in, got, reason, tc.want)
+		}
+	}
+}
+
+func TestFoldHeaders(t *testing.T) {
+	for in, want := range map[string]Field{
+		"Nome da Criança": FieldChild, " NOME DA CRIANCA ": FieldChild, "nome_da_crianca": FieldChild, "Name": FieldChild,
+		"Data de Nascimento": FieldBirthDate, "birth_date": FieldBirthDate, "Birth Date": FieldBirthDate,
+		"Responsável": FieldGuardian, "RESPONSAVEL": FieldGuardian, "Celular": FieldPhone, "Telefone": FieldPhone,
+		"Parentesco": FieldRelationship, "Consentimento": FieldConsent, "Base Legal": FieldLegalBasis, "legal_basis": FieldLegalBasis,
+		"Turma": FieldClass,
+	} {
+		if got := aliasIndex[fold(in)]; got != want {
+			t.Errorf("header %q: %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"Mãe": "mother", "AVÔ": "grandparent", "avó": "grandparent", "Responsável Legal": "legal_guardian", "pai": "father", "Outro": "other"} {
+		if got := Relationships[fold(in)]; got != want {
+			t.Errorf("relationship %q: %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"Obrigação legal": "legal_obligation", "legal_obligation": "legal_obligation", "Legítimo Interesse": "legitimate_interest", "CONSENT": "consent"} {
+		if got := LegalBases[fold(in)]; got != want {
+			t.Errorf("legal basis %q: %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestParseEncodingsAndSeparators: the same roster in UTF-8 (with BOM), Windows-1252, with
+// commas, semicolons and tabs parses to the same rows.
+func TestParseEncodingsAndSeparators(t *testing.T) {
+	const utf8Text = "Criança;Nascimento;Responsável;Telefone;Parentesco;Consentimento\n" +
+		"\"Conceição; a Pequena\";01/02/2019;João Ávila;(11) 90000-0001;avó;v1\n"
+	win, err := charmap.Windows1252.NewEncoder().String(utf8Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name, text, enc string
+		sep             rune
+	}{
+		{"utf-8 semicolon", utf8Text, "UTF-8", ';'},
+		{"utf-8 BOM comma", "\ufeffCriança,Nascimento,Responsável,Telefone,Parentesco,Consentimento\n" +
+			"\"Conceição, a Pequena\",01/02/2019,João Ávila,(11) 90000-0001,avó,v1\n", "UTF-8", ','},
+		{"windows-1252 semicolon CRLF", strings.ReplaceAll(win, "\n", "\r\n"), "Windows-1252", ';'},
+		{"tab", strings.ReplaceAll(utf8Text, ";", "\t"), "UTF-8", '\t'},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := Parse(strings.NewReader(tc.text), today)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Encoding != tc.enc || f.Separator != tc.sep || len(f.Rows) != 1 || len(f.Refused) != 0 {
+				t.Fatalf("encoding %s separator %q rows %+v refused %+v", f.Encoding, f.Separator, f.Rows, f.Refused)
+			}
+			r := f.Rows[0]
+			if r.GuardianName != "João Ávila" || r.Phone != "+5511900000001" || r.Relationship != "grandparent" || r.LegalBasis != "consent" || r.Line != 2 {
+				t.Errorf("row %+v", r)
+			}
+			if !strings.HasPrefix(r.ChildName, "Conceição") || !strings.HasSuffix(r.ChildName, "a Pequena") {
+				t.Errorf("child %q", r.ChildName)
+			}
+		})
+	}
+}

@@ -1,0 +1,55 @@
+package rosterimport
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// WriteText writes the report for the operator, in Portuguese and English: what was (or
+// would be) created, updated and left alone, and every refused row with its line and reason.
+// It names columns and classes, never a person's name, birth date or phone.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	mode := "importação / import"
+	if r.DryRun {
+		mode = "simulação (--dry-run), nada foi gravado / dry run (--dry-run), nothing was written"
+	} else if !r.Committed {
+		mode = "recusada, nada foi gravado / refused, nothing was written"
+	}
+	sep := map[rune]string{',': "vírgula / comma", ';': "ponto e vírgula / semicolon", '\t': "tabulação / tab"}[r.Separator]
+	fmt.Fprintf(&b, "Igreja / church: %s — %s\n", r.Church, mode)
+	fmt.Fprintf(&b, "Arquivo / file: %s, %s\n", r.Encoding, sep)
+	if len(r.Ignored) > 0 {
+		fmt.Fprintf(&b, "Colunas ignoradas / ignored columns: %s\n", quoteAll(r.Ignored))
+	}
+	fmt.Fprintf(&b, "Linhas lidas / rows read: %d; importadas / imported: %d; recusadas / refused: %d\n", r.Lines, r.Imported, len(r.Refused))
+	row := func(label string, c Counts) {
+		fmt.Fprintf(&b, "  %-36s novas/created %5d   atualizadas/updated %5d   sem mudança/unchanged %5d\n", label, c.Created, c.Updated, c.Unchanged)
+	}
+	row("crianças / children", r.Children)
+	row("responsáveis / guardians", r.Guardians)
+	row("vínculos / guardian links", r.Links)
+	fmt.Fprintf(&b, "  %-36s novos/recorded %5d\n", "consentimentos / consent records", r.Consents)
+	if r.Unplaced > 0 {
+		fmt.Fprintf(&b, "  %-36s %d (nenhuma turma cobre a idade / no class covers the age; neemias-mcp class add)\n", "sem turma / not placed in a class", r.Unplaced)
+	}
+	if len(r.Refused) > 0 {
+		b.WriteString("Linhas recusadas / refused rows:\n")
+		for _, f := range r.Refused {
+			fmt.Fprintf(&b, "  linha/line %d: %s / %s\n", f.Line, f.PT, f.EN)
+		}
+	}
+	fmt.Fprintf(&b, "Tempo / time: %s\n", r.Elapsed.Round(time.Millisecond))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
