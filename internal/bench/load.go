@@ -29,7 +29,7 @@ func RunLoad(ctx context.Context, cfg LoadConfig, do DoFunc) Sample {
 	}
 	start := time.Now()
 	per := drive(ctx, cfg.Clients, start.Add(cfg.Duration), next, do)
-	out := Sample{Elapsed: time.Since(start)}
+	out := Sample{Elapsed: time.Since(start), Sent: int(seq.Load())}
 	for _, p := range per {
 		out.Requests += p.Requests
 		out.Errors += p.Errors

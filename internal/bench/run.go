@@ -237,6 +237,9 @@ func (e *env) cell(ctx context.Context, r *request, op string, dur time.Duration
 	}
 	s := RunLoad(ctx, LoadConfig{Clients: e.cfg.Clients, Warmup: e.cfg.Warmup, Duration: dur}, e.client.Do(r, minBytes))
 	st := Summarize(s)
+	if op == OpCheckin {
+		st.Repeats = max(0, s.Sent-(e.fix.FreshCheckins()-1)) // the probe took the last fresh pair
+	}
 	if s.FirstError != "" {
 		fmt.Fprintf(e.cfg.Log, "  first error: %.300s\n", s.FirstError)
 	}
@@ -274,9 +277,9 @@ func (e *env) scale(ctx context.Context) ([]ScaleResult, error) {
 func notes(r *Results) []string {
 	var n []string
 	for _, c := range r.Cells {
-		if c.Op == OpCheckin && c.Requests/max(r.Rounds, 1) > r.FreshPairs {
-			n = append(n, fmt.Sprintf("%s check-in: %d requests per round on average, more than the %d fresh (child, day) pairs; the rest took the idempotent repeat path",
-				c.Target, c.Requests/max(r.Rounds, 1), r.FreshPairs))
+		if c.Op == OpCheckin && c.Repeats > 0 {
+			n = append(n, fmt.Sprintf("%s check-in: %d requests (all rounds, warm-up included; %d measured) came after the %d fresh (child, day) pairs of a run and took the idempotent repeat path",
+				c.Target, c.Repeats, c.Requests, r.FreshPairs))
 		}
 		if c.Errors > 0 {
 			n = append(n, fmt.Sprintf("%s %s: %d errors (see the progress log for the first)", c.Target, c.Op, c.Errors))

@@ -12,6 +12,8 @@ type Sample struct {
 	Errors   int             `json:"errors"`
 	Elapsed  time.Duration   `json:"elapsed_ns"`
 	Latency  []time.Duration `json:"-"` // of the successful requests, in completion order
+	// Sent counts the warm-up's requests too: how far a cycling operation got.
+	Sent int `json:"sent"`
 	// FirstError is the first failure's text, so a broken target is diagnosed, not just counted.
 	FirstError string `json:"first_error,omitempty"`
 }
@@ -25,6 +27,8 @@ type Stats struct {
 	Max       float64 `json:"max_ms"`
 	Requests  int     `json:"requests"`
 	Errors    int     `json:"errors"`
+	// Repeats counts the check-ins past the fresh (child, day) pairs: the idempotent path.
+	Repeats int `json:"repeats,omitempty"`
 }
 
 // Percentile is the nearest-rank percentile p (0 < p ≤ 100) of sorted, in milliseconds; 0 for
@@ -90,6 +94,7 @@ func MedianStats(rounds []Stats) Stats {
 	for _, r := range rounds {
 		out.Requests += r.Requests
 		out.Errors += r.Errors
+		out.Repeats += r.Repeats
 	}
 	return out
 }
