@@ -135,7 +135,14 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		return nil, err
 	}
 
-	floorPool, err := pgxpool.New(ctx, d.URL)
+	// The floors get the server's connection settings (store.ConfigurePool), so the
+	// comparison is of everything but the connection.
+	floorCfg, err := pgxpool.ParseConfig(d.URL)
+	if err != nil {
+		return nil, fmt.Errorf("bench: floor pool: %w", err)
+	}
+	store.ConfigurePool(floorCfg)
+	floorPool, err := pgxpool.NewWithConfig(ctx, floorCfg)
 	if err != nil {
 		return nil, fmt.Errorf("bench: floor pool: %w", err)
 	}

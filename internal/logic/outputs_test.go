@@ -10,6 +10,7 @@ import (
 	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
 	"github.com/neemias/neemias-mcp/internal/principal"
 )
 
@@ -74,7 +75,7 @@ func TestOutputsConformToTheirSchemas(t *testing.T) {
 				if err != nil {
 					continue // row filters and state may refuse (a second enrollment, say)
 				}
-				data, err := json.Marshal(out)
+				data, err := pipeline.Encode(out) // the bytes the transports send
 				if err != nil {
 					t.Fatalf("%s/%s: encoding: %v", c.ID, role, err)
 				}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/principal"
@@ -115,12 +117,19 @@ func (g *Gate) Invoke(ctx context.Context, p Permit, args json.RawMessage) (Resu
 	if err != nil {
 		return Result{}, err
 	}
-	data, err := json.Marshal(out)
+	data, err := Encode(out)
 	if err != nil {
 		return Result{}, fmt.Errorf("pipeline: encoding the output of %q: %w", p.capability, err)
 	}
 	return Result{Value: out, JSON: data}, nil
 }
+
+// Encode is the one encoding of a capability's output. It is goccy/go-json, a drop-in
+// replacement of encoding/json (same tags, Marshaler and TextMarshaler rules, HTML escaping),
+// because encoding/json spent ~200 µs and 1,064 allocations on the 212 check-ins of a busy
+// day (uuid and time values go through their Marshal methods one by one), against ~64 µs and
+// 640 for goccy: BenchmarkEncode in this package measures both.
+func Encode(v any) ([]byte, error) { return gojson.Marshal(v) }
 
 // Call is Authorize followed by Invoke, for transports that need nothing in between.
 func (g *Gate) Call(ctx context.Context, capabilityID string, args json.RawMessage) (Result, error) {

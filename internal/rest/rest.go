@@ -104,7 +104,9 @@ func (r *runner) authorize(srv *oas.Server, next http.Handler) http.Handler {
 			r.writeError(w, req.Context(), err)
 			return
 		}
-		next.ServeHTTP(w, req.WithContext(pipeline.WithPermit(req.Context(), permit)))
+		answer := &rawAnswer{}
+		ctx := withRawAnswer(pipeline.WithPermit(req.Context(), permit), answer)
+		next.ServeHTTP(&rawWriter{ResponseWriter: w, answer: answer}, req.WithContext(ctx))
 	})
 }
 
@@ -127,6 +129,10 @@ func (r *runner) Run(ctx context.Context, id string, args json.RawMessage) (json
 	res, err := r.o.Gate.Invoke(ctx, permit, args)
 	if err != nil {
 		return nil, err
+	}
+	if a, ok := rawAnswerFrom(ctx); ok {
+		a.body = res.JSON // sent as it is by rawWriter; see raw.go
+		return nil, nil
 	}
 	return res.JSON, nil
 }

@@ -30,7 +30,8 @@ func CapabilityOf(operation string) (string, bool) {
 }
 
 // Runner runs a capability for the caller on ctx and maps its errors to REST errors; the
-// server implements it over the invocation pipeline.
+// server implements it over the invocation pipeline. Run may return (nil, nil) when it sends
+// the already-encoded output itself, so the answer is not decoded and encoded again.
 type Runner interface {
 	Run(ctx context.Context, id string, args json.RawMessage) (json.RawMessage, error)
 	NewError(ctx context.Context, err error) *oas.ErrorStatusCode
@@ -54,6 +55,9 @@ func (a *Adapter) run(ctx context.Context, id string, in any, out json.Unmarshal
 	res, err := a.Runner.Run(ctx, id, args)
 	if err != nil {
 		return err
+	}
+	if res == nil {
+		return nil // the runner sends the encoded output itself; out stays empty and unsent
 	}
 	if err := out.UnmarshalJSON(res); err != nil {
 		return fmt.Errorf("decoding output of %q: %w", id, err)
