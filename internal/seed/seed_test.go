@@ -256,3 +256,25 @@ func TestSeedScale(t *testing.T) {
 	}
 	t.Logf("scale %d: %s (%.0f rows/s)", n, r, float64(r.Rows())/r.Elapsed.Seconds())
 }
+
+// TestSeedLeavesStatisticsCurrent: a seeded database has planner statistics for the tables it
+// loaded (with autovacuum off, nothing else would ever make them).
+func TestSeedLeavesStatisticsCurrent(t *testing.T) {
+	t.Parallel()
+	st := storetest.NewSeeded(t, seed.Options{ChildrenPerChurch: 20, Months: 1})
+	ctx := context.Background()
+	_, _ = st.Pool().Exec(ctx, `SELECT pg_stat_force_next_flush()`)
+	var missing []string
+	rows, err := st.Pool().Query(ctx, `SELECT relname FROM pg_stat_user_tables
+		WHERE relname IN ('children', 'checkins', 'classes', 'guardians') AND last_analyze IS NULL AND last_autoanalyze IS NULL`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(missing) > 0 {
+		t.Errorf("no statistics after seeding for %v", missing)
+	}
+}
