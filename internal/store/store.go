@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	pgxuuid "github.com/vgarvardt/pgx-google-uuid/v5"
 
 	"github.com/neemias/neemias-mcp/internal/principal"
 )
@@ -116,7 +115,7 @@ func ConfigurePool(cfg *pgxpool.Config) {
 	}
 	after := cfg.AfterConnect
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		pgxuuid.Register(c.TypeMap())
+		registerUUID(c.TypeMap())
 		if after != nil {
 			return after(ctx, c)
 		}

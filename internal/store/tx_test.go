@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -101,5 +102,29 @@ func TestDeferredStatements(t *testing.T) {
 		return err
 	}); err != nil {
 		t.Fatalf("after a failed commit: %v", err)
+	}
+}
+
+// TestUUIDRoundTrip: uuid values (and arrays, NULLs via pointers) survive the binary codec.
+func TestUUIDRoundTrip(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	want := []uuid.UUID{uuid.New(), uuid.New()}
+	var got uuid.UUID
+	var arr []uuid.UUID
+	var null *uuid.UUID
+	if err := st.Pool().QueryRow(ctx, `SELECT $1::uuid, $2::uuid[], NULL::uuid`, want[0], want).Scan(&got, &arr, &null); err != nil {
+		t.Fatal(err)
+	}
+	if got != want[0] || len(arr) != 2 || arr[1] != want[1] || null != nil {
+		t.Errorf("got %v %v %v, want %v %v nil", got, arr, null, want[0], want)
+	}
+	var fromText uuid.UUID
+	if err := st.Pool().QueryRow(ctx, `SELECT $1::text::uuid`, want[1].String()).Scan(&fromText); err != nil || fromText != want[1] {
+		t.Errorf("text-cast uuid: %v %v", fromText, err)
+	}
+	if err := st.Pool().QueryRow(ctx, `SELECT NULL::uuid`).Scan(&got); err == nil {
+		t.Error("NULL scanned into uuid.UUID without an error")
 	}
 }

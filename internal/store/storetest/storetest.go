@@ -235,11 +235,18 @@ func buildTemplate() (string, error) {
 	return name, nil
 }
 
-// dropStaleTemplates drops the templates of earlier migration sets, best effort: one still in
-// use by a clone in flight stays for the next build to remove.
+// keptTemplates is how many templates of other migration sets survive a build: several
+// checkouts of the repository (git worktrees, branches under test at once) share one
+// PostgreSQL, and dropping every other template made their concurrent test runs fail.
+const keptTemplates = 4
+
+// dropStaleTemplates drops the templates of earlier migration sets beyond the keptTemplates
+// newest (highest OID), best effort: one still in use by a clone in flight stays for the next
+// build to remove.
 func dropStaleTemplates(ctx context.Context, conn *pgx.Conn, keep string) {
 	rows, err := conn.Query(ctx, `SELECT datname FROM pg_database
-		WHERE datname LIKE 'neemias\_tpl\_%' AND datname NOT LIKE '%\_wip' AND datname <> $1`, keep)
+		WHERE datname LIKE 'neemias\_tpl\_%' AND datname NOT LIKE '%\_wip' AND datname <> $1
+		ORDER BY oid DESC OFFSET $2`, keep, keptTemplates)
 	if err != nil {
 		return
 	}
