@@ -47,17 +47,22 @@ func (a *AS) setPassword(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// setPasswordFront answers what both methods refuse first: provider-only login (a local
-// password would be useless) and too many attempts from this address.
-func (a *AS) setPasswordFront(w http.ResponseWriter, r *http.Request) bool {
-	if a.upstreamOnly() {
-		a.render(w, http.StatusForbidden, "error", errorView{
-			Title: "Login com senha desativado",
-			Pt:    "Este servidor aceita apenas o login pelo provedor da igreja; não há senha a definir.",
-			En:    "This server accepts only login through the church's provider; there is no password to set.",
-		})
+// setPasswordOff answers provider-only login, where a local password would be useless.
+func (a *AS) setPasswordOff(w http.ResponseWriter) bool {
+	if !a.upstreamOnly() {
 		return false
 	}
+	a.render(w, http.StatusForbidden, "error", errorView{
+		Title: "Login com senha desativado",
+		Pt:    "Este servidor aceita apenas o login pelo provedor da igreja; não há senha a definir.",
+		En:    "This server accepts only login through the church's provider; there is no password to set.",
+	})
+	return true
+}
+
+// setPasswordLimit takes a token of the login's per-address limiter for every attempt with a
+// code, or answers 429.
+func (a *AS) setPasswordLimit(w http.ResponseWriter, r *http.Request) bool {
 	if ok, wait := a.loginLimit.allow(clientIP(r), a.now()); !ok {
 		retryAfter(w, wait)
 		a.errorPage(w, http.StatusTooManyRequests, "Tentativas demais a partir deste endereço. Aguarde um pouco.", "Too many attempts from this address. Wait a little.")
@@ -67,7 +72,7 @@ func (a *AS) setPasswordFront(w http.ResponseWriter, r *http.Request) bool {
 }
 
 func (a *AS) showSetPassword(w http.ResponseWriter, r *http.Request) {
-	if !a.setPasswordFront(w, r) {
+	if a.setPasswordOff(w) {
 		return
 	}
 	secret := a.setPasswordSecret(r)
@@ -83,6 +88,9 @@ func (a *AS) showSetPassword(w http.ResponseWriter, r *http.Request) {
 	if code == "" {
 		v.AskCode = true
 		a.render(w, http.StatusOK, "setpassword", v)
+		return
+	}
+	if !a.setPasswordLimit(w, r) {
 		return
 	}
 	email, err := onboard.PasswordCodeAccount(r.Context(), a.cfg.Store, code)
@@ -101,7 +109,7 @@ func (a *AS) postSetPassword(w http.ResponseWriter, r *http.Request) {
 		a.errorPage(w, http.StatusBadRequest, "Formulário ilegível.", "Unreadable form.")
 		return
 	}
-	if !a.setPasswordFront(w, r) {
+	if a.setPasswordOff(w) {
 		return
 	}
 	secret := a.setPasswordSecret(r)
@@ -109,6 +117,9 @@ func (a *AS) postSetPassword(w http.ResponseWriter, r *http.Request) {
 		a.errorPage(w, http.StatusForbidden,
 			"Formulário inválido ou vencido. Abra de novo o link que você recebeu.",
 			"Invalid or stale form. Open the link you received again.")
+		return
+	}
+	if !a.setPasswordLimit(w, r) {
 		return
 	}
 	code := strings.TrimSpace(r.PostForm.Get("code"))
