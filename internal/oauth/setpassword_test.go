@@ -312,3 +312,22 @@ func TestSetPasswordRateLimit(t *testing.T) {
 		t.Errorf("a good link past the limit: %d", p.Status)
 	}
 }
+
+// TestSetPasswordUpstreamOnly: with provider-only login there is no local password to set;
+// the link is refused and stays unused.
+func TestSetPasswordUpstreamOnly(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, oauth.Options{Upstream: &oauth.Upstream{Issuer: "https://idp.invalid", ClientID: "neemias-login", ClientSecret: "s3cret", Only: true}})
+	const email = "so.provedor@demo.neemias.test"
+	_, code, link := e.addLocal(t, email)
+	b := oauthtest.NewBrowser(t)
+	if p := b.Get(link); p.Status != http.StatusForbidden || strings.Contains(p.Body, `id="password"`) {
+		t.Errorf("GET: %d %s", p.Status, oauthtest.Snippet(p.Body))
+	}
+	if p := b.PostForm(e.base+oauth.PathSetPassword, url.Values{"code": {code}, "password": {"uma senha bem longa"}, "password2": {"uma senha bem longa"}}); p.Status != http.StatusForbidden {
+		t.Errorf("POST: %d", p.Status)
+	}
+	if e.hasPassword(t, email) {
+		t.Error("a password was set although login is provider-only")
+	}
+}
