@@ -243,6 +243,9 @@ account's sessions (its OAuth grants are revoked, so its agents sign in again).`
 				if u.HasPassword {
 					pw = "set"
 				}
+				if u.LinkUntil != nil {
+					pw += ", link until " + u.LinkUntil.UTC().Format("2006-01-02 15:04 UTC")
+				}
 				if u.DisabledAt != nil {
 					status = "disabled " + u.DisabledAt.Format("2006-01-02")
 				}

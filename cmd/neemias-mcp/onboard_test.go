@@ -86,8 +86,10 @@ func TestOnboardingWalkthrough(t *testing.T) {
 	}
 	users := must("", "user", "list", "--church", "central")
 	cliOut.WriteString(users)
-	for _, want := range []string{`pastora@central\.example\s+ADMIN\s+Pastora\s+no\s+enabled`, `secretaria@central\.example\s+CADASTRO\s+secretaria\s+set\s+enabled`,
-		`tio\.joao@central\.example\s+VOLUNTARIO\s+tio\.joao\s+no\s+enabled`} {
+	inADay := time.Now().UTC().Add(24 * time.Hour).Format("2006-01-02")
+	for _, want := range []string{`pastora@central\.example\s+ADMIN\s+Pastora\s+no, link until \d{4}-\d\d-\d\d \d\d:\d\d UTC\s+enabled`,
+		`secretaria@central\.example\s+CADASTRO\s+secretaria\s+set\s+enabled`,
+		`tio\.joao@central\.example\s+VOLUNTARIO\s+tio\.joao\s+no, link until ` + inADay + ` \d\d:\d\d UTC\s+enabled`} {
 		if !regexp.MustCompile(want).MatchString(users) {
 			t.Errorf("user list lacks %s:\n%s", want, users)
 		}
@@ -217,7 +219,8 @@ func TestOnboardingWalkthrough(t *testing.T) {
 		t.Errorf("the reset-password link: %d %s", p.Status, oauthtest.Snippet(p.Body))
 	}
 	users = must("", "user", "list", "--church", "central")
-	if !regexp.MustCompile(`pastora@central\.example\s+ADMIN\s+Pastora\s+set\s+enabled`).MatchString(users) {
+	if !regexp.MustCompile(`pastora@central\.example\s+ADMIN\s+Pastora\s+set\s+enabled`).MatchString(users) ||
+		!regexp.MustCompile(`tio\.joao@central\.example\s+VOLUNTARIO\s+tio\.joao\s+set\s+enabled`).MatchString(users) {
 		t.Errorf("after the link, user list:\n%s", users)
 	}
 	client := oauthtest.RegisterPublic(t, base, "http://127.0.0.1:3000/cb")

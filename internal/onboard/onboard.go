@@ -137,8 +137,11 @@ type User struct {
 	DisplayName string
 	Role        string
 	HasPassword bool
-	CreatedAt   time.Time
-	DisabledAt  *time.Time
+	// LinkUntil is when the account's usable set-password link expires (nil: none; listed by
+	// [ListUsers] only).
+	LinkUntil  *time.Time
+	CreatedAt  time.Time
+	DisabledAt *time.Time
 }
 
 // NewUser is what `user add` asks for.
@@ -261,15 +264,17 @@ func ListUsers(ctx context.Context, st *store.Store, churchSlug string) ([]User,
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT id, email, display_name, role, password_hash IS NOT NULL, created_at, disabled_at
-			FROM users WHERE church_id = $1
-			ORDER BY array_position(ARRAY['ADMIN', 'CADASTRO', 'VOLUNTARIO', 'RESPONSAVEL'], role), email`, ch.ID)
+		rows, err := tx.Query(ctx, `SELECT u.id, u.email, u.display_name, u.role, u.password_hash IS NOT NULL, u.created_at, u.disabled_at,
+				(SELECT max(c.expires_at) FROM password_setup_codes c WHERE c.church_id = u.church_id AND c.user_id = u.id
+					AND c.used_at IS NULL AND c.revoked_at IS NULL AND c.expires_at > now())
+			FROM users u WHERE u.church_id = $1
+			ORDER BY array_position(ARRAY['ADMIN', 'CADASTRO', 'VOLUNTARIO', 'RESPONSAVEL'], u.role), u.email`, ch.ID)
 		if err != nil {
 			return err
 		}
 		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (User, error) {
 			var u User
-			return u, r.Scan(&u.ID, &u.Email, &u.DisplayName, &u.Role, &u.HasPassword, &u.CreatedAt, &u.DisabledAt)
+			return u, r.Scan(&u.ID, &u.Email, &u.DisplayName, &u.Role, &u.HasPassword, &u.CreatedAt, &u.DisabledAt, &u.LinkUntil)
 		})
 		return err
 	})

@@ -240,6 +240,9 @@ func RedeemPasswordCode(ctx context.Context, st *store.Store, code, password str
 	return err
 }
 
+// errDisabledMeanwhile is an account disabled between its check and the password's update.
+var errDisabledMeanwhile = errors.New("the account is disabled; a disabled account cannot log in")
+
 // setPassword stores hash as the account's password, revokes its other set-password codes
 // and ends its sessions: whoever knew the old password (or held a session) is out.
 func setPassword(ctx context.Context, q *db.Queries, church, user uuid.UUID, hash string) error {
@@ -248,7 +251,7 @@ func setPassword(ctx context.Context, q *db.Queries, church, user uuid.UUID, has
 		return err
 	}
 	if n != 1 {
-		return ErrPasswordCodeInvalid // disabled meanwhile
+		return errDisabledMeanwhile
 	}
 	if _, err := q.RevokePasswordSetupCodes(ctx, db.RevokePasswordSetupCodesParams{ChurchID: church, UserID: user}); err != nil {
 		return err
