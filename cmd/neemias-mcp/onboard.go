@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -82,46 +83,109 @@ func churchCmd() *cobra.Command {
 }
 
 func userCmd() *cobra.Command {
-	c := &cobra.Command{Use: "user", Short: "Add, list and disable a church's accounts; set a local password"}
+	c := &cobra.Command{Use: "user", Short: "Add, list and disable a church's accounts; set-password links"}
 	roles := strings.Join(scopes.Roles(), ", ")
 
 	var (
 		addDB                         dbFlags
 		church, email, role, dispName string
+		addLink                       linkFlags
+		localLogin                    bool
 	)
 	add := &cobra.Command{
 		Use:   "add",
-		Short: "Add an account (" + roles + ")",
+		Short: "Add an account (" + roles + "); for a local login, print a one-time set-password link",
 		Long: `Add an account to a church, with one of the spec's roles (` + roles + `).
 
-The account has no password yet. For a local login, set one with user set-password, which reads
-it from the terminal (never from the command line); for a login through the church's identity
-provider, link the provider account with identity link.`,
-		Example: `  neemias-mcp user add --church central --email pastora@central.example --role ADMIN --name "Pastora Ana"
-  neemias-mcp user add --church central --email secretaria@central.example --role CADASTRO
-  neemias-mcp user add --church central --email tio.joao@central.example --role VOLUNTARIO`,
+For a local login (the default) it prints, once, a set-password link to the server's page
+<public-url>/set-password?code=… and the code itself: send it to the person through a private
+channel; they open it, choose their password (twice) and then sign in from their agent. The
+code is single use, bound to this account and valid for --expires-in (default 72h); only its
+hash is stored, so it cannot be shown again: user reset-password issues a new one. No password
+ever goes on the command line or through the operator. (The operator's alternative, user
+set-password, reads one from the terminal or standard input.)
+
+An account that logs in through the church's identity provider needs no password: add it with
+--local-login=false and link the provider account with identity link.`,
+		Example: `  neemias-mcp user add --church central --email pastora@central.example --role ADMIN --name "Pastora Ana" --public-url https://mcp.central.example
+  neemias-mcp user add --church central --email secretaria@central.example --role CADASTRO --expires-in 24h
+  neemias-mcp user add --church central --email tio.joao@google.example --role VOLUNTARIO --local-login=false`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			publicURL, err := addLink.check(localLogin)
+			if err != nil {
+				return err
+			}
 			st, closeDB, err := openStore(cmd.Context(), &addDB)
 			if err != nil {
 				return err
 			}
 			defer closeDB()
-			u, err := onboard.AddUser(cmd.Context(), st, church, onboard.NewUser{Email: email, Role: role, DisplayName: dispName})
+			in := onboard.NewUser{Email: email, Role: role, DisplayName: dispName}
+			if !localLogin {
+				u, err := onboard.AddUser(cmd.Context(), st, church, in)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "added %s (%s, id %s) to church %s, without a local password\nprovider login: link the account with neemias-mcp identity link\n",
+					u.Email, u.Role, u.ID, church)
+				return nil
+			}
+			u, pc, err := onboard.AddLocalUser(cmd.Context(), st, church, in, addLink.ttl)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "added %s (%s, id %s) to church %s\nlocal login: neemias-mcp user set-password --church %s --email %s\n",
-				u.Email, u.Role, u.ID, church, church, u.Email)
+			fmt.Fprintf(cmd.OutOrStdout(), "added %s (%s, id %s) to church %s\n", u.Email, u.Role, u.ID, church)
+			printLink(cmd, pc, publicURL, church)
 			return nil
 		},
 	}
 	addDB.add(add)
+	addLink.add(add)
 	add.Flags().StringVar(&church, "church", "", "the church's slug (required)")
 	add.Flags().StringVar(&email, "email", "", "the account's email, its login (required)")
 	add.Flags().StringVar(&role, "role", "", "one of "+roles+" (required)")
 	add.Flags().StringVar(&dispName, "name", "", "display name (default: the email before the @)")
+	add.Flags().BoolVar(&localLogin, "local-login", true, "print a one-time set-password link (false: the account logs in through the church's identity provider)")
 	mustRequire(add, "church", "email", "role")
+
+	var (
+		rsDB              dbFlags
+		rsChurch, rsEmail string
+		rsLink            linkFlags
+	)
+	reset := &cobra.Command{
+		Use:   "reset-password",
+		Short: "Print a new one-time set-password link for an account (revokes its earlier unused links)",
+		Long: `Print, once, a new set-password link for an enabled account and its code: for a forgotten
+password or a link that expired. Earlier links of the account that were not used stop working.
+The current password, if any, keeps working until the new link is used; using it ends the
+account's sessions (its OAuth grants are revoked, so its agents sign in again).`,
+		Example: `  neemias-mcp user reset-password --church central --email secretaria@central.example --public-url https://mcp.central.example`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			publicURL, err := rsLink.check(true)
+			if err != nil {
+				return err
+			}
+			st, closeDB, err := openStore(cmd.Context(), &rsDB)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			pc, err := onboard.IssuePasswordCode(cmd.Context(), st, rsChurch, rsEmail, rsLink.ttl)
+			if err != nil {
+				return err
+			}
+			printLink(cmd, pc, publicURL, rsChurch)
+			return nil
+		},
+	}
+	rsDB.add(reset)
+	rsLink.add(reset)
+	reset.Flags().StringVar(&rsChurch, "church", "", "the church's slug (required)")
+	reset.Flags().StringVar(&rsEmail, "email", "", "the account's email (required)")
+	mustRequire(reset, "church", "email")
 
 	var (
 		disDB               dbFlags
@@ -179,6 +243,9 @@ provider, link the provider account with identity link.`,
 				if u.HasPassword {
 					pw = "set"
 				}
+				if u.LinkUntil != nil {
+					pw += ", link until " + u.LinkUntil.UTC().Format("2006-01-02 15:04 UTC")
+				}
 				if u.DisabledAt != nil {
 					status = "disabled " + u.DisabledAt.Format("2006-01-02")
 				}
@@ -198,10 +265,12 @@ provider, link the provider account with identity link.`,
 	setPassword := &cobra.Command{
 		Use:   "set-password",
 		Short: "Set an account's local password, read from the terminal (or the first line of standard input)",
-		Long: fmt.Sprintf(`Set an account's local password. The password is read from the terminal, twice and without
-echo, or from the first line of standard input when it is not a terminal; never from the command
-line, where the shell history and other users of the machine would see it. At least %d
-characters. Only its argon2id hash is stored.`, onboard.MinPasswordLen),
+		Long: fmt.Sprintf(`Set an account's local password: the operator's alternative to the set-password link of
+user add and user reset-password, for when the person cannot open the link. The password is
+read from the terminal, twice and without echo, or from the first line of standard input when
+it is not a terminal; never from the command line, where the shell history and other users of
+the machine would see it. At least %d characters. Only its argon2id hash is stored. Like a
+used link, it revokes the account's unused links and ends its sessions (OAuth grants revoked).`, onboard.MinPasswordLen),
 		Example: `  neemias-mcp user set-password --church central --email pastora@central.example
   gpg -d senha.gpg | neemias-mcp user set-password --church central --email pastora@central.example`,
 		Args: cobra.NoArgs,
@@ -227,8 +296,36 @@ characters. Only its argon2id hash is stored.`, onboard.MinPasswordLen),
 	setPassword.Flags().StringVar(&pwEmail, "email", "", "the account's email (required)")
 	mustRequire(setPassword, "church", "email")
 
-	c.AddCommand(add, disable, list, setPassword)
+	c.AddCommand(add, disable, list, reset, setPassword)
 	return c
+}
+
+// linkFlags are the set-password link's flags of user add and user reset-password.
+type linkFlags struct {
+	publicURL string
+	ttl       time.Duration
+}
+
+func (l *linkFlags) add(c *cobra.Command) {
+	c.Flags().StringVar(&l.publicURL, "public-url", "http://127.0.0.1:8080", "the server's base URL, as serve --public-url has it: the link goes to its /set-password page")
+	c.Flags().DurationVar(&l.ttl, "expires-in", onboard.DefaultPasswordCodeTTL, "how long the link stays valid (from 5m to 720h)")
+}
+
+// check validates the flags when a link will be printed.
+func (l *linkFlags) check(link bool) (string, error) {
+	if !link {
+		return "", nil
+	}
+	return onboard.CheckPublicURL(l.publicURL)
+}
+
+// printLink shows a just-issued code, the only time it is ever shown.
+func printLink(cmd *cobra.Command, pc onboard.PasswordCode, publicURL, church string) {
+	fmt.Fprintf(cmd.OutOrStdout(), `set-password link for %s (shown only now; single use; valid until %s):
+  %s
+code, if the link gets cut: %s
+Send it to the person privately. A new one: neemias-mcp user reset-password --church %s --email %s
+`, pc.User.Email, pc.ExpiresAt.UTC().Format("2006-01-02 15:04 UTC"), pc.Link(publicURL), pc.Code, church, pc.User.Email)
 }
 
 // readPassword reads a new password: from the terminal twice without echo, else the first

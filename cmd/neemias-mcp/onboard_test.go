@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -33,9 +34,11 @@ func run(t *testing.T, stdin string, args ...string) (string, error) {
 }
 
 // TestOnboardingWalkthrough performs docs/onboarding.md on an empty database: create the
-// church, its accounts, classes and assignments, import the sample roster (dry run first),
-// then serve and let an agent log in as the church's ADMIN (OAuth, the local password set
-// from standard input) and read the roster it imported.
+// church, its accounts (the ADMIN's and the volunteer's with set-password links, the
+// volunteer's replaced by user reset-password, the secretary's password set from standard
+// input), classes and assignments, import the sample roster (dry run first), then serve: the
+// ADMIN opens the link and chooses a password, an agent logs in with it (OAuth) and reads the
+// roster it imported. No set-password code reaches the server's log.
 func TestOnboardingWalkthrough(t *testing.T) {
 	dbURL := storetest.NewEmptyDatabase(t)
 	db := []string{"--database-url", dbURL}
@@ -47,11 +50,31 @@ func TestOnboardingWalkthrough(t *testing.T) {
 		}
 		return out
 	}
+	// The server's address, known first: the links are printed under its public URL.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	base := "http://" + addr
+	var cliOut strings.Builder // everything the commands print, to check the codes appear once
+	link := func(out string) (string, string) {
+		t.Helper()
+		cliOut.WriteString(out)
+		m := regexp.MustCompile(`(?m)^  (\S+/set-password\?code=(\S+))\n^code, if the link gets cut: (\S+)$`).FindStringSubmatch(out)
+		if m == nil || m[2] != m[3] || !strings.HasPrefix(m[1], base+"/set-password?code=") || !strings.Contains(out, "shown only now") {
+			t.Fatalf("no set-password link in:\n%s", out)
+		}
+		return m[1], m[2]
+	}
+
 	must("", "church", "create", "--name", "Igreja Batista Central", "--slug", "central", "--time-zone", "America/Sao_Paulo")
-	must("", "user", "add", "--church", "central", "--email", "pastora@central.example", "--role", "ADMIN", "--name", "Pastora")
-	must("", "user", "add", "--church", "central", "--email", "secretaria@central.example", "--role", "CADASTRO")
-	must("", "user", "add", "--church", "central", "--email", "tio.joao@central.example", "--role", "VOLUNTARIO")
-	must("uma senha bem longa\n", "user", "set-password", "--church", "central", "--email", "pastora@central.example")
+	adminLink, adminCode := link(must("", "user", "add", "--church", "central", "--email", "pastora@central.example", "--role", "ADMIN", "--name", "Pastora", "--public-url", base))
+	must("", "user", "add", "--church", "central", "--email", "secretaria@central.example", "--role", "CADASTRO", "--local-login=false")
+	oldLink, oldCode := link(must("", "user", "add", "--church", "central", "--email", "tio.joao@central.example", "--role", "VOLUNTARIO", "--public-url", base))
+	newLink, newCode := link(must("", "user", "reset-password", "--church", "central", "--email", "tio.joao@central.example", "--public-url", base+"/", "--expires-in", "24h"))
+	must("uma senha bem longa\n", "user", "set-password", "--church", "central", "--email", "secretaria@central.example")
 	for _, c := range [][]string{{"Berçário", "0", "2"}, {"Maternal", "3", "5"}, {"Primários", "6", "8"}, {"Juniores", "9", "11"}} {
 		must("", "class", "add", "--church", "central", "--name", c[0], "--min-age", c[1], "--max-age", c[2])
 	}
@@ -62,7 +85,11 @@ func TestOnboardingWalkthrough(t *testing.T) {
 		t.Errorf("assign again: %s", out)
 	}
 	users := must("", "user", "list", "--church", "central")
-	for _, want := range []string{`pastora@central\.example\s+ADMIN\s+Pastora\s+set\s+enabled`, `tio\.joao@central\.example\s+VOLUNTARIO\s+tio\.joao\s+no\s+enabled`} {
+	cliOut.WriteString(users)
+	inADay := time.Now().UTC().Add(24 * time.Hour).Format("2006-01-02")
+	for _, want := range []string{`pastora@central\.example\s+ADMIN\s+Pastora\s+no, link until \d{4}-\d\d-\d\d \d\d:\d\d UTC\s+enabled`,
+		`secretaria@central\.example\s+CADASTRO\s+secretaria\s+set\s+enabled`,
+		`tio\.joao@central\.example\s+VOLUNTARIO\s+tio\.joao\s+no, link until ` + inADay + ` \d\d:\d\d UTC\s+enabled`} {
 		if !regexp.MustCompile(want).MatchString(users) {
 			t.Errorf("user list lacks %s:\n%s", want, users)
 		}
@@ -120,6 +147,10 @@ func TestOnboardingWalkthrough(t *testing.T) {
 		{[]string{"import", "roster", "nao-existe.csv", "--church", "central"}, "opening the roster file"},
 		{[]string{"import", "roster", "testdata-none.csv", "--church", "outra"}, "opening the roster file"},
 		{[]string{"user", "set-password", "--church", "central", "--email", "pastora@central.example"}, "no password on standard input"},
+		{[]string{"user", "add", "--church", "central", "--email", "x@central.example", "--role", "ADMIN", "--public-url", "mcp.central.example"}, "--public-url"},
+		{[]string{"user", "add", "--church", "central", "--email", "x@central.example", "--role", "ADMIN", "--expires-in", "1000h"}, "--expires-in 1000h0m0s: a set-password link lives from 5m0s to 720h0m0s"},
+		{[]string{"user", "reset-password", "--church", "central", "--email", "nobody@central.example"}, `has no account with email "nobody@central.example"`},
+		{[]string{"user", "reset-password", "--church", "central", "--email", "tio.joao@central.example", "--expires-in", "1m"}, "--expires-in"},
 	} {
 		if out, err := run(t, "", append(tc.args, db...)...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v (%s), want %q", tc.args, err, out, tc.want)
@@ -131,13 +162,14 @@ func TestOnboardingWalkthrough(t *testing.T) {
 		t.Errorf("strict import: %v\n%s", err, out)
 	}
 
-	// Serve, and let an agent in as the ADMIN.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// Serve (its log captured), the ADMIN opens the link, and an agent logs in as the ADMIN.
+	logFile, err := os.Create(filepath.Join(t.TempDir(), "server.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
+	stderr := os.Stderr
+	os.Stderr = logFile // logger() writes to os.Stderr; this test is not parallel
+	t.Cleanup(func() { os.Stderr = stderr; logFile.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	serve := root()
 	serve.SetOut(io.Discard)
@@ -153,7 +185,6 @@ func TestOnboardingWalkthrough(t *testing.T) {
 			t.Error("serve did not stop")
 		}
 	})
-	base := "http://" + addr
 	for deadline := time.Now().Add(60 * time.Second); ; {
 		resp, err := http.Get(base + "/.well-known/oauth-protected-resource/mcp")
 		if err == nil {
@@ -165,11 +196,38 @@ func TestOnboardingWalkthrough(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	setPassword := func(link, password string) oauthtest.Page {
+		t.Helper()
+		b := oauthtest.NewBrowser(t)
+		form := b.Get(link)
+		if form.Status != http.StatusOK {
+			return form
+		}
+		return b.PostForm(base+"/set-password", url.Values{"csrf": {oauthtest.Hidden(form.Body, "csrf")}, "code": {oauthtest.Hidden(form.Body, "code")},
+			"password": {password}, "password2": {password}})
+	}
+	if p := setPassword(adminLink, "a senha da pastora"); p.Status != http.StatusOK || !strings.Contains(p.Body, "set-password-done") {
+		t.Fatalf("the ADMIN's link: %d %s", p.Status, oauthtest.Snippet(p.Body))
+	}
+	if p := setPassword(adminLink, "outra senha qualquer"); p.Status != http.StatusBadRequest {
+		t.Errorf("the ADMIN's link a second time: %d", p.Status)
+	}
+	if p := setPassword(oldLink, "a senha do tio joao"); p.Status != http.StatusBadRequest {
+		t.Errorf("the link replaced by reset-password: %d", p.Status)
+	}
+	if p := setPassword(newLink, "a senha do tio joao"); p.Status != http.StatusOK {
+		t.Errorf("the reset-password link: %d %s", p.Status, oauthtest.Snippet(p.Body))
+	}
+	users = must("", "user", "list", "--church", "central")
+	if !regexp.MustCompile(`pastora@central\.example\s+ADMIN\s+Pastora\s+set\s+enabled`).MatchString(users) ||
+		!regexp.MustCompile(`tio\.joao@central\.example\s+VOLUNTARIO\s+tio\.joao\s+set\s+enabled`).MatchString(users) {
+		t.Errorf("after the link, user list:\n%s", users)
+	}
 	client := oauthtest.RegisterPublic(t, base, "http://127.0.0.1:3000/cb")
 	verifier, challenge := oauthtest.NewPKCE()
 	f := oauthtest.NewBrowser(t).Authorize(oauthtest.Request{
 		ClientID: client.ID, RedirectURI: client.RedirectURI, Scope: "roster:read attendance:read", State: "s", Challenge: challenge, Resource: base + "/mcp",
-	}, oauthtest.Bases{Authorize: base, Login: base, Consent: base}, "pastora@central.example", "uma senha bem longa", "approve")
+	}, oauthtest.Bases{Authorize: base, Login: base, Consent: base}, "pastora@central.example", "a senha da pastora", "approve")
 	tok := oauthtest.Exchange(t, base, client, f.Callback.Query().Get("code"), verifier)
 	if tok.Status != http.StatusOK {
 		t.Fatalf("token: %+v", tok)
@@ -190,5 +248,23 @@ func TestOnboardingWalkthrough(t *testing.T) {
 	}
 	if status, _, _ := oauthtest.ReadRoster(t, base, tok.AccessToken); status != http.StatusUnauthorized {
 		t.Errorf("a disabled ADMIN's token still reads the roster: %d", status)
+	}
+
+	// Each code was printed once (in its link and on its own line, by the command that issued
+	// it), and none is in the server's log.
+	serverLog, err := os.ReadFile(logFile.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(serverLog), "a password was set with a one-time link") {
+		t.Errorf("the server's log lacks the set-password lines:\n%s", serverLog)
+	}
+	for _, code := range []string{adminCode, oldCode, newCode} {
+		if n := strings.Count(cliOut.String(), code); n != 2 {
+			t.Errorf("a code appears %d times in the commands' output, want 2 (link and code line)", n)
+		}
+		if strings.Contains(string(serverLog), code) {
+			t.Error("a set-password code is in the server's log")
+		}
 	}
 }

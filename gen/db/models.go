@@ -209,6 +209,16 @@ type OauthUpstreamIdentity struct {
 	CreatedAt time.Time
 }
 
+type PasswordSetupCode struct {
+	CodeHash  []byte
+	ChurchID  uuid.UUID
+	UserID    uuid.UUID
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+	RevokedAt *time.Time
+}
+
 type ServiceDay struct {
 	ID          uuid.UUID
 	ChurchID    uuid.UUID

@@ -6,6 +6,7 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -23,6 +24,10 @@ type Querier interface {
 	CompleteClassIDs(ctx context.Context, arg CompleteClassIDsParams) ([]uuid.UUID, error)
 	// Counts a failed login against the request; the caller gives up past the limit.
 	CountOAuthLoginFailure(ctx context.Context, id uuid.UUID) (int32, error)
+	// ... and its authorization codes not redeemed yet.
+	DeleteUserOAuthCodes(ctx context.Context, arg DeleteUserOAuthCodesParams) (int64, error)
+	// ... its logins waiting for consent ...
+	DeleteUserOAuthLogins(ctx context.Context, arg DeleteUserOAuthLoginsParams) (int64, error)
 	// Opens the service day of a date if it is not open yet; a check-in needs it. Like every
 	// query here it runs in store.InTx: row-level security applies on top of the explicit row
 	// filters, which mirror the spec's (church, guardian_own_children, volunteer_assigned_classes).
@@ -45,6 +50,9 @@ type Querier interface {
 	GetOAuthAuthRequest(ctx context.Context, id uuid.UUID) (OauthAuthRequest, error)
 	GetOAuthAuthRequestByUpstreamState(ctx context.Context, upstreamStateHash []byte) (OauthAuthRequest, error)
 	GetOAuthClient(ctx context.Context, clientID string) (GetOAuthClientRow, error)
+	// The code with this hash and its account; usable is false once it is used, revoked or
+	// expired, or the account disabled.
+	GetPasswordSetupCode(ctx context.Context, codeHash []byte) (GetPasswordSetupCodeRow, error)
 	// An account of the church, without its password hash.
 	GetUser(ctx context.Context, arg GetUserParams) (GetUserRow, error)
 	// An account of the church by email (stored lower-case), without its password hash.
@@ -71,6 +79,7 @@ type Querier interface {
 	InsertOAuthConsent(ctx context.Context, arg InsertOAuthConsentParams) error
 	InsertOAuthGrant(ctx context.Context, arg InsertOAuthGrantParams) (uuid.UUID, error)
 	InsertOAuthRefreshToken(ctx context.Context, arg InsertOAuthRefreshTokenParams) error
+	InsertPasswordSetupCode(ctx context.Context, arg InsertPasswordSetupCodeParams) (time.Time, error)
 	// Inserts the first active key; a concurrent replica that lost the race inserts nothing.
 	InsertSigningKey(ctx context.Context, arg InsertSigningKeyParams) (int64, error)
 	LinkGuardianChild(ctx context.Context, arg LinkGuardianChildParams) error
@@ -81,6 +90,8 @@ type Querier interface {
 	LockOAuthCode(ctx context.Context, codeHash []byte) (LockOAuthCodeRow, error)
 	// A refresh token with its grant, both locked for the refresh transaction.
 	LockOAuthRefreshToken(ctx context.Context, tokenHash []byte) (LockOAuthRefreshTokenRow, error)
+	// GetPasswordSetupCode, locking the code's row until the transaction ends (one redemption).
+	LockPasswordSetupCode(ctx context.Context, codeHash []byte) (LockPasswordSetupCodeRow, error)
 	// The enabled accounts with this email, in every church, with their password hashes (check
 	// with store.CheckPassword). Runs as the anonymous caller: app_login_candidates is the
 	// application role's only way to read password hashes.
@@ -103,6 +114,8 @@ type Querier interface {
 	// Grants past their absolute lifetime (their refresh tokens go with them; their access
 	// tokens expired long before).
 	PurgeOAuthGrants(ctx context.Context) (int64, error)
+	// Forgets codes expired for more than 30 days (the audit log keeps who issued and used them).
+	PurgePasswordSetupCodes(ctx context.Context) (int64, error)
 	// Counts a wrong pick-up code and locks the check-in when the count reaches max_attempts
 	// (store.MaxPickupAttempts). Commit it even though the tool fails: return store.CommitWith(err).
 	RecordFailedPickup(ctx context.Context, arg RecordFailedPickupParams) (RecordFailedPickupRow, error)
@@ -111,6 +124,13 @@ type Querier interface {
 	// signed has expired. The caller inserts the new active key in the same transaction.
 	RetireActiveSigningKey(ctx context.Context, verifyForSeconds float64) (int64, error)
 	RevokeOAuthGrant(ctx context.Context, arg RevokeOAuthGrantParams) (int64, error)
+	// One-time set-password codes (migration 00008; internal/onboard issues and redeems them, the
+	// authorization server's /set-password page is their front). Run in the maintenance context.
+	// Revokes the account's codes that could still be used (a newer one replaces them, or the
+	// operator set the password).
+	RevokePasswordSetupCodes(ctx context.Context, arg RevokePasswordSetupCodesParams) (int64, error)
+	// Ends the account's sessions: its live grants (so their refresh and access tokens) ...
+	RevokeUserOAuthGrants(ctx context.Context, arg RevokeUserOAuthGrantsParams) (int64, error)
 	// Resource "neemias://roster/children/{id}" (spec/capabilities.yaml:118). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 	RosterChild(ctx context.Context, arg RosterChildParams) ([]RosterChildRow, error)
 	// Resource "neemias://roster/children" (spec/capabilities.yaml:80). Row filters: church, volunteer_assigned_classes.
@@ -119,10 +139,13 @@ type Querier interface {
 	// Records who logged in; only once per request.
 	SetOAuthAuthRequestUser(ctx context.Context, arg SetOAuthAuthRequestUserParams) (int64, error)
 	SetOAuthUpstreamLogin(ctx context.Context, arg SetOAuthUpstreamLoginParams) (int64, error)
+	// Sets an enabled account's argon2id password hash (store.HashPassword).
+	SetUserPasswordHash(ctx context.Context, arg SetUserPasswordHashParams) (int64, error)
 	// Consumes a logged-in request: the consent decision happens once.
 	TakeOAuthAuthRequest(ctx context.Context, id uuid.UUID) (OauthAuthRequest, error)
 	TouchOAuthClient(ctx context.Context, clientID string) error
 	UseOAuthCode(ctx context.Context, arg UseOAuthCodeParams) error
+	UsePasswordSetupCode(ctx context.Context, codeHash []byte) (int64, error)
 }
 
 var _ Querier = (*Queries)(nil)

@@ -156,6 +156,7 @@ func (a *AS) Register(mux *http.ServeMux) {
 	}
 	mux.HandleFunc(PathLogin, a.login)
 	mux.HandleFunc(PathConsent, a.consent)
+	mux.HandleFunc(PathSetPassword, a.setPassword)
 	if a.upstream != nil {
 		mux.HandleFunc(PathLoginUpstream, a.upstreamStart)
 		mux.HandleFunc(PathLoginCallback, a.upstreamCallback)

@@ -38,6 +38,10 @@
 // PKCE; refresh with rotation). Granted scopes are always requested ∩ the role's
 // (gen/scopes.Grant), and a refresh can only narrow them.
 //
+// /set-password (setpassword.go) is where a person redeems the one-time link an operator
+// printed (internal/onboard owns the codes, migration 00008) and chooses a local password,
+// with the login page's headers, CSRF, cookie and rate-limit conventions.
+//
 // All state is in PostgreSQL (migration 00007: oauth_clients, oauth_auth_requests,
 // oauth_codes, oauth_grants, oauth_refresh_tokens, oauth_consents, oauth_upstream_identities;
 // signing keys in oauth_signing_keys), so any replica serves any step. The tables are closed

@@ -26,7 +26,7 @@ import (
 //go:embed templates/*.html
 var templateFS embed.FS
 
-// pages are the login, consent and error pages, each parsed with the shared layout.
+// pages are the login, consent, set-password and error pages, each parsed with the shared layout.
 // html/template escapes everything that reaches them (client names come from strangers).
 type pages struct {
 	byName map[string]*template.Template
@@ -34,7 +34,7 @@ type pages struct {
 
 func newPages() (*pages, error) {
 	p := &pages{byName: map[string]*template.Template{}}
-	for _, name := range []string{"login", "consent", "error"} {
+	for _, name := range []string{"login", "consent", "error", "setpassword"} {
 		t, err := template.ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("oauth: page %s: %w", name, err)

@@ -137,8 +137,11 @@ type User struct {
 	DisplayName string
 	Role        string
 	HasPassword bool
-	CreatedAt   time.Time
-	DisabledAt  *time.Time
+	// LinkUntil is when the account's usable set-password link expires (nil: none; listed by
+	// [ListUsers] only).
+	LinkUntil  *time.Time
+	CreatedAt  time.Time
+	DisabledAt *time.Time
 }
 
 // NewUser is what `user add` asks for.
@@ -169,9 +172,15 @@ func CheckEmail(email string) (string, error) {
 	return e, nil
 }
 
-// AddUser adds an account to the church with this slug. It has no password: set one with
-// [SetPassword], or link an upstream identity (neemias-mcp identity link).
+// AddUser adds an account to the church with this slug. It has no password: for a local
+// login use [AddLocalUser] (a one-time set-password link) or [SetPassword]; for a login
+// through the church's provider, link an upstream identity (neemias-mcp identity link).
 func AddUser(ctx context.Context, st *store.Store, churchSlug string, in NewUser) (User, error) {
+	return addUser(ctx, st, churchSlug, in, nil)
+}
+
+// addUser adds the account and runs then (if set) in the same transaction.
+func addUser(ctx context.Context, st *store.Store, churchSlug string, in NewUser, then func(ctx context.Context, tx pgx.Tx, ch Church, u User) error) (User, error) {
 	email, err := CheckEmail(in.Email)
 	if err != nil {
 		return User{}, err
@@ -203,7 +212,13 @@ func AddUser(ctx context.Context, st *store.Store, churchSlug string, in NewUser
 			Scan(&u.ID, &u.Email, &u.DisplayName, &u.Role, &u.CreatedAt); err != nil {
 			return err
 		}
-		return record(ctx, tx, ch.ID, "user.add", u.ID)
+		if err := record(ctx, tx, ch.ID, "user.add", u.ID); err != nil {
+			return err
+		}
+		if then != nil {
+			return then(ctx, tx, ch, u)
+		}
+		return nil
 	})
 	if store.IsUniqueViolation(err, "users_church_email_key") {
 		return User{}, errEmailTaken(email, churchSlug)
@@ -249,15 +264,17 @@ func ListUsers(ctx context.Context, st *store.Store, churchSlug string) ([]User,
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT id, email, display_name, role, password_hash IS NOT NULL, created_at, disabled_at
-			FROM users WHERE church_id = $1
-			ORDER BY array_position(ARRAY['ADMIN', 'CADASTRO', 'VOLUNTARIO', 'RESPONSAVEL'], role), email`, ch.ID)
+		rows, err := tx.Query(ctx, `SELECT u.id, u.email, u.display_name, u.role, u.password_hash IS NOT NULL, u.created_at, u.disabled_at,
+				(SELECT max(c.expires_at) FROM password_setup_codes c WHERE c.church_id = u.church_id AND c.user_id = u.id
+					AND c.used_at IS NULL AND c.revoked_at IS NULL AND c.expires_at > now())
+			FROM users u WHERE u.church_id = $1
+			ORDER BY array_position(ARRAY['ADMIN', 'CADASTRO', 'VOLUNTARIO', 'RESPONSAVEL'], u.role), u.email`, ch.ID)
 		if err != nil {
 			return err
 		}
 		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (User, error) {
 			var u User
-			return u, r.Scan(&u.ID, &u.Email, &u.DisplayName, &u.Role, &u.HasPassword, &u.CreatedAt, &u.DisabledAt)
+			return u, r.Scan(&u.ID, &u.Email, &u.DisplayName, &u.Role, &u.HasPassword, &u.CreatedAt, &u.DisabledAt, &u.LinkUntil)
 		})
 		return err
 	})
@@ -304,21 +321,21 @@ func DisableUser(ctx context.Context, st *store.Store, churchSlug, email string)
 	return u, changed, err
 }
 
-// Password length limits of [SetPassword]; the login page reads at most 1024 bytes.
+// Password length limits of [SetPassword] and the set-password page (store.CheckNewPassword).
 const (
-	MinPasswordLen = 10
-	MaxPasswordLen = 1024
+	MinPasswordLen = store.MinPasswordLen
+	MaxPasswordLen = store.MaxPasswordLen
 )
 
 // SetPassword sets the local password of an enabled account (stored as an argon2id hash,
-// store.HashPassword). The password comes from the operator's terminal or standard input,
-// never from the command line, where other users of the machine and the shell history see it.
+// store.HashPassword): the operator's alternative to a set-password link. The password comes
+// from the operator's terminal or standard input, never from the command line, where other
+// users of the machine and the shell history see it. Like a redeemed link, it revokes the
+// account's unused set-password codes and ends its sessions (OAuth grants revoked, pending
+// logins dropped).
 func SetPassword(ctx context.Context, st *store.Store, churchSlug, email, password string) error {
-	if n := utf8.RuneCountInString(password); n < MinPasswordLen {
-		return fmt.Errorf("the password must have at least %d characters", MinPasswordLen)
-	}
-	if len(password) > MaxPasswordLen {
-		return fmt.Errorf("the password must have at most %d bytes", MaxPasswordLen)
+	if err := store.CheckNewPassword(password); err != nil {
+		return err
 	}
 	hash, err := store.HashPassword(password)
 	if err != nil {
@@ -336,10 +353,10 @@ func SetPassword(ctx context.Context, st *store.Store, churchSlug, email, passwo
 		if u.DisabledAt != nil {
 			return fmt.Errorf("the account %q is disabled; a disabled account cannot log in", u.Email)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE users SET password_hash = $3 WHERE church_id = $1 AND id = $2`, ch.ID, u.ID, hash); err != nil {
+		if err := setPassword(ctx, db.New(tx), ch.ID, u.ID, hash); err != nil {
 			return err
 		}
-		return record(ctx, tx, ch.ID, "user.set_password", u.ID)
+		return record(ctx, tx, ch.ID, ActionSetPassword, u.ID)
 	})
 }
 

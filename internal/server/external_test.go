@@ -156,7 +156,7 @@ func TestExternalProviderMode(t *testing.T) {
 			}
 		}
 		for _, p := range []string{"/authorize?response_type=code", "/token", "/register", "/revoke", "/jwks", "/login", "/login/upstream",
-			"/login/callback", "/consent", "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration",
+			"/login/callback", "/consent", "/set-password", "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration",
 			"/.well-known/oauth-authorization-server/mcp"} {
 			for _, method := range []string{http.MethodGet, http.MethodPost} {
 				req, _ := http.NewRequest(method, rsBase+p, strings.NewReader("grant_type=authorization_code"))

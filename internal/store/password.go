@@ -7,9 +7,35 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
 )
+
+// The rules of a new local password, wherever it is set (the operator's user set-password,
+// the set-password page): at least MinPasswordLen characters, at most MaxPasswordLen bytes
+// (the login form reads no more).
+const (
+	MinPasswordLen = 10
+	MaxPasswordLen = 1024
+)
+
+// Refusals of [CheckNewPassword].
+var (
+	ErrPasswordTooShort = fmt.Errorf("the password must have at least %d characters", MinPasswordLen)
+	ErrPasswordTooLong  = fmt.Errorf("the password must have at most %d bytes", MaxPasswordLen)
+)
+
+// CheckNewPassword applies the rules of a new password before it is hashed.
+func CheckNewPassword(password string) error {
+	if utf8.RuneCountInString(password) < MinPasswordLen {
+		return ErrPasswordTooShort
+	}
+	if len(password) > MaxPasswordLen {
+		return ErrPasswordTooLong
+	}
+	return nil
+}
 
 // The argon2id parameters of new password hashes (OWASP's minimum for argon2id: 19 MiB,
 // 2 passes, 1 lane). Stored hashes carry their own parameters, so raising these later does
