@@ -23,6 +23,7 @@ import (
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/devdb"
+	"github.com/neemias/neemias-mcp/internal/logic"
 	"github.com/neemias/neemias-mcp/internal/principal"
 	"github.com/neemias/neemias-mcp/internal/seed"
 	"github.com/neemias/neemias-mcp/internal/server"
@@ -92,6 +93,7 @@ func serveCmd() *cobra.Command {
 		ext       externalFlags
 		rateLimit float64
 		rateBurst int
+		window    int
 	)
 	c := &cobra.Command{
 		Use:   "serve",
@@ -150,12 +152,15 @@ Church and role are the local user's unless --oauth-church-claim / --oauth-role-
 			if publicURL == "" {
 				publicURL = "http://" + ln.Addr().String()
 			}
+			if window < 1 || window > 366 {
+				return errors.New("--checkin-window-days must be 1 to 366")
+			}
 			if rateLimit < 0 || rateBurst < 1 {
 				return errors.New("--rate-limit must be 0 (off) or more, and --rate-burst at least 1")
 			}
 			srv, err := server.New(ctx, server.Config{
 				PublicURL: publicURL, AllowedOrigins: origins, Logger: log, Version: version, AuthServer: as.options(), External: x,
-				RatePerSecond: rateLimit, RateBurst: rateBurst, RateLimitOff: rateLimit == 0,
+				RatePerSecond: rateLimit, RateBurst: rateBurst, RateLimitOff: rateLimit == 0, CheckinWindowDays: window,
 			}, st)
 			if err != nil {
 				return err
@@ -187,6 +192,7 @@ Church and role are the local user's unless --oauth-church-claim / --oauth-role-
 	c.Flags().StringSliceVar(&origins, "allowed-origin", nil, "browser origin allowed to call /mcp (repeatable)")
 	c.Flags().Float64Var(&rateLimit, "rate-limit", server.DefaultRatePerSecond, "requests per second per caller (0 turns the limit off)")
 	c.Flags().IntVar(&rateBurst, "rate-burst", server.DefaultRateBurst, "burst of requests a caller may make above --rate-limit")
+	c.Flags().IntVar(&window, "checkin-window-days", logic.DefaultCheckinWindowDays, "how many days back a check-in may be registered")
 	as.add(c)
 	ext.add(c)
 	return c

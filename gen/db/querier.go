@@ -17,6 +17,11 @@ type Querier interface {
 	AttendanceSummary(ctx context.Context, arg AttendanceSummaryParams) ([]AttendanceSummaryRow, error)
 	// Resource "neemias://checkins/{date}" (spec/capabilities.yaml:209). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 	CheckinsByDate(ctx context.Context, arg CheckinsByDateParams) ([]CheckinsByDateRow, error)
+	// Queries behind the domain rules of the tools (internal/logic): the check-in window and a
+	// child's birth, and duplicate enrollments.
+	// A child's birth date, for the rule that nobody is checked in before being born. The caller
+	// has seen the child already (GetChildForCheckin); row-level security applies as there.
+	ChildBirthDate(ctx context.Context, arg ChildBirthDateParams) (time.Time, error)
 	// Closes an open, unlocked check-in; returns no row when it is closed or locked already.
 	CompleteCheckout(ctx context.Context, arg CompleteCheckoutParams) (CompleteCheckoutRow, error)
 	// Completion of a class id: the visible classes whose id starts with prefix (case-insensitive),
@@ -35,6 +40,10 @@ type Querier interface {
 	// The class whose age range holds the child's age in completed years on on_date; when ranges
 	// overlap, the narrowest wins. No row when no class fits.
 	FindClassForAge(ctx context.Context, arg FindClassForAgeParams) (FindClassForAgeRow, error)
+	// An enrolled child of the church with the same name (case and surrounding spaces aside), birth
+	// date and a guardian whose phone ends in the same ten digits (area code and number, with or
+	// without the country code and punctuation).
+	FindDuplicateChild(ctx context.Context, arg FindDuplicateChildParams) (uuid.UUID, error)
 	// The check-in of a child on a service day.
 	GetCheckinByChildDate(ctx context.Context, arg GetCheckinByChildDateParams) (GetCheckinByChildDateRow, error)
 	// Locks the check-in to close, if the caller may see it (guardian: own children; volunteer:
@@ -86,6 +95,9 @@ type Querier interface {
 	LinkOAuthUpstreamIdentity(ctx context.Context, arg LinkOAuthUpstreamIdentityParams) error
 	// The classes the caller may use, youngest first: all of the church, a volunteer's own only.
 	ListVisibleClasses(ctx context.Context, arg ListVisibleClassesParams) ([]ListVisibleClassesRow, error)
+	// Serializes enrollments of one child (church, name, birth date) for the rest of the
+	// transaction, so two identical enrollments at once cannot both pass FindDuplicateChild.
+	LockEnrollment(ctx context.Context, arg LockEnrollmentParams) error
 	// The code, locked for the redemption transaction; expired reports the 60-second limit.
 	LockOAuthCode(ctx context.Context, codeHash []byte) (LockOAuthCodeRow, error)
 	// A refresh token with its grant, both locked for the refresh transaction.

@@ -6,6 +6,7 @@ package errs
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 var (
@@ -41,6 +42,22 @@ func Invalidf(field, format string, args ...any) *Invalid {
 type Forbidden struct {
 	Capability string
 	Scope      string
+	// Granted are the scopes the caller's token holds: a step-up challenge asks for them plus
+	// Scope, so a client that re-authorizes with exactly the challenge loses none.
+	Granted []string
+	// Unreachable: the caller's role can never hold Scope, so no step-up can help; transports
+	// answer as if the capability did not exist (it is not listed either).
+	Unreachable bool
+}
+
+// StepUpScopes are the scopes a step-up should request: Granted and Scope, sorted, once each.
+func (e *Forbidden) StepUpScopes() []string {
+	out := append([]string(nil), e.Granted...)
+	if !slices.Contains(out, e.Scope) {
+		out = append(out, e.Scope)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func (e *Forbidden) Error() string {

@@ -21,7 +21,7 @@ const (
 
 // AttendanceSummary implements resource "neemias://attendance/summary{?from,to,class_id}" (scope attendance:read).
 //
-// to defaults to today (America/Sao_Paulo), from to 30 days before to; the range holds at most
+// to defaults to today in the church's time zone, from to 30 days before to; the range holds at most
 // 366 days, both ends included. A class_id the caller may not use (unknown, another church's,
 // or not a volunteer's own) is an *errs.Invalid rather than an empty answer, so the agent
 // learns its mistake. Counts only, so no audit entry.
@@ -29,7 +29,11 @@ func (s *Service) AttendanceSummary(ctx context.Context, in *capapi.AttendanceSu
 	var out *capapi.AttendanceSummaryOutput
 	c := call{capID: capapi.CapAttendanceSummary, op: "read", in: in}
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, _ *txState) error {
-		from, to, err := attendanceRange(in.From, in.To, s.today())
+		today, err := s.churchToday(ctx, q, w.ChurchID)
+		if err != nil {
+			return err
+		}
+		from, to, err := attendanceRange(in.From, in.To, today)
 		if err != nil {
 			return err
 		}

@@ -28,7 +28,10 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 	c := call{capID: capapi.CapCheckinRegister, op: "checkin", audited: true, in: in, targets: []uuid.UUID{in.ChildID}}
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, st *txState) error {
 		out = nil
-		today := s.today()
+		today, err := s.churchToday(ctx, q, w.ChurchID)
+		if err != nil {
+			return err
+		}
 		day := today
 		if in.ServiceDate != nil {
 			day = *in.ServiceDate
@@ -36,12 +39,27 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 				return &errs.Invalid{Field: "service_date", Reason: fmt.Sprintf(
 					"is in the future; check a child in on the day itself (today is %s)", today)}
 			}
+			if oldest := today.AddDays(-s.checkinWindow()); day.Before(oldest) {
+				return &errs.Invalid{Field: "service_date", Reason: fmt.Sprintf(
+					"is more than %d days ago; check-ins can be registered from %s to %s", s.checkinWindow(), oldest, today)}
+			}
 		}
 		child, err := q.GetChildForCheckin(ctx, db.GetChildForCheckinParams{
 			ChurchID: w.ChurchID, ChildID: in.ChildID, Role: w.Role, UserID: w.UserID,
 		})
 		if err != nil {
 			return notFound(err)
+		}
+		if day != today {
+			// Today is never before a birth (enrollment refuses birth dates in the future);
+			// an earlier day may be.
+			born, err := q.ChildBirthDate(ctx, db.ChildBirthDateParams{ChurchID: w.ChurchID, ChildID: child.ID})
+			if err != nil {
+				return notFound(err)
+			}
+			if day.Before(capability.DateOf(born)) {
+				return &errs.Invalid{Field: "service_date", Reason: "is before the child's birth date; check the day"}
+			}
 		}
 
 		// A retry: the check-in exists already.

@@ -40,9 +40,15 @@ func (s *Service) ChildEnroll(ctx context.Context, in *capapi.ChildEnrollInput) 
 		if w.Role != store.RoleAdmin && w.Role != store.RoleCadastro {
 			return &errs.Forbidden{Capability: capapi.CapChildEnroll, Scope: scopes.ChildrenWrite}
 		}
-		today := s.today()
+		today, err := s.churchToday(ctx, q, w.ChurchID)
+		if err != nil {
+			return err
+		}
 		name, guardianName, phone, err := validateEnrollment(in, today)
 		if err != nil {
+			return err
+		}
+		if err := refuseDuplicate(ctx, q, w, name, in.BirthDate, phone); err != nil {
 			return err
 		}
 		classID, placed, err := enrollClass(ctx, q, w, in, today)
@@ -91,6 +97,36 @@ func (s *Service) ChildEnroll(ctx context.Context, in *capapi.ChildEnrollInput) 
 		return nil, err
 	}
 	return out, nil
+}
+
+// refuseDuplicate refuses an enrollment identical to one the church has (same name, birth date
+// and guardian phone): retried or repeated calls must not create a second child, guardian and
+// consent. The conflict names the existing child's id only to a caller who may read children's
+// records. The advisory lock makes two identical enrollments at once queue here.
+func refuseDuplicate(ctx context.Context, q *db.Queries, w who, name string, born capability.Date, phone string) error {
+	if err := q.LockEnrollment(ctx, db.LockEnrollmentParams{ChurchID: w.ChurchID, Name: name, BirthDate: born.Time()}); err != nil {
+		return err
+	}
+	digits := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, phone)
+	if len(digits) > 10 {
+		digits = digits[len(digits)-10:]
+	}
+	id, err := q.FindDuplicateChild(ctx, db.FindDuplicateChildParams{ChurchID: w.ChurchID, Name: name, BirthDate: born.Time(), PhoneTail: digits})
+	if errors.Is(notFound(err), errs.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if w.Scopes.Has(scopes.ChildrenRead) {
+		return &errs.Conflict{Reason: fmt.Sprintf("this child is already enrolled (child_id %s, same name, birth date and guardian phone); use that record instead of enrolling again", id)}
+	}
+	return &errs.Conflict{Reason: "this child is already enrolled (same name, birth date and guardian phone); nothing was written"}
 }
 
 // validateEnrollment checks what the input schema cannot, before anything is written, and

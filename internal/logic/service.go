@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"fmt"
 	"strings"
+	"sync"
 	"time"
+	_ "time/tzdata" // church time zones resolve on machines without a tz database
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
@@ -27,6 +31,11 @@ type Service struct {
 	Log *slog.Logger
 	// CorrelationID, when set, returns the request's correlation id for the audit log.
 	CorrelationID func(context.Context) string
+	// CheckinWindowDays is how many days back a check-in may be registered (zero:
+	// DefaultCheckinWindowDays).
+	CheckinWindowDays int
+
+	zones sync.Map // church id → zone
 }
 
 // The build breaks here when the spec gains a capability that has no method yet.
@@ -40,6 +49,9 @@ func WithClock(now func() time.Time) Option { return func(s *Service) { s.Now = 
 
 // WithLogger sets the logger.
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.Log = l } }
+
+// WithCheckinWindow sets how many days back a check-in may be registered.
+func WithCheckinWindow(days int) Option { return func(s *Service) { s.CheckinWindowDays = days } }
 
 // WithCorrelationID sets how the request's correlation id is read from its context, for the
 // audit log.
@@ -57,24 +69,48 @@ func New(st *store.Store, opts ...Option) *Service {
 	return s
 }
 
-// churchTZ is the time zone of the churches served: what "today" means for a service day.
-var churchTZ = loadChurchTZ()
+// DefaultCheckinWindowDays is how far back a check-in may be registered by default: a
+// forgotten Sunday can be recorded the next weeks, a typo in the year cannot.
+const DefaultCheckinWindowDays = 31
 
-func loadChurchTZ() *time.Location {
-	if loc, err := time.LoadLocation("America/Sao_Paulo"); err == nil {
-		return loc
-	}
-	// Without the tz database: Brazil has kept UTC-3 all year since 2019.
-	return time.FixedZone("-03", -3*60*60)
+// zoneTTL is how long a church's time zone is kept before it is read again.
+const zoneTTL = 5 * time.Minute
+
+type zone struct {
+	loc     *time.Location
+	fetched time.Time
 }
 
-// today is the current day in the church's time zone.
-func (s *Service) today() capability.Date {
+// churchToday is the current day in the church's time zone (churches.time_zone, an IANA name;
+// Brazil alone has four): what "today" means for a service day, whatever the server's zone.
+// The zone is read once per church and kept for zoneTTL.
+func (s *Service) churchToday(ctx context.Context, q *db.Queries, churchID uuid.UUID) (capability.Date, error) {
 	now := time.Now
 	if s.Now != nil {
 		now = s.Now
 	}
-	return capability.DateOf(now().In(churchTZ))
+	t := now()
+	if z, ok := s.zones.Load(churchID); ok && t.Sub(z.(zone).fetched) < zoneTTL {
+		return capability.DateOf(t.In(z.(zone).loc)), nil
+	}
+	ch, err := q.GetChurch(ctx, churchID)
+	if err != nil {
+		return capability.Date{}, fmt.Errorf("reading the church's time zone: %w", notFound(err))
+	}
+	loc, err := time.LoadLocation(ch.TimeZone)
+	if err != nil {
+		return capability.Date{}, fmt.Errorf("the church's time zone %q: %w", ch.TimeZone, err)
+	}
+	s.zones.Store(churchID, zone{loc: loc, fetched: t})
+	return capability.DateOf(t.In(loc)), nil
+}
+
+// checkinWindow is how many days back a check-in may be registered.
+func (s *Service) checkinWindow() int {
+	if s.CheckinWindowDays > 0 {
+		return s.CheckinWindowDays
+	}
+	return DefaultCheckinWindowDays
 }
 
 func (s *Service) logger() *slog.Logger {

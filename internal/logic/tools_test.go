@@ -3,6 +3,7 @@ package logic_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -17,7 +18,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
-var sixDigits = regexp.MustCompile(`^[0-9]{6}$`)
+var pickupCodeForm = regexp.MustCompile(`^[A-Z]{3}-[0-9]{3}$`)
 
 func TestCheckinRegister(t *testing.T) {
 	t.Parallel()
@@ -28,7 +29,7 @@ func TestCheckinRegister(t *testing.T) {
 
 	t.Run("first call issues the code once, retry returns the same check-in", func(t *testing.T) {
 		first := mustInvoke[capapi.CheckinRegisterOutput](e, admin, capapi.CapCheckinRegister, map[string]any{"child_id": a.k1})
-		if first.AlreadyCheckedIn || first.PickupCode == nil || !sixDigits.MatchString(*first.PickupCode) ||
+		if first.AlreadyCheckedIn || first.PickupCode == nil || !pickupCodeForm.MatchString(*first.PickupCode) ||
 			first.ChildID != a.k1 || first.ClassID != a.c1 || first.ServiceDate != today {
 			t.Fatalf("first = %v (code present %v)", first, first.PickupCode != nil)
 		}
@@ -343,8 +344,11 @@ func TestChildEnroll(t *testing.T) {
 			e.count(`SELECT count(*) FROM guardian_children`), e.count(`SELECT count(*) FROM consent_records`),
 		}
 	}
+	variant := 0
 	with := func(mod func(m map[string]any)) map[string]any {
 		m := enrollArgs(born(4, 3))
+		variant++ // another child each time: identical enrollments are refused as duplicates
+		m["name"] = fmt.Sprintf("%s %c", enrollChildName, 'A'+variant)
 		mod(m)
 		return m
 	}

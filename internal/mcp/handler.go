@@ -291,8 +291,12 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		permit, err := h.opts.Gate.Authorize(r.Context(), e.ID, args)
 		if err != nil {
 			var f *errs.Forbidden
-			if errors.As(err, &f) {
-				httpx.WriteInsufficientScope(w, h.opts.ResourceMetadataURL, f.Scope)
+			if errors.As(err, &f) && !f.Unreachable {
+				// Step-up: the challenge names the scopes held plus the one needed, so a client
+				// that re-authorizes with exactly these (the TypeScript SDK 1.x does) keeps the
+				// others. A scope the role can never hold gets no challenge: not found, like a
+				// capability that is not listed.
+				httpx.WriteInsufficientScope(w, h.opts.ResourceMetadataURL, f.StepUpScopes()...)
 				return
 			}
 			h.notFoundEarly(w, env, r)
@@ -374,11 +378,12 @@ func acceptsBoth(values []string) bool {
 	return jsonOK && sseOK
 }
 
-// visible returns the capabilities the caller may use, in spec order.
-func (h *Handler) visible(granted capability.ScopeSet) []*entry {
+// visible returns the capabilities listed for the caller (what its role can reach), in spec
+// order.
+func (h *Handler) visible(p principal.Principal) []*entry {
 	var out []*entry
 	for _, e := range h.entries {
-		if h.opts.Gate.Allowed(granted, e.ID) {
+		if h.opts.Gate.Listed(p, e.ID) {
 			out = append(out, e)
 		}
 	}
@@ -390,7 +395,7 @@ func (h *Handler) visible(granted capability.ScopeSet) []*entry {
 // resources/list show only what the caller may use. The SDK calls this for every request.
 func (h *Handler) serverFor(r *http.Request) *sdk.Server {
 	p, _ := principal.From(r.Context())
-	vis := h.visible(p.Scopes)
+	vis := h.visible(p)
 	ids := make([]string, len(vis))
 	for i, e := range vis {
 		ids[i] = e.ID

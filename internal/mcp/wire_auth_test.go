@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -77,24 +78,25 @@ func TestTwoAuthorizationHeaders(t *testing.T) {
 	}
 }
 
-// A caller lacking a capability's scope gets 403 insufficient_scope naming it (checklist A12),
-// for tools and resources, in both eras; the handler never runs.
+// A caller lacking a capability's scope gets 403 insufficient_scope naming the scopes it holds
+// plus the one needed (checklist A12), for tools and resources, in both eras; the handler never
+// runs.
 func TestInsufficientScope(t *testing.T) {
 	srv := newTestServer(t)
 	tests := []struct {
-		name      string
-		send      func() exchange
-		wantScope string
+		name       string
+		send       func() exchange
+		wantScopes []string
 	}{
 		{"legacy tools/call", func() exchange {
 			return post(t, srv, map[string]string{"Authorization": "Bearer " + tokNone}, rpc(1, "tools/call", map[string]any{"name": "neemias_checkin_register", "arguments": map[string]any{"child_id": childA}}))
-		}, "checkins:write"},
+		}, []string{"checkins:write"}},
 		{"modern resources/read of a child", func() exchange {
 			return modern(t, srv, map[string]string{"Authorization": "Bearer " + tokVol}, "resources/read", map[string]any{"uri": "neemias://roster/children/" + childA})
-		}, "children:read"},
+		}, []string{"attendance:read", "checkins:write", "children:read", "roster:read"}},
 		{"legacy resources/read of counts", func() exchange {
 			return post(t, srv, map[string]string{"Authorization": "Bearer " + tokNone}, rpc(1, "resources/read", map[string]any{"uri": "neemias://roster/children"}))
-		}, "roster:read"},
+		}, []string{"roster:read"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,14 +105,28 @@ func TestInsufficientScope(t *testing.T) {
 				t.Fatalf("status = %d, want 403; body %s", ex.status, ex.body)
 			}
 			www := ex.header.Get("WWW-Authenticate")
-			for _, want := range []string{`error="insufficient_scope"`, `scope="` + tc.wantScope + `"`, metadataURL} {
+			for _, want := range []string{`error="insufficient_scope"`, metadataURL} {
 				if !strings.Contains(www, want) {
 					t.Errorf("WWW-Authenticate = %q, missing %s", www, want)
 				}
+			}
+			// The challenge asks for the scopes held plus the one needed (step-up keeps scopes).
+			if got, want := challengeScopes(www), tc.wantScopes; !slices.Equal(got, want) {
+				t.Errorf("challenge scope = %v, want %v (%q)", got, want, www)
 			}
 			if strings.Contains(ex.body, canary) {
 				t.Errorf("body leaks data: %s", ex.body)
 			}
 		})
 	}
+}
+
+// challengeScopes returns the space-separated scope parameter of a WWW-Authenticate value.
+func challengeScopes(www string) []string {
+	_, rest, ok := strings.Cut(www, `scope="`)
+	if !ok {
+		return nil
+	}
+	v, _, _ := strings.Cut(rest, `"`)
+	return strings.Fields(v)
 }

@@ -50,13 +50,19 @@ type Config struct {
 	Call CallFunc
 	// OnRefused, when set, is told of every scope refusal.
 	OnRefused RefusalHook
+	// RoleScopes returns the scopes a role may ever hold (gen/scopes.RoleScopes). With it,
+	// lists show what the caller's role can reach (a token with fewer scopes steps up when it
+	// calls one), and a refusal says whether any step-up could help. Nil: the token's scopes
+	// are all a caller can ever have.
+	RoleScopes func(role string) (capability.ScopeSet, bool)
 }
 
 // Gate is the pipeline. It is immutable and safe for concurrent use.
 type Gate struct {
-	required  func(string) (string, bool)
-	call      CallFunc
-	onRefused RefusalHook
+	required   func(string) (string, bool)
+	call       CallFunc
+	onRefused  RefusalHook
+	roleScopes func(string) (capability.ScopeSet, bool)
 }
 
 // New returns the gate of c.
@@ -64,7 +70,7 @@ func New(c Config) (*Gate, error) {
 	if c.RequiredScope == nil || c.Call == nil {
 		return nil, errors.New("pipeline: Config.RequiredScope and Config.Call are required")
 	}
-	return &Gate{required: c.RequiredScope, call: c.Call, onRefused: c.OnRefused}, nil
+	return &Gate{required: c.RequiredScope, call: c.Call, onRefused: c.OnRefused, roleScopes: c.RoleScopes}, nil
 }
 
 // Allowed reports whether a caller holding granted may invoke capabilityID: the test lists use
@@ -72,6 +78,25 @@ func New(c Config) (*Gate, error) {
 func (g *Gate) Allowed(granted capability.ScopeSet, capabilityID string) bool {
 	scope, ok := g.required(capabilityID)
 	return ok && granted.Has(scope)
+}
+
+// Listed reports whether a capability belongs in p's lists: its role can reach it (with
+// RoleScopes), else its token's scopes cover it. A listed capability outside the token's
+// scopes is answered with a step-up challenge when called.
+func (g *Gate) Listed(p principal.Principal, capabilityID string) bool {
+	scope, ok := g.required(capabilityID)
+	if !ok {
+		return false
+	}
+	return p.Scopes.Has(scope) || g.roleCanHold(p.Role, scope)
+}
+
+func (g *Gate) roleCanHold(role, scope string) bool {
+	if g.roleScopes == nil {
+		return false
+	}
+	s, ok := g.roleScopes(role)
+	return ok && s.Has(scope)
 }
 
 // Reachable reports whether capabilityID exists for the gate at all (its scope is known).
@@ -82,7 +107,8 @@ func (g *Gate) Reachable(capabilityID string) bool {
 
 // Authorize is the scope check of one call by the caller on ctx. It returns the permit, or
 // errs.ErrUnauthenticated (no caller), errs.ErrUnknownCapability, or *errs.Forbidden naming
-// the missing scope; a Forbidden is reported to the refusal hook before it is returned.
+// the missing scope, the scopes held and whether the role could ever hold it; a Forbidden is
+// reported to the refusal hook before it is returned.
 func (g *Gate) Authorize(ctx context.Context, capabilityID string, args json.RawMessage) (Permit, error) {
 	scope, ok := g.required(capabilityID)
 	if !ok {
@@ -93,7 +119,8 @@ func (g *Gate) Authorize(ctx context.Context, capabilityID string, args json.Raw
 		return Permit{}, errs.ErrUnauthenticated
 	}
 	if !p.Scopes.Has(scope) {
-		err := &errs.Forbidden{Capability: capabilityID, Scope: scope}
+		err := &errs.Forbidden{Capability: capabilityID, Scope: scope, Granted: p.Scopes.List(),
+			Unreachable: g.roleScopes != nil && !g.roleCanHold(p.Role, scope)}
 		if g.onRefused != nil {
 			g.onRefused(ctx, capabilityID, args, err)
 		}

@@ -98,8 +98,8 @@ func (r *runner) authorize(srv *oas.Server, next http.Handler) http.Handler {
 		permit, err := r.o.Gate.Authorize(req.Context(), id, nil)
 		if err != nil {
 			var f *errs.Forbidden
-			if errors.As(err, &f) {
-				httpx.SetInsufficientScope(w.Header(), r.o.ResourceMetadataURL, f.Scope)
+			if errors.As(err, &f) && !f.Unreachable { // step-up keeps the scopes held; see internal/mcp
+				httpx.SetInsufficientScope(w.Header(), r.o.ResourceMetadataURL, f.StepUpScopes()...)
 			}
 			r.writeError(w, req.Context(), err)
 			return

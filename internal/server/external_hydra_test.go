@@ -229,18 +229,21 @@ func TestExternalHydra(t *testing.T) {
 	})
 
 	t.Run("group to role mapping from Hydra's claims", func(t *testing.T) {
-		// The linked user is VOLUNTARIO; a mapped group overrides it. RESPONSAVEL may not
-		// read the roster; two mapped roles are ambiguous and refused.
+		// The linked user is VOLUNTARIO; a mapped group overrides it. RESPONSAVEL may never
+		// read the roster (answered as not found, no step-up); two mapped roles are ambiguous
+		// and refused.
+		const counts, notFound = "total_children", "Resource not found"
 		cases := []struct {
 			name   string
 			groups []string
 			want   int
+			body   string
 		}{
-			{"mapped to VOLUNTARIO", []string{"neemias-voluntarios", "coral"}, http.StatusOK},
-			{"mapped to ADMIN", []string{"neemias-admins"}, http.StatusOK},
-			{"mapped to RESPONSAVEL", []string{"neemias-responsaveis"}, http.StatusForbidden},
-			{"no mapped group: the linked user's role", []string{"coral"}, http.StatusOK},
-			{"two mapped roles", []string{"neemias-admins", "neemias-responsaveis"}, http.StatusUnauthorized},
+			{"mapped to VOLUNTARIO", []string{"neemias-voluntarios", "coral"}, http.StatusOK, counts},
+			{"mapped to ADMIN", []string{"neemias-admins"}, http.StatusOK, counts},
+			{"mapped to RESPONSAVEL", []string{"neemias-responsaveis"}, http.StatusOK, notFound},
+			{"no mapped group: the linked user's role", []string{"coral"}, http.StatusOK, counts},
+			{"two mapped roles", []string{"neemias-admins", "neemias-responsaveis"}, http.StatusUnauthorized, ""},
 		}
 		for _, tc := range cases {
 			for _, p := range []struct {
@@ -251,8 +254,8 @@ func TestExternalHydra(t *testing.T) {
 			}{{"jwt", hj, cliA, rsA}, {"introspected", ho, cliB, rsB}} {
 				p.h.SetUser(vol(p.rs.mcp, tc.groups...))
 				tok := hydraToken(t, p.h, p.c, "roster:read")
-				if status, _, body := oauthtest.ReadRoster(t, p.rs.base, tok); status != tc.want {
-					t.Errorf("%s (%s): %d %s, want %d", tc.name, p.name, status, oauthtest.Snippet(body), tc.want)
+				if status, _, body := oauthtest.ReadRoster(t, p.rs.base, tok); status != tc.want || !strings.Contains(body, tc.body) {
+					t.Errorf("%s (%s): %d %s, want %d %q", tc.name, p.name, status, oauthtest.Snippet(body), tc.want, tc.body)
 				}
 			}
 		}

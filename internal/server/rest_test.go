@@ -88,12 +88,22 @@ func TestRESTSmoke(t *testing.T) {
 		}
 	})
 
-	t.Run("guardian on roster", func(t *testing.T) {
+	t.Run("guardian on roster: the role never holds it, so no step-up", func(t *testing.T) {
 		status, h, body := restCall(t, "GET", api+"/roster/children", a.token(t, responsavel), "")
+		if www := h.Get("WWW-Authenticate"); status != 403 || www != "" {
+			t.Errorf("guardian on roster: %d, WWW-Authenticate %q, %s; want 403 without a challenge", status, www, body)
+		}
+		if v := decodeObject(t, "403", body); v["code"] != "forbidden" {
+			t.Errorf("403 body = %s", body)
+		}
+	})
+
+	t.Run("volunteer token without roster:read: step-up keeping the scopes held", func(t *testing.T) {
+		status, h, body := restCall(t, "GET", api+"/roster/children", a.token(t, voluntario, "checkins:read"), "")
 		www := h.Get("WWW-Authenticate")
-		if status != 403 || !strings.Contains(www, `error="insufficient_scope"`) || !strings.Contains(www, `scope="roster:read"`) ||
+		if status != 403 || !strings.Contains(www, `error="insufficient_scope"`) || !strings.Contains(www, `scope="checkins:read roster:read"`) ||
 			!strings.Contains(www, `resource_metadata="`+metadata+`"`) {
-			t.Errorf("guardian on roster: %d, WWW-Authenticate %q, %s", status, www, body)
+			t.Errorf("step-up: %d, WWW-Authenticate %q, %s", status, www, body)
 		}
 		if v := decodeObject(t, "403", body); v["code"] != "forbidden" || !strings.Contains(body, scopes.RosterRead) {
 			t.Errorf("403 body = %s, want it to name %s", body, scopes.RosterRead)

@@ -53,6 +53,9 @@ type Config struct {
 	RatePerSecond float64
 	RateBurst     int
 	RateLimitOff  bool
+	// CheckinWindowDays is how many days back a check-in may be registered (zero:
+	// logic.DefaultCheckinWindowDays).
+	CheckinWindowDays int
 	// AuthServer configures the built-in OAuth authorization server (internal/oauth): token
 	// lifetimes, registration, login through the church's OpenID Connect provider. Client ID
 	// Metadata Documents are resolved by internal/oauth/cimd unless AuthServer.ClientMetadata
@@ -198,13 +201,15 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		verifier, out.Verifier, out.AuthServer, out.AuthorizationServer = tv, tv, authServer, publicURL
 		out.Minter = tokens.Minter{Issuer: publicURL, Audience: resource, Key: key}
 	}
-	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From))
+	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From), logic.WithCheckinWindow(cfg.CheckinWindowDays))
 	metadataURL := publicURL + "/.well-known/oauth-protected-resource/mcp"
 	hosts, origins := allowlists(base, cfg.AllowedOrigins)
 
 	// The one invocation pipeline both transports call: the scope check (refusals audited),
 	// then validation, the hand-written logic, redaction and one encoding.
-	gate, err := pipeline.New(pipeline.Config{RequiredScope: scopes.Required, Call: dispatch.Bind(svc), OnRefused: svc.OnRefused})
+	gate, err := pipeline.New(pipeline.Config{
+		RequiredScope: scopes.Required, RoleScopes: scopes.RoleScopes, Call: dispatch.Bind(svc), OnRefused: svc.OnRefused,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -251,10 +252,19 @@ func TestPickupCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(code) != store.PickupCodeLen || len(salt) != 16 || len(hash) != 32 {
-		t.Fatalf("code %d digits, salt %d bytes, hash %d bytes", len(code), len(salt), len(hash))
+		t.Fatalf("code %d characters, salt %d bytes, hash %d bytes", len(code), len(salt), len(hash))
 	}
-	if !store.CheckPickupCode(salt, hash, code) {
-		t.Error("the issued code does not match")
+	if !regexp.MustCompile(`^[A-Z]{3}-[0-9]{3}$`).MatchString(code) {
+		t.Fatalf("code %q is not of the form ABC-234 (letters keep clients from sending a number)", code)
+	}
+	for _, typed := range []string{code, strings.ToLower(code), strings.ReplaceAll(code, "-", ""), " " + strings.ReplaceAll(code, "-", " ") + " "} {
+		if !store.CheckPickupCode(salt, hash, typed) {
+			t.Errorf("the issued code typed as %q does not match", typed)
+		}
+	}
+	// Codes of digits only, issued before, still match as they were.
+	if !store.CheckPickupCode(salt, store.HashPickupCode(salt, "048213"), "048213") {
+		t.Error("a digits-only code no longer matches")
 	}
 	other := "000000"
 	if other == code {
