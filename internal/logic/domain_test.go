@@ -69,7 +69,9 @@ func TestDuplicateEnrollmentIsAConflict(t *testing.T) {
 	a := e.a
 	birth := todaySP().AddDays(-4 * 365).String()
 	first := mustInvoke[capapi.ChildEnrollOutput](e, a.as(store.RoleCadastro), capapi.CapChildEnroll, enrollArgs(birth))
-	counts := func() int { return e.count(`SELECT (SELECT count(*) FROM children) + (SELECT count(*) FROM guardians) + (SELECT count(*) FROM consent_records)`) }
+	counts := func() int {
+		return e.count(`SELECT (SELECT count(*) FROM children) + (SELECT count(*) FROM guardians) + (SELECT count(*) FROM consent_records)`)
+	}
 	before := counts()
 
 	again := enrollArgs(birth)

@@ -3,8 +3,8 @@ package logic
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
