@@ -92,10 +92,17 @@ func (d deferredTx) Exec(_ context.Context, sql string, args ...any) (pgconn.Com
 	return pgconn.CommandTag{}, nil
 }
 
-// beginSQL is BEGIN plus, for a request's caller, the caller context, as one simple-protocol
+// beginSQL is BEGIN plus, for a request's caller, the caller context and the plan cache mode,
+// as one simple-protocol
 // statement list (pgx sends an argument-less Exec in one message). The interpolated values are
 // two UUIDs in their canonical form and a role Validate checked against the fixed role list,
 // so nothing of the request is ever spliced into it.
+//
+// plan_cache_mode: the request queries go through row-level security policies and views, and
+// PostgreSQL kept re-planning them for every execution of the prepared statement (a custom
+// plan: 0.4 ms of planning against 0.3 to 0.9 ms of execution on the demo church); the generic
+// plan executes as fast and plans in 0.01 to 0.03 ms. Set per transaction, not as a startup
+// parameter, so connection poolers (PgBouncer refuses unknown startup parameters) need nothing.
 func beginSQL(caller Caller, system bool) string {
 	const begin = "BEGIN ISOLATION LEVEL READ COMMITTED"
 	if system {
@@ -108,7 +115,8 @@ func beginSQL(caller Caller, system bool) string {
 	var b strings.Builder
 	b.WriteString(begin)
 	fmt.Fprintf(&b, "; SELECT set_config('app.church_id', '%s', true), set_config('app.user_id', '%s', true), "+
-		"set_config('app.role', '%s', true), set_config('role', '%s', true)", church, user, caller.Role, AppRole)
+		"set_config('app.role', '%s', true), set_config('role', '%s', true), "+
+		"set_config('plan_cache_mode', 'force_generic_plan', true)", church, user, caller.Role, AppRole)
 	return b.String()
 }
 
