@@ -85,6 +85,9 @@ type Capability struct {
 	Inputs     []Variable
 	InputPII   []FieldRule
 	OutputPII  []FieldRule
+	// NoReadTool turns off the read-only tool twin of a resource (every resource is also a
+	// tool by default: most clients let the model call tools but not read resources).
+	NoReadTool bool
 	// TTLMillis is the cache hint for reads (2026-07-28 ttlMs); 0 means no hint.
 	TTLMillis int64
 	// Source is "spec/capabilities.yaml:LINE", for error messages and docs.

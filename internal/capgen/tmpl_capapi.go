@@ -15,6 +15,10 @@ package capapi
 const namesTmpl = genHeader + `
 package capapi
 
+// ToolPrefix is the spec's server.tool_prefix, which every tool name starts with; a resource's
+// read tool is named ToolPrefix + its id.
+const ToolPrefix = {{quote .Spec.Server.ToolPrefix}}
+
 // Spec ids of every capability (the keys under resources: and tools:).
 const (
 {{- range .Caps}}

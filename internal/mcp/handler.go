@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -94,6 +95,20 @@ func NewHandler(opts Options) (*Handler, error) {
 			h.reads = append(h.reads, e)
 		}
 	}
+	// Read-tool twins come after the capabilities, so a declared tool's name always wins the
+	// duplicate check below.
+	for _, r := range slices.Clone(h.reads) {
+		if opts.ReadToolPrefix == "" || r.NoReadTool {
+			continue
+		}
+		twin := readTool(r, opts.ReadToolPrefix)
+		if prev, dup := names[kindKey(twin.Capability)]; dup {
+			return nil, fmt.Errorf("mcp: the read tool of %q would be named %q, which %q already is; set no_read_tool or rename", r.ID, twin.Name, prev)
+		}
+		names[kindKey(twin.Capability)] = r.ID
+		h.entries = append(h.entries, twin)
+		h.tools[twin.Name] = twin
+	}
 
 	h.engine = sdk.NewStreamableHTTPHandler(h.serverFor, &sdk.StreamableHTTPOptions{
 		Stateless:    true,
@@ -113,6 +128,18 @@ func NewHandler(opts Options) (*Handler, error) {
 	}
 	h.chain = guard.Wrap(onlyPOST(bearer.Wrap(inner)))
 	return h, nil
+}
+
+// readTool is the read-only tool twin of read entry r: the same capability (id, scope, schemas,
+// redaction, audit), exposed as tools/call ReadToolPrefix+id.
+func readTool(r *entry, prefix string) *entry {
+	c := capability.Clone(r.Capability)
+	c.Name = prefix + c.ID
+	c.Kind = capability.KindTool
+	c.Description = strings.TrimSpace(c.Description) + " The same data as the resource " + r.URITemplate + "."
+	c.Annotations = capability.Annotations{ReadOnly: capability.Bool(true), Destructive: capability.Bool(false),
+		Idempotent: capability.Bool(true), OpenWorld: capability.Bool(false)}
+	return &entry{Capability: c, inputRaw: r.inputRaw, outputRaw: r.outputRaw}
 }
 
 func kindKey(c capability.Capability) string {

@@ -28,6 +28,12 @@ type Options struct {
 
 	// Capabilities is the registry, in spec order (gen/capapi.Capabilities()).
 	Capabilities []capability.Capability
+	// ReadToolPrefix, when set, makes every resource and resource template also a read-only
+	// tool named ReadToolPrefix + its id (gen/capapi.ToolPrefix), unless the capability says
+	// NoReadTool: most clients (Claude Desktop, Cursor, n8n, LangChain) let the model call
+	// tools but not read resources. The twin is the same capability: same scope, row filters,
+	// redaction and audit; its input is the URI template's variables.
+	ReadToolPrefix string
 	// Gate is the invocation pipeline: the scope check (made at the HTTP layer, so a missing
 	// scope is a 403 step-up), validation, the call, redaction and encoding. A capability the
 	// gate does not know is unreachable: not listed, and answered as not found.

@@ -3,10 +3,12 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/neemias/neemias-mcp/gen/capapi"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -242,4 +244,23 @@ func containsAny(s string, subs ...string) bool {
 		}
 	}
 	return false
+}
+
+// roleTools is what tools/list shows a role, derived from the registry: the tools whose scope
+// the role can hold, and the read tool of each such resource (capapi.ToolPrefix + id), sorted.
+func roleTools(role string) []string {
+	held, _ := scopes.RoleScopes(role)
+	var out []string
+	for _, c := range capapi.Capabilities() {
+		if !held.Has(c.Scope) {
+			continue
+		}
+		if c.Kind == capability.KindTool {
+			out = append(out, c.Name)
+		} else if !c.NoReadTool {
+			out = append(out, capapi.ToolPrefix+c.ID)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

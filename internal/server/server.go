@@ -226,6 +226,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			"summaries, the day's check-ins; tools register check-ins, pick-ups and enrollments. Personal data " +
 			"is returned only where your scopes allow.",
 		Capabilities:        capapi.Capabilities(),
+		ReadToolPrefix:      capapi.ToolPrefix, // every resource is also a read-only tool
 		Gate:                gate,
 		Complete:            svc.Complete,
 		InputSchema:         schemas.Input,

@@ -3,6 +3,10 @@
 
 package capapi
 
+// ToolPrefix is the spec's server.tool_prefix, which every tool name starts with; a resource's
+// read tool is named ToolPrefix + its id.
+const ToolPrefix = "demo_"
+
 // Spec ids of every capability (the keys under resources: and tools:).
 const (
 	CapThing     = "thing"
