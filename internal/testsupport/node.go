@@ -18,6 +18,8 @@ var harnessPackages = []string{
 	"@modelcontextprotocol/client/package.json",
 	"@modelcontextprotocol/conformance/dist/index.js",
 	"conformance-next/dist/index.js",
+	"@langchain/mcp-adapters/package.json",
+	"@modelcontextprotocol/inspector/package.json",
 }
 
 // install is the outcome of one harness folder's npm install in this test binary.
