@@ -20,6 +20,7 @@ var harnessPackages = []string{
 	"conformance-next/dist/index.js",
 	"@langchain/mcp-adapters/package.json",
 	"@modelcontextprotocol/inspector/package.json",
+	"mcp-remote/package.json",
 }
 
 // install is the outcome of one harness folder's npm install in this test binary.

@@ -1,0 +1,140 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/neemias/neemias-mcp/internal/seed"
+)
+
+// authorizeURLPattern finds the authorization URL mcp-remote prints ("Please authorize this
+// client by visiting: …").
+var authorizeURLPattern = regexp.MustCompile(`https?://\S+/authorize\?\S+`)
+
+// TestMCPRemoteThroughOAuth: Claude Desktop's way to a remote server, mcp-remote 0.15.1
+// (pinned), spawned as Claude Desktop spawns it, with a Go SDK client on its stdio. The OAuth
+// flow (registration, login, consent) is completed in headless Chromium at the URL mcp-remote
+// prints, as a person would. Then the ADMIN sees every tool of the role, read tools included,
+// and a call needing a scope not yet granted steps up: a second authorization in the same
+// browser, which asks for consent to the new scope, and the call goes through.
+func TestMCPRemoteThroughOAuth(t *testing.T) {
+	t.Parallel()
+	node := nodeBin(t)
+	exe := chromiumPath(t)
+	a := newApp(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	br := newBrowser(t, ctx, exe)
+	tab, closeTab := chromedp.NewContext(br.ctx)
+	defer closeTab()
+
+	proxy, _ := filepath.Abs(filepath.Join(harness, "node_modules", "mcp-remote", "dist", "proxy.js"))
+	cmd := exec.CommandContext(ctx, node, proxy, a.mcp, "--host", "127.0.0.1")
+	cmd.Dir = harness
+	cmd.Env = append(cmd.Environ(), "MCP_REMOTE_CONFIG_DIR="+t.TempDir(), "BROWSER=none")
+	stderr, w := io.Pipe()
+	cmd.Stderr = w
+	t.Cleanup(func() { w.Close() })
+
+	// Every authorization URL mcp-remote prints is completed in the browser; what each one
+	// showed is recorded.
+	type authorization struct {
+		url           string
+		passwordAsked bool
+	}
+	var (
+		mu    sync.Mutex
+		auths []authorization
+		log   strings.Builder
+	)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			mu.Lock()
+			log.WriteString(line + "\n")
+			mu.Unlock()
+			u := authorizeURLPattern.FindString(line)
+			if u == "" {
+				continue
+			}
+			rec := authorization{url: u}
+			if err := chromedp.Do(tab, chromedp.Navigate(u)); err != nil {
+				t.Errorf("opening %s: %v", u, err)
+				continue
+			}
+			// The login form, unless the authorization server remembers this browser.
+			_ = chromedp.Do(tab, chromedp.WaitReady("body"))
+			loc, _ := chromedp.Run(tab, chromedp.Location())
+			if strings.Contains(loc, "/login") {
+				rec.passwordAsked = true
+				if err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.ID("email")),
+					chromedp.SendKeys(chromedp.ID("email"), seed.DemoAdminEmail), chromedp.SendKeys(chromedp.ID("password"), seed.DemoPassword),
+					chromedp.Click(chromedp.ID("login-submit"))); err != nil {
+					t.Errorf("login: %v", err)
+					continue
+				}
+			}
+			if err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.ID("consent-approve")), chromedp.Click(chromedp.ID("consent-approve")),
+				chromedp.WaitReady("body")); err != nil {
+				t.Errorf("consent: %v", err)
+			}
+			mu.Lock()
+			auths = append(auths, rec)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		if t.Failed() {
+			mu.Lock()
+			t.Logf("mcp-remote stderr:\n%s", log.String())
+			mu.Unlock()
+		}
+	})
+
+	client := sdk.NewClient(&sdk.Implementation{Name: "claude-desktop-like", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting through mcp-remote: %v", err)
+	}
+	defer cs.Close()
+	if got, want := toolNames(t, cs), roleTools(admin.role); !slices.Equal(got, want) {
+		t.Errorf("tools through mcp-remote = %v, want every tool of the ADMIN role %v", got, want)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "neemias_attendance_summary", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("a read tool: %v %+v", err, res)
+	}
+	// children:write was not asked at first (the 401 hints the non-sensitive scopes): the
+	// enrollment steps up.
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "neemias_child_enroll", Arguments: map[string]any{
+		"name": "Criança Remota Passo", "birth_date": "2021-05-01",
+		"guardian": map[string]any{"name": "Responsável Remota", "phone": "+55 11 98888-1234", "relationship": "father"},
+		"consent":  map[string]any{"granted": true, "text_version": "2026-01", "legal_basis": "consent"},
+	}})
+	if err != nil || res.IsError {
+		t.Fatalf("enroll after step-up: %v %+v", err, res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(auths) != 2 {
+		t.Fatalf("%d authorizations, want the first login and one step-up: %+v", len(auths), auths)
+	}
+	if !strings.Contains(auths[1].url, "children") {
+		t.Errorf("the step-up authorization %s does not ask for children:write", auths[1].url)
+	}
+	t.Logf("step-up asked for the password again: %v", auths[1].passwordAsked)
+}
