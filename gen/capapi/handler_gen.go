@@ -17,28 +17,28 @@ type Handler interface {
 	// How many children are enrolled, per class and per age in years. Aggregate counts only, no
 	// child-level data; use it to answer "how many kids are in each class?".
 	//
-	// Scope: roster:read. Row filters: church, volunteer_assigned_classes. Source: spec/capabilities.yaml:80
+	// Scope: roster:read. Row filters: church, volunteer_assigned_classes. Source: spec/capabilities.yaml:86
 	RosterChildren(ctx context.Context, in *RosterChildrenInput) (*RosterChildrenOutput, error)
 	// RosterChild handles resource "neemias://roster/children/{id}".
 	//
 	// One child's record: name, birth date, class and guardians with their relationship. Guardian
 	// phone numbers only with guardians:read. A child the caller may not see is reported as not found.
 	//
-	// Scope: children:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml:118
+	// Scope: children:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml:124
 	RosterChild(ctx context.Context, in *RosterChildInput) (*RosterChildOutput, error)
 	// AttendanceSummary handles resource "neemias://attendance/summary{?from,to,class_id}".
 	//
 	// Check-in counts per service day and class in a date range, for questions like "how many kids
 	// attended in June?". Defaults to the last 30 days; at most 366 days per read.
 	//
-	// Scope: attendance:read. Row filters: church, volunteer_assigned_classes. Source: spec/capabilities.yaml:171
+	// Scope: attendance:read. Row filters: church, volunteer_assigned_classes. Source: spec/capabilities.yaml:177
 	AttendanceSummary(ctx context.Context, in *AttendanceSummaryInput) (*AttendanceSummaryOutput, error)
 	// CheckinsByDate handles resource "neemias://checkins/{date}".
 	//
 	// Who checked in on a service day and whether they were picked up. Child names only with
 	// children:read; otherwise use child_id.
 	//
-	// Scope: checkins:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml:209
+	// Scope: checkins:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml:215
 	CheckinsByDate(ctx context.Context, in *CheckinsByDateInput) (*CheckinsByDateOutput, error)
 	// CheckinRegister handles tool "neemias_checkin_register".
 	//
@@ -46,14 +46,14 @@ type Handler interface {
 	// a retry returns the same check-in. The first call returns a pick-up code, shown only once;
 	// whoever picks the child up must present it. Returns child_id, never the name.
 	//
-	// Scope: checkins:write. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml:248
+	// Scope: checkins:write. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml:254
 	CheckinRegister(ctx context.Context, in *CheckinRegisterInput) (*CheckinRegisterOutput, error)
 	// CheckoutRegister handles tool "neemias_checkout_register".
 	//
 	// Records that a checked-in child was picked up. Requires the pick-up code issued at check-in; a
 	// wrong code changes nothing, and repeated wrong codes lock the check-in.
 	//
-	// Scope: checkins:write. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml:273
+	// Scope: checkins:write. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml:280
 	CheckoutRegister(ctx context.Context, in *CheckoutRegisterInput) (*CheckoutRegisterOutput, error)
 	// ChildEnroll handles tool "neemias_child_enroll".
 	//
@@ -61,7 +61,7 @@ type Handler interface {
 	// transaction. Refuses without consent. Places the child in the class for their age unless
 	// class_id is given. Never echoes personal data back.
 	//
-	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml:295
+	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml:303
 	ChildEnroll(ctx context.Context, in *ChildEnrollInput) (*ChildEnrollOutput, error)
 
 	// Complete answers completion/complete for a completable input (complete: true in the

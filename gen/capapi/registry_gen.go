@@ -21,7 +21,7 @@ var registry = [...]capability.Capability{
 		InputPII:    []capability.FieldRule{},
 		OutputPII:   []capability.FieldRule{},
 		TTLMillis:   60000,
-		Source:      "spec/capabilities.yaml:80",
+		Source:      "spec/capabilities.yaml:86",
 	},
 	{
 		ID:          CapRosterChild,
@@ -44,7 +44,7 @@ var registry = [...]capability.Capability{
 			{Path: "guardians[].phone", Category: "guardian_phone", VisibleWith: "guardians:read"},
 		},
 		TTLMillis: 30000,
-		Source:    "spec/capabilities.yaml:118",
+		Source:    "spec/capabilities.yaml:124",
 	},
 	{
 		ID:          CapAttendanceSummary,
@@ -64,7 +64,7 @@ var registry = [...]capability.Capability{
 		InputPII:  []capability.FieldRule{},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 60000,
-		Source:    "spec/capabilities.yaml:171",
+		Source:    "spec/capabilities.yaml:177",
 	},
 	{
 		ID:          CapCheckinsByDate,
@@ -84,7 +84,7 @@ var registry = [...]capability.Capability{
 			{Path: "checkins[].child_name", Category: "child_name", VisibleWith: "children:read"},
 		},
 		TTLMillis: 5000,
-		Source:    "spec/capabilities.yaml:209",
+		Source:    "spec/capabilities.yaml:215",
 	},
 	{
 		ID:          CapCheckinRegister,
@@ -105,7 +105,7 @@ var registry = [...]capability.Capability{
 			{Path: "pickup_code", Category: "secret", VisibleWith: ""},
 		},
 		TTLMillis: 0,
-		Source:    "spec/capabilities.yaml:248",
+		Source:    "spec/capabilities.yaml:254",
 	},
 	{
 		ID:          CapCheckoutRegister,
@@ -125,7 +125,7 @@ var registry = [...]capability.Capability{
 		},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 0,
-		Source:    "spec/capabilities.yaml:273",
+		Source:    "spec/capabilities.yaml:280",
 	},
 	{
 		ID:          CapChildEnroll,
@@ -151,7 +151,7 @@ var registry = [...]capability.Capability{
 		},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 0,
-		Source:    "spec/capabilities.yaml:295",
+		Source:    "spec/capabilities.yaml:303",
 	},
 }
 

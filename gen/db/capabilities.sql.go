@@ -15,8 +15,8 @@ import (
 const attendanceSummary = `-- name: AttendanceSummary :many
 SELECT service_date, class_id, class_name, checkins
 FROM v_attendance_daily
-WHERE church_id = $1::uuid
-  AND ($2::text <> 'VOLUNTARIO' OR class_id IN (SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = $3::uuid))
+WHERE rf_church(church_id, $1::uuid)
+  AND rf_volunteer_assigned_classes(class_id, $1::uuid, $2::uuid, $3::text)
   AND service_date >= $4::date
   AND service_date <= $5::date
   AND ($6::uuid IS NULL OR class_id = $6::uuid)
@@ -26,8 +26,8 @@ LIMIT 20000
 
 type AttendanceSummaryParams struct {
 	ChurchID  uuid.UUID
-	Role      string
 	UserID    uuid.UUID
+	Role      string
 	FromValue time.Time
 	ToValue   time.Time
 	ClassID   *uuid.UUID
@@ -40,12 +40,12 @@ type AttendanceSummaryRow struct {
 	Checkins    int64
 }
 
-// Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml:171). Row filters: church, volunteer_assigned_classes.
+// Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml:177). Row filters: church, volunteer_assigned_classes.
 func (q *Queries) AttendanceSummary(ctx context.Context, arg AttendanceSummaryParams) ([]AttendanceSummaryRow, error) {
 	rows, err := q.db.Query(ctx, attendanceSummary,
 		arg.ChurchID,
-		arg.Role,
 		arg.UserID,
+		arg.Role,
 		arg.FromValue,
 		arg.ToValue,
 		arg.ClassID,
@@ -76,9 +76,9 @@ func (q *Queries) AttendanceSummary(ctx context.Context, arg AttendanceSummaryPa
 const checkinsByDate = `-- name: CheckinsByDate :many
 SELECT checkin_id, child_id, child_name, class_id, class_name, checked_in_at, checked_out_at
 FROM v_checkins
-WHERE church_id = $1::uuid
-  AND ($2::text <> 'RESPONSAVEL' OR child_id IN (SELECT gc.child_id FROM guardian_children gc JOIN guardians g ON g.id = gc.guardian_id WHERE g.user_id = $3::uuid))
-  AND ($2::text <> 'VOLUNTARIO' OR class_id IN (SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = $3::uuid))
+WHERE rf_church(church_id, $1::uuid)
+  AND rf_guardian_own_children(child_id, $1::uuid, $2::uuid, $3::text)
+  AND rf_volunteer_assigned_classes(class_id, $1::uuid, $2::uuid, $3::text)
   AND service_date = $4::date
 ORDER BY checked_in_at, checkin_id
 LIMIT 5000
@@ -86,8 +86,8 @@ LIMIT 5000
 
 type CheckinsByDateParams struct {
 	ChurchID uuid.UUID
-	Role     string
 	UserID   uuid.UUID
+	Role     string
 	Date     time.Time
 }
 
@@ -101,12 +101,12 @@ type CheckinsByDateRow struct {
 	CheckedOutAt *time.Time
 }
 
-// Resource "neemias://checkins/{date}" (spec/capabilities.yaml:209). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+// Resource "neemias://checkins/{date}" (spec/capabilities.yaml:215). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 func (q *Queries) CheckinsByDate(ctx context.Context, arg CheckinsByDateParams) ([]CheckinsByDateRow, error) {
 	rows, err := q.db.Query(ctx, checkinsByDate,
 		arg.ChurchID,
-		arg.Role,
 		arg.UserID,
+		arg.Role,
 		arg.Date,
 	)
 	if err != nil {
@@ -138,9 +138,9 @@ func (q *Queries) CheckinsByDate(ctx context.Context, arg CheckinsByDateParams) 
 const rosterChild = `-- name: RosterChild :many
 SELECT child_id, child_name, birth_date, class_id, class_name, guardian_id, guardian_name, relationship, guardian_phone
 FROM v_child_detail
-WHERE church_id = $1::uuid
-  AND ($2::text <> 'RESPONSAVEL' OR child_id IN (SELECT gc.child_id FROM guardian_children gc JOIN guardians g ON g.id = gc.guardian_id WHERE g.user_id = $3::uuid))
-  AND ($2::text <> 'VOLUNTARIO' OR class_id IN (SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = $3::uuid))
+WHERE rf_church(church_id, $1::uuid)
+  AND rf_guardian_own_children(child_id, $1::uuid, $2::uuid, $3::text)
+  AND rf_volunteer_assigned_classes(class_id, $1::uuid, $2::uuid, $3::text)
   AND child_id = $4::uuid
 ORDER BY guardian_name
 LIMIT 50
@@ -148,8 +148,8 @@ LIMIT 50
 
 type RosterChildParams struct {
 	ChurchID uuid.UUID
-	Role     string
 	UserID   uuid.UUID
+	Role     string
 	ID       uuid.UUID
 }
 
@@ -165,12 +165,12 @@ type RosterChildRow struct {
 	GuardianPhone string
 }
 
-// Resource "neemias://roster/children/{id}" (spec/capabilities.yaml:118). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+// Resource "neemias://roster/children/{id}" (spec/capabilities.yaml:124). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 func (q *Queries) RosterChild(ctx context.Context, arg RosterChildParams) ([]RosterChildRow, error) {
 	rows, err := q.db.Query(ctx, rosterChild,
 		arg.ChurchID,
-		arg.Role,
 		arg.UserID,
+		arg.Role,
 		arg.ID,
 	)
 	if err != nil {
@@ -204,16 +204,16 @@ func (q *Queries) RosterChild(ctx context.Context, arg RosterChildParams) ([]Ros
 const rosterChildren = `-- name: RosterChildren :many
 SELECT class_id, class_name, min_age, max_age, age_years, children
 FROM v_roster_counts
-WHERE church_id = $1::uuid
-  AND ($2::text <> 'VOLUNTARIO' OR class_id IN (SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = $3::uuid))
+WHERE rf_church(church_id, $1::uuid)
+  AND rf_volunteer_assigned_classes(class_id, $1::uuid, $2::uuid, $3::text)
 ORDER BY min_age, class_name, age_years
 LIMIT 10000
 `
 
 type RosterChildrenParams struct {
 	ChurchID uuid.UUID
-	Role     string
 	UserID   uuid.UUID
+	Role     string
 }
 
 type RosterChildrenRow struct {
@@ -225,9 +225,9 @@ type RosterChildrenRow struct {
 	Children  int64
 }
 
-// Resource "neemias://roster/children" (spec/capabilities.yaml:80). Row filters: church, volunteer_assigned_classes.
+// Resource "neemias://roster/children" (spec/capabilities.yaml:86). Row filters: church, volunteer_assigned_classes.
 func (q *Queries) RosterChildren(ctx context.Context, arg RosterChildrenParams) ([]RosterChildrenRow, error) {
-	rows, err := q.db.Query(ctx, rosterChildren, arg.ChurchID, arg.Role, arg.UserID)
+	rows, err := q.db.Query(ctx, rosterChildren, arg.ChurchID, arg.UserID, arg.Role)
 	if err != nil {
 		return nil, err
 	}

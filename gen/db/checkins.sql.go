@@ -56,7 +56,7 @@ type EnsureServiceDayParams struct {
 
 // Opens the service day of a date if it is not open yet; a check-in needs it. Like every
 // query here it runs in store.InTx: row-level security applies on top of the explicit row
-// filters, which mirror the spec's (church, guardian_own_children, volunteer_assigned_classes).
+// filters, calls of the spec's row filter functions (queries/schema/00090_spec_row_filters.sql).
 func (q *Queries) EnsureServiceDay(ctx context.Context, arg EnsureServiceDayParams) error {
 	_, err := q.db.Exec(ctx, ensureServiceDay, arg.ChurchID, arg.ServiceDate)
 	return err
@@ -65,7 +65,7 @@ func (q *Queries) EnsureServiceDay(ctx context.Context, arg EnsureServiceDayPara
 const getCheckinByChildDate = `-- name: GetCheckinByChildDate :one
 SELECT ck.id, ck.child_id, ck.class_id, ck.service_date, ck.checked_in_at, ck.checked_out_at
 FROM checkins ck
-WHERE ck.church_id = $1::uuid
+WHERE rf_church(ck.church_id, $1::uuid)
   AND ck.child_id = $2::uuid
   AND ck.service_date = $3::date
 `
@@ -105,21 +105,18 @@ SELECT ck.id, ck.child_id, ck.class_id, ck.service_date, ck.checked_in_at,
        ck.pickup_code_salt, ck.pickup_code_hash, ck.failed_pickup_attempts, ck.locked_at,
        ck.checked_out_at
 FROM checkins ck
-WHERE ck.church_id = $1::uuid
+WHERE rf_church(ck.church_id, $1::uuid)
   AND ck.id = $2::uuid
-  AND ($3::text <> 'RESPONSAVEL' OR ck.child_id IN (
-        SELECT gc.child_id FROM guardian_children gc JOIN guardians g ON g.id = gc.guardian_id
-        WHERE g.user_id = $4::uuid))
-  AND ($3::text <> 'VOLUNTARIO' OR ck.class_id IN (
-        SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = $4::uuid))
+  AND rf_guardian_own_children(ck.child_id, $1::uuid, $3::uuid, $4::text)
+  AND rf_volunteer_assigned_classes(ck.class_id, $1::uuid, $3::uuid, $4::text)
 FOR UPDATE OF ck
 `
 
 type GetCheckinForCheckoutParams struct {
 	ChurchID  uuid.UUID
 	CheckinID uuid.UUID
-	Role      string
 	UserID    uuid.UUID
+	Role      string
 }
 
 type GetCheckinForCheckoutRow struct {
@@ -141,8 +138,8 @@ func (q *Queries) GetCheckinForCheckout(ctx context.Context, arg GetCheckinForCh
 	row := q.db.QueryRow(ctx, getCheckinForCheckout,
 		arg.ChurchID,
 		arg.CheckinID,
-		arg.Role,
 		arg.UserID,
+		arg.Role,
 	)
 	var i GetCheckinForCheckoutRow
 	err := row.Scan(
@@ -163,21 +160,18 @@ func (q *Queries) GetCheckinForCheckout(ctx context.Context, arg GetCheckinForCh
 const getChildForCheckin = `-- name: GetChildForCheckin :one
 SELECT c.id, c.class_id
 FROM children c
-WHERE c.church_id = $1::uuid
+WHERE rf_church(c.church_id, $1::uuid)
   AND c.id = $2::uuid
   AND c.archived_at IS NULL
-  AND ($3::text <> 'RESPONSAVEL' OR c.id IN (
-        SELECT gc.child_id FROM guardian_children gc JOIN guardians g ON g.id = gc.guardian_id
-        WHERE g.user_id = $4::uuid))
-  AND ($3::text <> 'VOLUNTARIO' OR c.class_id IN (
-        SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = $4::uuid))
+  AND rf_guardian_own_children(c.id, $1::uuid, $3::uuid, $4::text)
+  AND rf_volunteer_assigned_classes(c.class_id, $1::uuid, $3::uuid, $4::text)
 `
 
 type GetChildForCheckinParams struct {
 	ChurchID uuid.UUID
 	ChildID  uuid.UUID
-	Role     string
 	UserID   uuid.UUID
+	Role     string
 }
 
 type GetChildForCheckinRow struct {
@@ -190,8 +184,8 @@ func (q *Queries) GetChildForCheckin(ctx context.Context, arg GetChildForCheckin
 	row := q.db.QueryRow(ctx, getChildForCheckin,
 		arg.ChurchID,
 		arg.ChildID,
-		arg.Role,
 		arg.UserID,
+		arg.Role,
 	)
 	var i GetChildForCheckinRow
 	err := row.Scan(&i.ID, &i.ClassID)

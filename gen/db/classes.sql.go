@@ -15,11 +15,10 @@ import (
 const completeClassIDs = `-- name: CompleteClassIDs :many
 SELECT cl.id
 FROM classes cl
-WHERE cl.church_id = $1::uuid
+WHERE rf_church(cl.church_id, $1::uuid)
   AND cl.archived_at IS NULL
   AND cl.id::text LIKE lower($2::text) || '%'
-  AND ($3::text <> 'VOLUNTARIO' OR cl.id IN (
-        SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = $4::uuid))
+  AND rf_volunteer_assigned_classes(cl.id, $1::uuid, $3::uuid, $4::text)
 ORDER BY cl.min_age, cl.name
 LIMIT $5::integer
 `
@@ -27,8 +26,8 @@ LIMIT $5::integer
 type CompleteClassIDsParams struct {
 	ChurchID   uuid.UUID
 	Prefix     string
-	Role       string
 	UserID     uuid.UUID
+	Role       string
 	MaxResults int32
 }
 
@@ -38,8 +37,8 @@ func (q *Queries) CompleteClassIDs(ctx context.Context, arg CompleteClassIDsPara
 	rows, err := q.db.Query(ctx, completeClassIDs,
 		arg.ChurchID,
 		arg.Prefix,
-		arg.Role,
 		arg.UserID,
+		arg.Role,
 		arg.MaxResults,
 	)
 	if err != nil {
@@ -63,7 +62,7 @@ func (q *Queries) CompleteClassIDs(ctx context.Context, arg CompleteClassIDsPara
 const findClassForAge = `-- name: FindClassForAge :one
 SELECT cl.id, cl.name, cl.min_age, cl.max_age
 FROM classes cl
-WHERE cl.church_id = $1::uuid
+WHERE rf_church(cl.church_id, $1::uuid)
   AND cl.archived_at IS NULL
   AND date_part('year', age($2::date, $3::date))::integer
       BETWEEN cl.min_age AND cl.max_age
@@ -101,18 +100,17 @@ func (q *Queries) FindClassForAge(ctx context.Context, arg FindClassForAgeParams
 const getClass = `-- name: GetClass :one
 SELECT cl.id, cl.name, cl.min_age, cl.max_age
 FROM classes cl
-WHERE cl.church_id = $1::uuid
+WHERE rf_church(cl.church_id, $1::uuid)
   AND cl.id = $2::uuid
   AND cl.archived_at IS NULL
-  AND ($3::text <> 'VOLUNTARIO' OR cl.id IN (
-        SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = $4::uuid))
+  AND rf_volunteer_assigned_classes(cl.id, $1::uuid, $3::uuid, $4::text)
 `
 
 type GetClassParams struct {
 	ChurchID uuid.UUID
 	ClassID  uuid.UUID
-	Role     string
 	UserID   uuid.UUID
+	Role     string
 }
 
 type GetClassRow struct {
@@ -127,8 +125,8 @@ func (q *Queries) GetClass(ctx context.Context, arg GetClassParams) (GetClassRow
 	row := q.db.QueryRow(ctx, getClass,
 		arg.ChurchID,
 		arg.ClassID,
-		arg.Role,
 		arg.UserID,
+		arg.Role,
 	)
 	var i GetClassRow
 	err := row.Scan(
@@ -143,17 +141,16 @@ func (q *Queries) GetClass(ctx context.Context, arg GetClassParams) (GetClassRow
 const listVisibleClasses = `-- name: ListVisibleClasses :many
 SELECT cl.id, cl.name, cl.min_age, cl.max_age
 FROM classes cl
-WHERE cl.church_id = $1::uuid
+WHERE rf_church(cl.church_id, $1::uuid)
   AND cl.archived_at IS NULL
-  AND ($2::text <> 'VOLUNTARIO' OR cl.id IN (
-        SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = $3::uuid))
+  AND rf_volunteer_assigned_classes(cl.id, $1::uuid, $2::uuid, $3::text)
 ORDER BY cl.min_age, cl.name
 `
 
 type ListVisibleClassesParams struct {
 	ChurchID uuid.UUID
-	Role     string
 	UserID   uuid.UUID
+	Role     string
 }
 
 type ListVisibleClassesRow struct {
@@ -165,7 +162,7 @@ type ListVisibleClassesRow struct {
 
 // The classes the caller may use, youngest first: all of the church, a volunteer's own only.
 func (q *Queries) ListVisibleClasses(ctx context.Context, arg ListVisibleClassesParams) ([]ListVisibleClassesRow, error) {
-	rows, err := q.db.Query(ctx, listVisibleClasses, arg.ChurchID, arg.Role, arg.UserID)
+	rows, err := q.db.Query(ctx, listVisibleClasses, arg.ChurchID, arg.UserID, arg.Role)
 	if err != nil {
 		return nil, err
 	}

@@ -13,9 +13,9 @@ import (
 
 type Querier interface {
 	ActiveSigningKey(ctx context.Context) (ActiveSigningKeyRow, error)
-	// Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml:171). Row filters: church, volunteer_assigned_classes.
+	// Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml:177). Row filters: church, volunteer_assigned_classes.
 	AttendanceSummary(ctx context.Context, arg AttendanceSummaryParams) ([]AttendanceSummaryRow, error)
-	// Resource "neemias://checkins/{date}" (spec/capabilities.yaml:209). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+	// Resource "neemias://checkins/{date}" (spec/capabilities.yaml:215). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 	CheckinsByDate(ctx context.Context, arg CheckinsByDateParams) ([]CheckinsByDateRow, error)
 	// Queries behind the domain rules of the tools (internal/logic): the check-in window and a
 	// child's birth, and duplicate enrollments.
@@ -35,7 +35,7 @@ type Querier interface {
 	DeleteUserOAuthLogins(ctx context.Context, arg DeleteUserOAuthLoginsParams) (int64, error)
 	// Opens the service day of a date if it is not open yet; a check-in needs it. Like every
 	// query here it runs in store.InTx: row-level security applies on top of the explicit row
-	// filters, which mirror the spec's (church, guardian_own_children, volunteer_assigned_classes).
+	// filters, calls of the spec's row filter functions (queries/schema/00090_spec_row_filters.sql).
 	EnsureServiceDay(ctx context.Context, arg EnsureServiceDayParams) error
 	// The class whose age range holds the child's age in completed years on on_date; when ranges
 	// overlap, the narrowest wins. No row when no class fits.
@@ -143,9 +143,9 @@ type Querier interface {
 	RevokePasswordSetupCodes(ctx context.Context, arg RevokePasswordSetupCodesParams) (int64, error)
 	// Ends the account's sessions: its live grants (so their refresh and access tokens) ...
 	RevokeUserOAuthGrants(ctx context.Context, arg RevokeUserOAuthGrantsParams) (int64, error)
-	// Resource "neemias://roster/children/{id}" (spec/capabilities.yaml:118). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+	// Resource "neemias://roster/children/{id}" (spec/capabilities.yaml:124). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 	RosterChild(ctx context.Context, arg RosterChildParams) ([]RosterChildRow, error)
-	// Resource "neemias://roster/children" (spec/capabilities.yaml:80). Row filters: church, volunteer_assigned_classes.
+	// Resource "neemias://roster/children" (spec/capabilities.yaml:86). Row filters: church, volunteer_assigned_classes.
 	RosterChildren(ctx context.Context, arg RosterChildrenParams) ([]RosterChildrenRow, error)
 	RotateOAuthRefreshToken(ctx context.Context, tokenHash []byte) error
 	// Records who logged in; only once per request.

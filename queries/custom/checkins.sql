@@ -1,7 +1,7 @@
 -- name: EnsureServiceDay :exec
 -- Opens the service day of a date if it is not open yet; a check-in needs it. Like every
 -- query here it runs in store.InTx: row-level security applies on top of the explicit row
--- filters, which mirror the spec's (church, guardian_own_children, volunteer_assigned_classes).
+-- filters, calls of the spec's row filter functions (queries/schema/00090_spec_row_filters.sql).
 INSERT INTO service_days (church_id, service_date)
 VALUES (sqlc.arg(church_id)::uuid, sqlc.arg(service_date)::date)
 ON CONFLICT (church_id, service_date) DO NOTHING;
@@ -10,14 +10,11 @@ ON CONFLICT (church_id, service_date) DO NOTHING;
 -- The child to check in, if the caller may see it; no personal data.
 SELECT c.id, c.class_id
 FROM children c
-WHERE c.church_id = sqlc.arg(church_id)::uuid
+WHERE rf_church(c.church_id, sqlc.arg(church_id)::uuid)
   AND c.id = sqlc.arg(child_id)::uuid
   AND c.archived_at IS NULL
-  AND (sqlc.arg(role)::text <> 'RESPONSAVEL' OR c.id IN (
-        SELECT gc.child_id FROM guardian_children gc JOIN guardians g ON g.id = gc.guardian_id
-        WHERE g.user_id = sqlc.arg(user_id)::uuid))
-  AND (sqlc.arg(role)::text <> 'VOLUNTARIO' OR c.class_id IN (
-        SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = sqlc.arg(user_id)::uuid));
+  AND rf_guardian_own_children(c.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
+  AND rf_volunteer_assigned_classes(c.class_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text);
 
 -- name: InsertCheckin :one
 -- Registers a check-in; returns no row when the child already has one that day (the
@@ -34,7 +31,7 @@ RETURNING id, child_id, class_id, service_date, checked_in_at;
 -- The check-in of a child on a service day.
 SELECT ck.id, ck.child_id, ck.class_id, ck.service_date, ck.checked_in_at, ck.checked_out_at
 FROM checkins ck
-WHERE ck.church_id = sqlc.arg(church_id)::uuid
+WHERE rf_church(ck.church_id, sqlc.arg(church_id)::uuid)
   AND ck.child_id = sqlc.arg(child_id)::uuid
   AND ck.service_date = sqlc.arg(service_date)::date;
 
@@ -45,13 +42,10 @@ SELECT ck.id, ck.child_id, ck.class_id, ck.service_date, ck.checked_in_at,
        ck.pickup_code_salt, ck.pickup_code_hash, ck.failed_pickup_attempts, ck.locked_at,
        ck.checked_out_at
 FROM checkins ck
-WHERE ck.church_id = sqlc.arg(church_id)::uuid
+WHERE rf_church(ck.church_id, sqlc.arg(church_id)::uuid)
   AND ck.id = sqlc.arg(checkin_id)::uuid
-  AND (sqlc.arg(role)::text <> 'RESPONSAVEL' OR ck.child_id IN (
-        SELECT gc.child_id FROM guardian_children gc JOIN guardians g ON g.id = gc.guardian_id
-        WHERE g.user_id = sqlc.arg(user_id)::uuid))
-  AND (sqlc.arg(role)::text <> 'VOLUNTARIO' OR ck.class_id IN (
-        SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = sqlc.arg(user_id)::uuid))
+  AND rf_guardian_own_children(ck.child_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
+  AND rf_volunteer_assigned_classes(ck.class_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
 FOR UPDATE OF ck;
 
 -- name: RecordFailedPickup :one

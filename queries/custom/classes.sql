@@ -3,7 +3,7 @@
 -- overlap, the narrowest wins. No row when no class fits.
 SELECT cl.id, cl.name, cl.min_age, cl.max_age
 FROM classes cl
-WHERE cl.church_id = sqlc.arg(church_id)::uuid
+WHERE rf_church(cl.church_id, sqlc.arg(church_id)::uuid)
   AND cl.archived_at IS NULL
   AND date_part('year', age(sqlc.arg(on_date)::date, sqlc.arg(birth_date)::date))::integer
       BETWEEN cl.min_age AND cl.max_age
@@ -14,20 +14,18 @@ LIMIT 1;
 -- A class of the caller's church that the caller may use: a volunteer only their own.
 SELECT cl.id, cl.name, cl.min_age, cl.max_age
 FROM classes cl
-WHERE cl.church_id = sqlc.arg(church_id)::uuid
+WHERE rf_church(cl.church_id, sqlc.arg(church_id)::uuid)
   AND cl.id = sqlc.arg(class_id)::uuid
   AND cl.archived_at IS NULL
-  AND (sqlc.arg(role)::text <> 'VOLUNTARIO' OR cl.id IN (
-        SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = sqlc.arg(user_id)::uuid));
+  AND rf_volunteer_assigned_classes(cl.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text);
 
 -- name: ListVisibleClasses :many
 -- The classes the caller may use, youngest first: all of the church, a volunteer's own only.
 SELECT cl.id, cl.name, cl.min_age, cl.max_age
 FROM classes cl
-WHERE cl.church_id = sqlc.arg(church_id)::uuid
+WHERE rf_church(cl.church_id, sqlc.arg(church_id)::uuid)
   AND cl.archived_at IS NULL
-  AND (sqlc.arg(role)::text <> 'VOLUNTARIO' OR cl.id IN (
-        SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = sqlc.arg(user_id)::uuid))
+  AND rf_volunteer_assigned_classes(cl.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
 ORDER BY cl.min_age, cl.name;
 
 -- name: CompleteClassIDs :many
@@ -35,10 +33,9 @@ ORDER BY cl.min_age, cl.name;
 -- at most max_results of them.
 SELECT cl.id
 FROM classes cl
-WHERE cl.church_id = sqlc.arg(church_id)::uuid
+WHERE rf_church(cl.church_id, sqlc.arg(church_id)::uuid)
   AND cl.archived_at IS NULL
   AND cl.id::text LIKE lower(sqlc.arg(prefix)::text) || '%'
-  AND (sqlc.arg(role)::text <> 'VOLUNTARIO' OR cl.id IN (
-        SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = sqlc.arg(user_id)::uuid))
+  AND rf_volunteer_assigned_classes(cl.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
 ORDER BY cl.min_age, cl.name
 LIMIT sqlc.arg(max_results)::integer;

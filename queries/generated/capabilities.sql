@@ -2,37 +2,38 @@
 -- Source: spec/capabilities.yaml
 --
 -- Read queries implied by the spec's resources: the tenant (church) filter and every row
--- filter the spec names are part of the SQL, so a handler cannot forget them. PostgreSQL
--- row-level security enforces the same rules again underneath. Hand-written queries live in
--- queries/custom/.
+-- filter the spec names are part of the SQL, as calls of the filters' functions (generated in
+-- queries/schema/00090_spec_row_filters.sql), so a handler cannot forget them. PostgreSQL
+-- row-level security enforces the same functions again underneath. Hand-written queries live
+-- in queries/custom/.
 ;
 
 -- name: RosterChildren :many
--- Resource "neemias://roster/children" (spec/capabilities.yaml:80). Row filters: church, volunteer_assigned_classes.
+-- Resource "neemias://roster/children" (spec/capabilities.yaml:86). Row filters: church, volunteer_assigned_classes.
 SELECT class_id, class_name, min_age, max_age, age_years, children
 FROM v_roster_counts
-WHERE church_id = sqlc.arg(church_id)::uuid
-  AND (sqlc.arg(role)::text <> 'VOLUNTARIO' OR class_id IN (SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = sqlc.arg(user_id)::uuid))
+WHERE rf_church(church_id, sqlc.arg(church_id)::uuid)
+  AND rf_volunteer_assigned_classes(class_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
 ORDER BY min_age, class_name, age_years
 LIMIT 10000;
 
 -- name: RosterChild :many
--- Resource "neemias://roster/children/{id}" (spec/capabilities.yaml:118). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+-- Resource "neemias://roster/children/{id}" (spec/capabilities.yaml:124). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 SELECT child_id, child_name, birth_date, class_id, class_name, guardian_id, guardian_name, relationship, guardian_phone
 FROM v_child_detail
-WHERE church_id = sqlc.arg(church_id)::uuid
-  AND (sqlc.arg(role)::text <> 'RESPONSAVEL' OR child_id IN (SELECT gc.child_id FROM guardian_children gc JOIN guardians g ON g.id = gc.guardian_id WHERE g.user_id = sqlc.arg(user_id)::uuid))
-  AND (sqlc.arg(role)::text <> 'VOLUNTARIO' OR class_id IN (SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = sqlc.arg(user_id)::uuid))
+WHERE rf_church(church_id, sqlc.arg(church_id)::uuid)
+  AND rf_guardian_own_children(child_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
+  AND rf_volunteer_assigned_classes(class_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
   AND child_id = sqlc.arg(id)::uuid
 ORDER BY guardian_name
 LIMIT 50;
 
 -- name: AttendanceSummary :many
--- Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml:171). Row filters: church, volunteer_assigned_classes.
+-- Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml:177). Row filters: church, volunteer_assigned_classes.
 SELECT service_date, class_id, class_name, checkins
 FROM v_attendance_daily
-WHERE church_id = sqlc.arg(church_id)::uuid
-  AND (sqlc.arg(role)::text <> 'VOLUNTARIO' OR class_id IN (SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = sqlc.arg(user_id)::uuid))
+WHERE rf_church(church_id, sqlc.arg(church_id)::uuid)
+  AND rf_volunteer_assigned_classes(class_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
   AND service_date >= sqlc.arg(from_value)::date
   AND service_date <= sqlc.arg(to_value)::date
   AND (sqlc.narg(class_id)::uuid IS NULL OR class_id = sqlc.narg(class_id)::uuid)
@@ -40,12 +41,12 @@ ORDER BY service_date, class_name
 LIMIT 20000;
 
 -- name: CheckinsByDate :many
--- Resource "neemias://checkins/{date}" (spec/capabilities.yaml:209). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+-- Resource "neemias://checkins/{date}" (spec/capabilities.yaml:215). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 SELECT checkin_id, child_id, child_name, class_id, class_name, checked_in_at, checked_out_at
 FROM v_checkins
-WHERE church_id = sqlc.arg(church_id)::uuid
-  AND (sqlc.arg(role)::text <> 'RESPONSAVEL' OR child_id IN (SELECT gc.child_id FROM guardian_children gc JOIN guardians g ON g.id = gc.guardian_id WHERE g.user_id = sqlc.arg(user_id)::uuid))
-  AND (sqlc.arg(role)::text <> 'VOLUNTARIO' OR class_id IN (SELECT va.class_id FROM volunteer_assignments va WHERE va.user_id = sqlc.arg(user_id)::uuid))
+WHERE rf_church(church_id, sqlc.arg(church_id)::uuid)
+  AND rf_guardian_own_children(child_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
+  AND rf_volunteer_assigned_classes(class_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
   AND service_date = sqlc.arg(date)::date
 ORDER BY checked_in_at, checkin_id
 LIMIT 5000;

@@ -27,97 +27,97 @@ var brokenCases = []struct {
 	want []string
 }{
 	{"unknown_key_typo", []string{
-		`testdata/broken/unknown_key_typo.yaml:30:5: unknown key "titel" in resources.thing (did you mean "title"?); rename it to title or remove it`,
+		`testdata/broken/unknown_key_typo.yaml:31:5: unknown key "titel" in resources.thing (did you mean "title"?); rename it to title or remove it`,
 	}},
 	{"unknown_key", []string{
 		`testdata/broken/unknown_key.yaml:10:3: unknown key "colour" in server; remove it or use one of: name, title, description, version, website, tool_prefix`,
 	}},
 	{"unknown_top_level_key", []string{
-		`testdata/broken/unknown_top_level_key.yaml:53:1: unknown key "tool" in the spec (did you mean "tools"?); rename it to tools or remove it`,
+		`testdata/broken/unknown_top_level_key.yaml:54:1: unknown key "tool" in the spec (did you mean "tools"?); rename it to tools or remove it`,
 	}},
 	{"duplicate_capability", []string{
-		`testdata/broken/duplicate_capability.yaml:53:3: duplicate name "thing" in resources (first defined at line 28); rename or remove one of them`,
+		`testdata/broken/duplicate_capability.yaml:54:3: duplicate name "thing" in resources (first defined at line 29); rename or remove one of them`,
 	}},
 	{"duplicate_scope", []string{
 		`testdata/broken/duplicate_scope.yaml:19:3: duplicate name "things:read" in scopes (first defined at line 11); rename or remove one of them`,
 	}},
 	{"duplicate_key", []string{
-		`testdata/broken/duplicate_key.yaml:32:5: duplicate key "description" in resources.thing (first at line 31); remove one of them`,
+		`testdata/broken/duplicate_key.yaml:33:5: duplicate key "description" in resources.thing (first at line 32); remove one of them`,
 	}},
 	{"duplicate_go_name", []string{
-		`testdata/broken/duplicate_go_name.yaml:54:3: tool "demo_thing" has the Go name Thing, as resource "thing" does; rename one of them`,
+		`testdata/broken/duplicate_go_name.yaml:55:3: tool "demo_thing" has the Go name Thing, as resource "thing" does; rename one of them`,
 	}},
 	{"tool_name_space", []string{
-		`testdata/broken/tool_name_space.yaml:54:13: tool name "demo_thing rename" has the character ' ', which MCP does not allow; use only the characters A-Z a-z 0-9 _ - .`,
+		`testdata/broken/tool_name_space.yaml:55:13: tool name "demo_thing rename" has the character ' ', which MCP does not allow; use only the characters A-Z a-z 0-9 _ - .`,
 	}},
 	{"tool_name_too_long", []string{
-		`testdata/broken/tool_name_too_long.yaml:54:3: tool name "demo_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" is 129 characters long (MCP allows at most 128); shorten it`,
+		`testdata/broken/tool_name_too_long.yaml:55:3: tool name "demo_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" is 129 characters long (MCP allows at most 128); shorten it`,
 	}},
 	{"tool_name_not_snake_case", []string{
-		`testdata/broken/tool_name_not_snake_case.yaml:54:3: tool name "demo_thingRename" is not snake_case; use lower-case snake_case such as neemias_checkin_register`,
+		`testdata/broken/tool_name_not_snake_case.yaml:55:3: tool name "demo_thingRename" is not snake_case; use lower-case snake_case such as neemias_checkin_register`,
 	}},
 	{"tool_name_prefix", []string{
-		`testdata/broken/tool_name_prefix.yaml:54:3: tool name "thing_rename" lacks the prefix "demo_"; rename it to demo_thing_rename`,
+		`testdata/broken/tool_name_prefix.yaml:55:3: tool name "thing_rename" lacks the prefix "demo_"; rename it to demo_thing_rename`,
 	}},
 	{"uri_template_unclosed", []string{
-		`testdata/broken/uri_template_unclosed.yaml:29:27: resource "thing": invalid URI template "demo://things/{id": incomplete expression; fix the RFC 6570 template (variables are {name}, {?a,b} or {/name})`,
+		`testdata/broken/uri_template_unclosed.yaml:30:27: resource "thing": invalid URI template "demo://things/{id": incomplete expression; fix the RFC 6570 template (variables are {name}, {?a,b} or {/name})`,
 	}},
 	{"uri_template_bad_variable", []string{
-		`testdata/broken/uri_template_bad_variable.yaml:29:31: resource "thing": invalid URI template "demo://things/{thing id}": unacceptable variable name; fix the RFC 6570 template (variables are {name}, {?a,b} or {/name})`,
+		`testdata/broken/uri_template_bad_variable.yaml:30:31: resource "thing": invalid URI template "demo://things/{thing id}": unacceptable variable name; fix the RFC 6570 template (variables are {name}, {?a,b} or {/name})`,
 	}},
 	{"uri_template_no_scheme", []string{
-		`testdata/broken/uri_template_no_scheme.yaml:29:10: resource "thing": URI "things/{id}" has no scheme; start it with a scheme such as neemias://`,
+		`testdata/broken/uri_template_no_scheme.yaml:30:10: resource "thing": URI "things/{id}" has no scheme; start it with a scheme such as neemias://`,
 	}},
 	{"uri_variable_not_input", []string{
-		`testdata/broken/uri_variable_not_input.yaml:29:40: resource "thing": template variable "rev" is not an input; declare input.rev or remove rev from the template`,
+		`testdata/broken/uri_variable_not_input.yaml:30:40: resource "thing": template variable "rev" is not an input; declare input.rev or remove rev from the template`,
 	}},
 	{"input_not_uri_variable", []string{
-		`testdata/broken/input_not_uri_variable.yaml:37:7: resource "thing": input "rev" is not a variable of the URI template; add {rev} (or {?rev}) to the uri or remove the input`,
+		`testdata/broken/input_not_uri_variable.yaml:38:7: resource "thing": input "rev" is not a variable of the URI template; add {rev} (or {?rev}) to the uri or remove the input`,
 	}},
 	{"undeclared_scope", []string{
-		`testdata/broken/undeclared_scope.yaml:32:12: resource "thing": unknown scope "things:raed" (did you mean "things:read"?); declare it under scopes or fix the name`,
+		`testdata/broken/undeclared_scope.yaml:33:12: resource "thing": unknown scope "things:raed" (did you mean "things:read"?); declare it under scopes or fix the name`,
 	}},
 	{"role_unknown_scope", []string{
-		`testdata/broken/role_unknown_scope.yaml:26:41: role "ADMIN" grants unknown scope "thing:delete" (did you mean "things:write"?); declare it under scopes or fix the name`,
+		`testdata/broken/role_unknown_scope.yaml:27:41: role "ADMIN" grants unknown scope "thing:delete" (did you mean "things:write"?); declare it under scopes or fix the name`,
 	}},
 	{"unreachable_capability", []string{
-		`testdata/broken/unreachable_capability.yaml:57:12: tool "demo_thing_rename" is unreachable: no role has scope "things:write"; grant "things:write" to a role`,
+		`testdata/broken/unreachable_capability.yaml:58:12: tool "demo_thing_rename" is unreachable: no role has scope "things:write"; grant "things:write" to a role`,
 	}},
 	{"pii_on_array", []string{
-		`testdata/broken/pii_on_array.yaml:47:9: pii rule on array field "tags" (pii rules apply to scalar fields); move it to its items`,
+		`testdata/broken/pii_on_array.yaml:48:9: pii rule on array field "tags" (pii rules apply to scalar fields); move it to its items`,
 	}},
 	{"pii_unknown_category", []string{
-		`testdata/broken/pii_unknown_category.yaml:42:25: pii rule of field "owner" has unknown category "guardian_nmae" (did you mean "guardian_name"?); use one of child_name, birth_date, guardian_name, guardian_phone, secret`,
+		`testdata/broken/pii_unknown_category.yaml:43:25: pii rule of field "owner" has unknown category "guardian_nmae" (did you mean "guardian_name"?); use one of child_name, birth_date, guardian_name, guardian_phone, secret`,
 	}},
 	{"pii_unknown_scope", []string{
-		`testdata/broken/pii_unknown_scope.yaml:42:54: pii rule of field "owner" names unknown scope "owners:read" (did you mean "things:read"?); declare it under scopes or fix the name`,
+		`testdata/broken/pii_unknown_scope.yaml:43:54: pii rule of field "owner" names unknown scope "owners:read" (did you mean "things:read"?); declare it under scopes or fix the name`,
 	}},
 	{"pii_visible_with_on_input", []string{
-		`testdata/broken/pii_visible_with_on_input.yaml:62:114: pii rule of input field "name" has visible_with; remove it (visible_with decides who receives an output field)`,
+		`testdata/broken/pii_visible_with_on_input.yaml:64:114: pii rule of input field "name" has visible_with; remove it (visible_with decides who receives an output field)`,
 	}},
 	{"pii_redactable_required", []string{
-		`testdata/broken/pii_redactable_required.yaml:43:54: field "owner" can be redacted (visible_with "things:write") but is required; make the field optional (it is left out when redacted)`,
+		`testdata/broken/pii_redactable_required.yaml:44:54: field "owner" can be redacted (visible_with "things:write") but is required; make the field optional (it is left out when redacted)`,
 	}},
 	{"invalid_type", []string{
-		`testdata/broken/invalid_type.yaml:36:18: field "id" has invalid type "strng" (did you mean "string"?); use one of string, integer, number, boolean, array, object`,
+		`testdata/broken/invalid_type.yaml:37:18: field "id" has invalid type "strng" (did you mean "string"?); use one of string, integer, number, boolean, array, object`,
 	}},
 	{"invalid_format", []string{
-		`testdata/broken/invalid_format.yaml:38:34: field "id" has invalid format "uid" (did you mean "uuid"?); use one of uuid, date, date-time, email, uri`,
+		`testdata/broken/invalid_format.yaml:39:34: field "id" has invalid format "uid" (did you mean "uuid"?); use one of uuid, date, date-time, email, uri`,
 	}},
 	{"format_on_integer", []string{
-		`testdata/broken/format_on_integer.yaml:64:35: field "id": format "uuid" applies to strings, not integer; use type: string, or remove format`,
+		`testdata/broken/format_on_integer.yaml:66:35: field "id": format "uuid" applies to strings, not integer; use type: string, or remove format`,
 	}},
 	{"missing_capability_description", []string{
-		`testdata/broken/missing_capability_description.yaml:54:3: tools.demo_thing_rename.description is missing; add a description an agent can act on`,
+		`testdata/broken/missing_capability_description.yaml:55:3: tools.demo_thing_rename.description is missing; add a description an agent can act on`,
 	}},
 	{"missing_field_description", []string{
-		`testdata/broken/missing_field_description.yaml:64:7: tools.demo_thing_rename.output.id.description is missing; add a description an agent can act on`,
+		`testdata/broken/missing_field_description.yaml:66:7: tools.demo_thing_rename.output.id.description is missing; add a description an agent can act on`,
 	}},
 	{"missing_scope_description", []string{
 		`testdata/broken/missing_scope_description.yaml:15:3: scopes.things:write.description is missing; add a description of what the scope grants`,
 	}},
 	{"empty_description", []string{
-		`testdata/broken/empty_description.yaml:31:18: resources.thing.description is empty; write a description an agent can act on`,
+		`testdata/broken/empty_description.yaml:32:18: resources.thing.description is empty; write a description an agent can act on`,
 	}},
 	{"wrong_kind", []string{
 		`testdata/broken/wrong_kind.yaml:2:7: kind "CapabilitySpec" is not "NeemiasCapabilitySpec"; set kind: NeemiasCapabilitySpec`,
@@ -129,69 +129,69 @@ var brokenCases = []struct {
 		`testdata/broken/unsupported_schema_version.yaml:3:16: schemaVersion 2 is not supported (this generator reads 1); write the spec in version 1, or use a generator that reads version 2`,
 	}},
 	{"yaml_syntax_error", []string{
-		`testdata/broken/yaml_syntax_error.yaml:30:4: invalid YAML: value is not allowed in this context; fix the YAML syntax`,
+		`testdata/broken/yaml_syntax_error.yaml:31:4: invalid YAML: value is not allowed in this context; fix the YAML syntax`,
 	}},
 	{"yaml_unclosed_flow", []string{
-		`testdata/broken/yaml_unclosed_flow.yaml:34:5: invalid YAML: ',' or ']' must be specified; fix the YAML syntax`,
+		`testdata/broken/yaml_unclosed_flow.yaml:35:5: invalid YAML: ',' or ']' must be specified; fix the YAML syntax`,
 	}},
 	{"scalar_for_mapping", []string{
-		`testdata/broken/scalar_for_mapping.yaml:36:7: resources.thing.input must be a mapping, got the scalar "id"; write a mapping of name: value`,
+		`testdata/broken/scalar_for_mapping.yaml:37:7: resources.thing.input must be a mapping, got the scalar "id"; write a mapping of name: value`,
 	}},
 	{"scalar_for_list", []string{
-		`testdata/broken/scalar_for_list.yaml:58:18: tools.demo_thing_rename.row_filters must be a list, got the scalar "church"; write a list, for example [a, b]`,
+		`testdata/broken/scalar_for_list.yaml:59:18: tools.demo_thing_rename.row_filters must be a list, got the scalar "church"; write a list, for example [a, b]`,
 	}},
 	{"not_a_boolean", []string{
-		`testdata/broken/not_a_boolean.yaml:59:69: tools.demo_thing_rename.annotations.idempotent must be true or false, got the scalar "yes"; write true or false`,
+		`testdata/broken/not_a_boolean.yaml:61:69: tools.demo_thing_rename.annotations.idempotent must be true or false, got the scalar "yes"; write true or false`,
 	}},
 	{"not_an_integer", []string{
-		`testdata/broken/not_an_integer.yaml:52:14: resources.thing.query.limit must be an integer, got the scalar "one"; write a whole number`,
+		`testdata/broken/not_an_integer.yaml:53:14: resources.thing.query.limit must be an integer, got the scalar "one"; write a whole number`,
 	}},
 	{"missing_church_filter", []string{
-		`testdata/broken/missing_church_filter.yaml:58:5: tool "demo_thing_rename" does not apply the "church" row filter; add church to its row_filters (every capability is tenant-scoped)`,
+		`testdata/broken/missing_church_filter.yaml:59:5: tool "demo_thing_rename" does not apply the "church" row filter; add church to its row_filters (every capability is tenant-scoped)`,
 	}},
 	{"no_church_filter_declared", []string{
 		`testdata/broken/no_church_filter_declared.yaml:19:1: the spec has no "church" row filter; declare row_filters.church, the tenant isolation every capability applies`,
 	}},
 	{"unknown_row_filter", []string{
-		`testdata/broken/unknown_row_filter.yaml:33:27: resource "thing" uses unknown row filter "owner_only"; declare it under row_filters or fix the name`,
+		`testdata/broken/unknown_row_filter.yaml:34:27: resource "thing" uses unknown row filter "owner_only"; declare it under row_filters or fix the name`,
 	}},
 	{"where_input_not_input", []string{
-		`testdata/broken/where_input_not_input.yaml:51:31: resource "thing": where input "thing_id" is not an input; name one of the inputs: id`,
+		`testdata/broken/where_input_not_input.yaml:52:31: resource "thing": where input "thing_id" is not an input; name one of the inputs: id`,
 	}},
 	{"tool_with_query", []string{
-		`testdata/broken/tool_with_query.yaml:65:5: tool "demo_thing_rename" has a query (generated queries are for resources); remove it and write the tool's SQL in queries/custom/`,
+		`testdata/broken/tool_with_query.yaml:67:5: tool "demo_thing_rename" has a query (generated queries are for resources); remove it and write the tool's SQL in queries/custom/`,
 	}},
 	{"tool_without_annotations", []string{
-		`testdata/broken/tool_without_annotations.yaml:54:3: tool "demo_thing_rename" has no annotations; add annotations: {read_only: …, destructive: …, idempotent: …, open_world: …}`,
+		`testdata/broken/tool_without_annotations.yaml:55:3: tool "demo_thing_rename" has no annotations; add annotations: {read_only: …, destructive: …, idempotent: …, open_world: …}`,
 	}},
 	{"role_name_not_upper_case", []string{
-		`testdata/broken/role_name_not_upper_case.yaml:24:3: role name "admin" is not upper case; use UPPER_CASE, for example ADMIN`,
+		`testdata/broken/role_name_not_upper_case.yaml:25:3: role name "admin" is not upper case; use UPPER_CASE, for example ADMIN`,
 	}},
 	{"recursive_alias", []string{
-		`testdata/broken/recursive_alias.yaml:46:43: alias *item refers to a value that contains it; point the alias at a value defined outside this one`,
+		`testdata/broken/recursive_alias.yaml:47:43: alias *item refers to a value that contains it; point the alias at a value defined outside this one`,
 	}},
 	{"merge_key", []string{
-		`testdata/broken/merge_key.yaml:64:12: YAML merge keys (<<) are not supported in tools.demo_thing_rename.output.id; write the keys out (anchors and aliases of whole values do work)`,
+		`testdata/broken/merge_key.yaml:66:12: YAML merge keys (<<) are not supported in tools.demo_thing_rename.output.id; write the keys out (anchors and aliases of whole values do work)`,
 	}},
 	{"two_documents", []string{
-		`testdata/broken/two_documents.yaml:53:1: the spec holds more than one YAML document; remove the "---" and what follows, or merge it into the first document`,
+		`testdata/broken/two_documents.yaml:54:1: the spec holds more than one YAML document; remove the "---" and what follows, or merge it into the first document`,
 	}},
 	{"resource_id_not_snake_case", []string{
-		`testdata/broken/resource_id_not_snake_case.yaml:28:3: resource id "Thing" is not snake_case; use lower-case snake_case such as roster_children`,
+		`testdata/broken/resource_id_not_snake_case.yaml:29:3: resource id "Thing" is not snake_case; use lower-case snake_case such as roster_children`,
 	}},
 	{"cache_without_ttl", []string{
-		`testdata/broken/cache_without_ttl.yaml:34:5: resources.thing.cache.ttl_ms is missing; add ttl_ms: N (milliseconds a reader may reuse the result)`,
+		`testdata/broken/cache_without_ttl.yaml:35:5: resources.thing.cache.ttl_ms is missing; add ttl_ms: N (milliseconds a reader may reuse the result)`,
 	}},
 	{"cache_ttl_out_of_range", []string{
-		`testdata/broken/cache_ttl_out_of_range.yaml:34:21: resource "thing": ttl_ms 90000000 is out of range; use 0 to 86400000 (one day)`,
+		`testdata/broken/cache_ttl_out_of_range.yaml:35:21: resource "thing": ttl_ms 90000000 is out of range; use 0 to 86400000 (one day)`,
 	}},
 	{"query_limit_out_of_range", []string{
-		`testdata/broken/query_limit_out_of_range.yaml:52:14: resource "thing": query limit 0 is out of range; use 1 to 100000`,
+		`testdata/broken/query_limit_out_of_range.yaml:53:14: resource "thing": query limit 0 is out of range; use 1 to 100000`,
 	}},
 	{"role_without_scopes", []string{
-		`testdata/broken/role_without_scopes.yaml:24:3: roles.ADMIN.scopes is missing; list the scopes the role may be granted ([] for none)`,
-		`testdata/broken/role_without_scopes.yaml:31:12: resource "thing" is unreachable: no role has scope "things:read"; grant "things:read" to a role`,
-		`testdata/broken/role_without_scopes.yaml:56:12: tool "demo_thing_rename" is unreachable: no role has scope "things:write"; grant "things:write" to a role`,
+		`testdata/broken/role_without_scopes.yaml:25:3: roles.ADMIN.scopes is missing; list the scopes the role may be granted ([] for none)`,
+		`testdata/broken/role_without_scopes.yaml:32:12: resource "thing" is unreachable: no role has scope "things:read"; grant "things:read" to a role`,
+		`testdata/broken/role_without_scopes.yaml:57:12: tool "demo_thing_rename" is unreachable: no role has scope "things:write"; grant "things:write" to a role`,
 	}},
 	{"server_description_too_long", []string{
 		`testdata/broken/server_description_too_long.yaml:7:16: server.description is 173 characters long; shorten it to at most 100 (the MCP Registry limit)`,
@@ -209,7 +209,7 @@ var brokenCases = []struct {
 		`testdata/broken/list_document.yaml:2:1: the spec must be a mapping, got a list; write a mapping of key: value`,
 	}},
 	{"alias_bomb", []string{
-		`testdata/broken/alias_bomb.yaml:40:129: the spec expands to more than 50000 values; use fewer YAML aliases (*name) or write the values out`,
+		`testdata/broken/alias_bomb.yaml:40:43: the spec expands to more than 50000 values; use fewer YAML aliases (*name) or write the values out`,
 	}},
 }
 
@@ -275,7 +275,7 @@ func TestTooManyProblems(t *testing.T) {
 	if len(ds) != 101 {
 		t.Fatalf("got %d diagnostics, want 100 and a last one saying how many more", len(ds))
 	}
-	if got, want := ds[100].String(), "many.yaml:26:922: too many problems: 30 more not shown; fix these and load the spec again"; got != want {
+	if got, want := ds[100].String(), "many.yaml:27:922: too many problems: 30 more not shown; fix these and load the spec again"; got != want {
 		t.Errorf("last diagnostic = %q, want %q", got, want)
 	}
 }

@@ -45,11 +45,15 @@ type Scope struct {
 	Sensitive   bool   `yaml:"sensitive" jsonschema_description:"True when the scope reaches personal data; the consent page warns about it."`
 }
 
-// RowFilter is a named SQL condition the generated queries apply.
+// RowFilter is a named SQL condition over one column. The generator turns each into one SQL
+// function, rf_<name>(<column> uuid, caller_… DEFAULT the transaction's caller), created by a
+// generated migration and called by the generated queries, the hand-written tool queries and
+// the row-level security policies.
 type RowFilter struct {
 	Description string   `yaml:"description" jsonschema:"required" jsonschema_description:"Who sees what, in one sentence."`
 	Roles       []string `yaml:"roles" jsonschema_description:"Roles the filter applies to; absent means every role."`
-	SQL         string   `yaml:"sql" jsonschema:"required" jsonschema_description:"A boolean SQL condition over the query's source columns; may use sqlc.arg(church_id), sqlc.arg(user_id), sqlc.arg(role)."`
+	Column      string   `yaml:"column" jsonschema:"required" jsonschema_description:"The uuid column the filter tests: the first argument of its SQL function rf_<name>, and the column of a resource's query the generated SQL passes."`
+	SQL         string   `yaml:"sql" jsonschema:"required" jsonschema_description:"A boolean SQL condition over the column; may use caller_church, caller_user and caller_role (the caller's church, user and role). It runs as the schema owner (SECURITY DEFINER) when the filter names roles."`
 }
 
 // Role is a caller role and the scopes it may be granted.
@@ -70,6 +74,7 @@ type Capability struct {
 	Input       Map[Field]   `yaml:"input" jsonschema_description:"Input fields, by name (snake_case)."`
 	Output      Map[Field]   `yaml:"output" jsonschema:"required" jsonschema_description:"Output fields, by name (snake_case)."`
 	Query       *Query       `yaml:"query" jsonschema_description:"Resources only: the read query the generator emits for sqlc."`
+	Queries     []string     `yaml:"queries" jsonschema_description:"Tools only: the hand-written sqlc queries (queries/custom/, by -- name:) that select the rows the tool acts on; each must call rf_<name> for every row filter of the tool but church's writes, which row-level security checks."`
 }
 
 // Cache holds cache hints (2026-07-28 ttlMs).

@@ -42,11 +42,13 @@ var (
 	// MCP tool names: 1–128 characters of A-Z a-z 0-9 _ - . (spec 2025-11-25, "Tool names").
 	mcpToolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 	// Our own ids must also map cleanly onto Go names.
-	snakeName    = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
-	scopeName    = regexp.MustCompile(`^[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?$`)
-	roleName     = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
-	sqlIdent     = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
-	registryName = regexp.MustCompile(`^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`)
+	snakeName = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	scopeName = regexp.MustCompile(`^[a-z][a-z0-9_]*(:[a-z][a-z0-9_]*)?$`)
+	roleName  = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+	sqlIdent  = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+	// sqlc query names (-- name: X) become Go method names.
+	sqlcQueryName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+	registryName  = regexp.MustCompile(`^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`)
 )
 
 const (
@@ -179,6 +181,17 @@ func (v *validator) rowFilters() {
 		}
 		v.require(p+".description", e.Value.Description, "a description of who sees what")
 		v.require(p+".sql", e.Value.SQL, "a boolean SQL condition")
+		switch {
+		case v.isBad(p + ".column"):
+		case !v.pos.present(p + ".column"):
+			v.errorf(v.pos.missingAt(p+".column"), "add column: the uuid column it tests, such as child_id", "row filter %q has no column", e.Name)
+		case !sqlIdent.MatchString(e.Value.Column) || strings.HasPrefix(e.Value.Column, "caller_"):
+			v.errorf(v.at(p+".column"), "use a lower-case SQL column name such as child_id", "row filter %q: column %q is not a column name", e.Name, e.Value.Column)
+		}
+		if strings.Contains(e.Value.SQL, "sqlc.") {
+			v.errorf(v.at(p+".sql"), "use caller_church, caller_user or caller_role (the arguments of the generated rf_ function)",
+				"row filter %q: sql must not use sqlc parameters", e.Name)
+		}
 		if strings.Contains(e.Value.SQL, ";") {
 			v.errorf(v.at(p+".sql"), "write a single boolean condition", "row filter %q: sql must not contain ';'", e.Name)
 		}
@@ -286,6 +299,15 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 		if c.Cache != nil {
 			v.errorf(v.keyAt(p+".cache"), "remove it; tool results are never cached", "tool %q has cache hints", name)
 		}
+		if len(c.Queries) == 0 && !v.isBad(p+".queries") {
+			v.errorf(v.keyAt(p), "add queries: [TheQuery, …], the queries/custom/ queries (by -- name:) that select the rows it acts on",
+				"tool %q names no queries", name)
+		}
+		for i, q := range c.Queries {
+			if !sqlcQueryName.MatchString(q) {
+				v.errorf(v.at(fmt.Sprintf("%s.queries[%d]", p, i)), "use the query's -- name: such as GetChildForCheckin", "tool %q: query name %q is not a sqlc query name", name, q)
+			}
+		}
 		if c.Annotations == nil && !v.isBad(p+".annotations") {
 			v.errorf(v.keyAt(p), "add annotations: {read_only: …, destructive: …, idempotent: …, open_world: …}", "tool %q has no annotations", name)
 		}
@@ -295,6 +317,9 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 		}
 		if c.Annotations != nil {
 			v.errorf(v.keyAt(p+".annotations"), "remove it; resources are read-only by nature", "resource %q has tool annotations", name)
+		}
+		if len(c.Queries) > 0 {
+			v.errorf(v.keyAt(p+".queries"), "remove it; a resource's SQL is generated from query:", "resource %q names hand-written queries", name)
 		}
 		if c.Cache != nil {
 			switch cp := p + ".cache.ttl_ms"; {

@@ -16,13 +16,13 @@ type Handler interface {
 	//
 	// One thing by id.
 	//
-	// Scope: things:read. Row filters: church, owner_only. Source: spec/capabilities.yaml:27
+	// Scope: things:read. Row filters: church, owner_only. Source: spec/capabilities.yaml:29
 	Thing(ctx context.Context, in *ThingInput) (*ThingOutput, error)
 	// ThingMake handles tool "demo_thing_make".
 	//
 	// Makes a thing.
 	//
-	// Scope: things:write. Row filters: church. Source: spec/capabilities.yaml:55
+	// Scope: things:write. Row filters: church. Source: spec/capabilities.yaml:57
 	ThingMake(ctx context.Context, in *ThingMakeInput) (*ThingMakeOutput, error)
 
 	// Complete answers completion/complete for a completable input (complete: true in the

@@ -25,7 +25,7 @@ var registry = [...]capability.Capability{
 			{Path: "owner_name", Category: "guardian_name", VisibleWith: "secrets:read"},
 		},
 		TTLMillis: 1000,
-		Source:    "spec/capabilities.yaml:27",
+		Source:    "spec/capabilities.yaml:29",
 	},
 	{
 		ID:          CapThingMake,
@@ -44,7 +44,7 @@ var registry = [...]capability.Capability{
 		InputPII:  []capability.FieldRule{},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 0,
-		Source:    "spec/capabilities.yaml:55",
+		Source:    "spec/capabilities.yaml:57",
 	},
 }
 

@@ -2,16 +2,17 @@
 -- Source: spec/capabilities.yaml
 --
 -- Read queries implied by the spec's resources: the tenant (church) filter and every row
--- filter the spec names are part of the SQL, so a handler cannot forget them. PostgreSQL
--- row-level security enforces the same rules again underneath. Hand-written queries live in
--- queries/custom/.
+-- filter the spec names are part of the SQL, as calls of the filters' functions (generated in
+-- queries/schema/00090_spec_row_filters.sql), so a handler cannot forget them. PostgreSQL
+-- row-level security enforces the same functions again underneath. Hand-written queries live
+-- in queries/custom/.
 ;
 
 -- name: Thing :many
--- Resource "demo://things/{id}" (spec/capabilities.yaml:27). Row filters: church, owner_only.
+-- Resource "demo://things/{id}" (spec/capabilities.yaml:29). Row filters: church, owner_only.
 SELECT id, label, owner_name
 FROM v_things
-WHERE church_id = sqlc.arg(church_id)::uuid
-  AND (sqlc.arg(role)::text <> 'MEMBER' OR owner_id = sqlc.arg(user_id)::uuid)
+WHERE rf_church(church_id, sqlc.arg(church_id)::uuid)
+  AND rf_owner_only(owner_id, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
   AND id = sqlc.arg(id)::uuid
 LIMIT 1;

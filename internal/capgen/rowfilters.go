@@ -1,0 +1,201 @@
+package capgen
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// RowFilterMigration is the generated goose migration that creates one SQL function per row
+// filter of the spec and the scope check of the spec's roles. It sorts after the hand-written
+// schema migrations and before the row-level security migration that calls the functions.
+const RowFilterMigration = "queries/schema/00090_spec_row_filters.sql"
+
+// RowFilterFn is the SQL function of one spec row filter:
+//
+//	rf_<name>(<column> uuid, caller_… DEFAULT the transaction's caller) RETURNS boolean
+//
+// Filters that name roles pass every other role; their condition runs in a SECURITY DEFINER
+// helper, rf_<name>_match, so a policy calling the function never recurses into the policies of
+// the tables the condition reads. The outer function is plain SQL without sub-selects, so
+// PostgreSQL inlines it: the role test costs nothing for the roles the filter does not bind.
+type RowFilterFn struct {
+	Name        string   // spec name: guardian_own_children
+	Func        string   // rf_guardian_own_children
+	Description string   // from the spec
+	Column      string   // the tested column, the first argument
+	Roles       []string // empty: every role
+	SQL         string   // the spec's condition
+	Caller      []string // caller arguments the function takes: caller_church, caller_user, caller_role
+}
+
+// callerArgs are the caller arguments a row filter function may take, in signature order, with
+// the caller-context function (migration 00001) each defaults to and its SQL type.
+var callerArgs = []struct{ Name, Default, Type, SQLCParam string }{
+	{"caller_church", "app_church_id()", "uuid", "church_id"},
+	{"caller_user", "app_user_id()", "uuid", "user_id"},
+	{"caller_role", "app_role()", "text", "role"},
+}
+
+var callerRef = regexp.MustCompile(`\bcaller_(church|user|role)\b`)
+
+// RowFilterFns returns the functions of the spec's row filters, in spec order.
+func (m *Model) RowFilterFns() []RowFilterFn {
+	var out []RowFilterFn
+	for _, e := range m.Spec.RowFilters {
+		fn := RowFilterFn{
+			Name: e.Name, Func: "rf_" + e.Name, Description: strings.TrimSpace(e.Value.Description),
+			Column: e.Value.Column, Roles: e.Value.Roles, SQL: strings.TrimSpace(e.Value.SQL),
+		}
+		used := map[string]bool{}
+		for _, ref := range callerRef.FindAllString(fn.SQL, -1) {
+			used[ref] = true
+		}
+		if len(fn.Roles) > 0 {
+			used["caller_role"] = true
+		}
+		for _, a := range callerArgs {
+			if used[a.Name] {
+				fn.Caller = append(fn.Caller, a.Name)
+			}
+		}
+		out = append(out, fn)
+	}
+	return out
+}
+
+// RowFilterFn returns the function of the named row filter.
+func (m *Model) RowFilterFn(name string) (RowFilterFn, bool) {
+	for _, fn := range m.RowFilterFns() {
+		if fn.Name == name {
+			return fn, true
+		}
+	}
+	return RowFilterFn{}, false
+}
+
+// Call is the filter applied to column with the caller passed as sqlc parameters (church_id,
+// user_id, role), the form of the generated queries: explicit arguments keep the queries'
+// parameters what the handlers pass, and a plan does not depend on the transaction settings.
+func (fn RowFilterFn) Call(column string) string {
+	args := []string{column}
+	for _, a := range callerArgs {
+		if slices.Contains(fn.Caller, a.Name) {
+			args = append(args, fmt.Sprintf("sqlc.arg(%s)::%s", a.SQLCParam, a.Type))
+		}
+	}
+	return fmt.Sprintf("%s(%s)", fn.Func, strings.Join(args, ", "))
+}
+
+func (fn RowFilterFn) params(withDefaults bool) string {
+	ps := []string{fn.Column + " uuid"}
+	for _, a := range callerArgs {
+		if slices.Contains(fn.Caller, a.Name) {
+			p := a.Name + " " + a.Type
+			if withDefaults {
+				p += " DEFAULT " + a.Default
+			}
+			ps = append(ps, p)
+		}
+	}
+	return strings.Join(ps, ", ")
+}
+
+func (fn RowFilterFn) argNames() string {
+	names := []string{fn.Column}
+	for _, a := range callerArgs {
+		if slices.Contains(fn.Caller, a.Name) && a.Name != "caller_role" {
+			names = append(names, a.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func (fn RowFilterFn) matchParams() string {
+	ps := []string{fn.Column + " uuid"}
+	for _, a := range callerArgs {
+		if slices.Contains(fn.Caller, a.Name) && a.Name != "caller_role" {
+			ps = append(ps, a.Name+" "+a.Type)
+		}
+	}
+	return strings.Join(ps, ", ")
+}
+
+func (fn RowFilterFn) signatureTypes(match bool) string {
+	ts := []string{"uuid"}
+	for _, a := range callerArgs {
+		if slices.Contains(fn.Caller, a.Name) && !(match && a.Name == "caller_role") {
+			ts = append(ts, a.Type)
+		}
+	}
+	return strings.Join(ts, ", ")
+}
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	}
+	return strings.Join(q, ", ")
+}
+
+// RowFilterMigrationSQL renders [RowFilterMigration]. CREATE OR REPLACE keeps the Up section
+// re-runnable; a changed filter needs a new migration that re-runs it (see docs/spec-reference.md).
+func (m *Model) RowFilterMigrationSQL() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "-- Code generated by capgen. DO NOT EDIT.\n-- Source: %s\n--\n", m.SpecPath)
+	b.WriteString(`-- The spec's row filters as SQL functions, one per filter, and the scopes of its roles. The
+-- generated queries (queries/generated/), the tool queries (queries/custom/) and the row-level
+-- security policies (00091) call these functions, so a filter is written once, in the spec.
+-- Each function reads the caller from the transaction's settings (00001) unless the caller is
+-- passed explicitly, as the generated queries do.
+
+-- +goose Up
+`)
+	var drops []string
+	for _, fn := range m.RowFilterFns() {
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "-- %s\n", fn.Description)
+		if len(fn.Roles) == 0 {
+			fmt.Fprintf(&b, "-- Every role.\n")
+			fmt.Fprintf(&b, "CREATE OR REPLACE FUNCTION %s(%s) RETURNS boolean\n    LANGUAGE sql STABLE PARALLEL SAFE\n", fn.Func, fn.params(true))
+			fmt.Fprintf(&b, "AS $$\n    SELECT %s\n$$;\n", fn.SQL)
+			drops = append(drops, fmt.Sprintf("DROP FUNCTION IF EXISTS %s(%s);", fn.Func, fn.signatureTypes(false)))
+			continue
+		}
+		fmt.Fprintf(&b, "-- Only %s; every other role passes.\n", strings.Join(fn.Roles, ", "))
+		fmt.Fprintf(&b, "CREATE OR REPLACE FUNCTION %s_match(%s) RETURNS boolean\n", fn.Func, fn.matchParams())
+		b.WriteString("    LANGUAGE sql STABLE SECURITY DEFINER\n    SET search_path = public, pg_temp\n")
+		fmt.Fprintf(&b, "AS $$\n    SELECT %s\n$$;\n", fn.SQL)
+		cond := fmt.Sprintf("caller_role IS DISTINCT FROM %s", quoteList(fn.Roles))
+		if len(fn.Roles) > 1 {
+			cond = fmt.Sprintf("caller_role IS NULL OR caller_role NOT IN (%s)", quoteList(fn.Roles))
+		}
+		fmt.Fprintf(&b, "CREATE OR REPLACE FUNCTION %s(%s) RETURNS boolean\n    LANGUAGE sql STABLE\n", fn.Func, fn.params(true))
+		fmt.Fprintf(&b, "AS $$\n    SELECT %s OR %s_match(%s)\n$$;\n", cond, fn.Func, fn.argNames())
+		fmt.Fprintf(&b, "REVOKE ALL ON FUNCTION %s_match(%s) FROM PUBLIC;\n", fn.Func, fn.signatureTypes(true))
+		fmt.Fprintf(&b, "GRANT EXECUTE ON FUNCTION %s_match(%s) TO neemias_app;\n", fn.Func, fn.signatureTypes(true))
+		drops = append(drops,
+			fmt.Sprintf("DROP FUNCTION IF EXISTS %s(%s);", fn.Func, fn.signatureTypes(false)),
+			fmt.Sprintf("DROP FUNCTION IF EXISTS %s_match(%s);", fn.Func, fn.signatureTypes(true)))
+	}
+	b.WriteString("\n-- The scope matrix of the spec's roles: whether the caller's role may hold scope.\n")
+	b.WriteString("CREATE OR REPLACE FUNCTION app_role_has_scope(scope text, caller_role text DEFAULT app_role()) RETURNS boolean\n    LANGUAGE sql STABLE PARALLEL SAFE\nAS $$\n    SELECT CASE caller_role\n")
+	for _, e := range m.Spec.Roles {
+		fmt.Fprintf(&b, "        WHEN '%s' THEN scope IN (%s)\n", e.Name, quoteList(e.Value.Scopes))
+	}
+	b.WriteString("        ELSE false\n    END\n$$;\n")
+	drops = append(drops, "DROP FUNCTION IF EXISTS app_role_has_scope(text, text);")
+
+	b.WriteString("\n-- The spec's roles, for the CHECK constraints of the tables that store a role.\n")
+	fmt.Fprintf(&b, "CREATE OR REPLACE FUNCTION app_valid_role(r text) RETURNS boolean\n    LANGUAGE sql IMMUTABLE PARALLEL SAFE\nAS $$\n    SELECT r IN (%s)\n$$;\n", quoteList(m.Spec.Roles.Names()))
+	drops = append(drops, "DROP FUNCTION IF EXISTS app_valid_role(text);")
+
+	b.WriteString("\n-- +goose Down\n")
+	slices.Reverse(drops)
+	for _, d := range drops {
+		b.WriteString(d + "\n")
+	}
+	return b.String()
+}
