@@ -57,7 +57,12 @@ func (o *options) load(stderr io.Writer) (*capgen.Model, error) {
 		}
 		return nil, err
 	}
-	return capgen.NewModel(s, o.specPath, module), nil
+	m := capgen.NewModel(s, o.specPath, module)
+	if err := m.CheckToolQueriesIn(o.root); err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, fmt.Errorf("tool queries in %s do not apply their row filters", capgen.CustomQueriesDir)
+	}
+	return m, nil
 }
 
 func generateCmd(o *options) *cobra.Command {

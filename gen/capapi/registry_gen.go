@@ -17,6 +17,7 @@ var registry = [...]capability.Capability{
 		MIMEType:    "application/json",
 		Scope:       "roster:read",
 		RowFilters:  []string{"church", "volunteer_assigned_classes"},
+		View:        "v_roster_counts",
 		Inputs:      []capability.Variable{},
 		InputPII:    []capability.FieldRule{},
 		OutputPII:   []capability.FieldRule{},
@@ -33,6 +34,7 @@ var registry = [...]capability.Capability{
 		MIMEType:    "application/json",
 		Scope:       "children:read",
 		RowFilters:  []string{"church", "guardian_own_children", "volunteer_assigned_classes"},
+		View:        "v_child_detail",
 		Inputs: []capability.Variable{
 			{Name: "id", Type: "string", Format: "uuid", Required: true, Completable: false},
 		},
@@ -56,6 +58,7 @@ var registry = [...]capability.Capability{
 		MIMEType:    "application/json",
 		Scope:       "attendance:read",
 		RowFilters:  []string{"church", "volunteer_assigned_classes"},
+		View:        "v_attendance_daily",
 		Inputs: []capability.Variable{
 			{Name: "from", Type: "string", Format: "date", Required: false, Completable: false},
 			{Name: "to", Type: "string", Format: "date", Required: false, Completable: false},
@@ -76,6 +79,7 @@ var registry = [...]capability.Capability{
 		MIMEType:    "application/json",
 		Scope:       "checkins:read",
 		RowFilters:  []string{"church", "guardian_own_children", "volunteer_assigned_classes"},
+		View:        "v_checkins",
 		Inputs: []capability.Variable{
 			{Name: "date", Type: "string", Format: "date", Required: true, Completable: false},
 		},

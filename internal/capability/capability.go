@@ -82,6 +82,9 @@ type Capability struct {
 	Annotations Annotations
 	// RowFilters name the spec's row filters applied to this capability's data.
 	RowFilters []string
+	// View is the relation a resource's generated query reads (the spec's query.from), whose
+	// row-level security the tests compare with the scope matrix; empty for tools.
+	View       string
 	Inputs     []Variable
 	InputPII   []FieldRule
 	OutputPII  []FieldRule

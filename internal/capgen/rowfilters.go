@@ -1,7 +1,10 @@
 package capgen
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -198,4 +201,76 @@ func (m *Model) RowFilterMigrationSQL() string {
 		b.WriteString(d + "\n")
 	}
 	return b.String()
+}
+
+// sqlcName matches the "-- name: X :kind" line that starts each sqlc query.
+var sqlcName = regexp.MustCompile(`(?m)^--\s*name:\s*([A-Za-z0-9_]+)\s+:[a-z]+\s*$`)
+
+// SplitQueries returns the sqlc queries of a .sql file, by name: each from its "-- name:"
+// line to the next one.
+func SplitQueries(sql string) map[string]string {
+	out := map[string]string{}
+	locs := sqlcName.FindAllStringSubmatchIndex(sql, -1)
+	for i, l := range locs {
+		end := len(sql)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		out[sql[l[2]:l[3]]] = sql[l[0]:end]
+	}
+	return out
+}
+
+// CheckToolQueries reports every tool whose declared queries (the spec's queries:) are
+// missing from queries, the hand-written sqlc queries by name, or do not call the SQL function
+// of every row filter the tool names. Comments do not count as calls.
+func (m *Model) CheckToolQueries(queries map[string]string) []error {
+	var errs []error
+	for _, c := range m.Caps {
+		if c.Kind != "tool" {
+			continue
+		}
+		for _, q := range c.Spec.Queries {
+			sql, ok := queries[q]
+			if !ok {
+				errs = append(errs, fmt.Errorf("tool %q (%s): query %s is not in queries/custom/", c.ID, c.Source(m), q))
+				continue
+			}
+			code := stripSQLComments(sql)
+			for _, name := range c.RowFilters {
+				fn, _ := m.RowFilterFn(name)
+				if !regexp.MustCompile(`\b` + fn.Func + `\s*\(`).MatchString(code) {
+					errs = append(errs, fmt.Errorf("tool %q (%s): query %s does not call %s(…), its row filter %q", c.ID, c.Source(m), q, fn.Func, name))
+				}
+			}
+		}
+	}
+	return errs
+}
+
+var sqlComment = regexp.MustCompile(`--[^\n]*`)
+
+func stripSQLComments(sql string) string { return sqlComment.ReplaceAllString(sql, "") }
+
+// CustomQueriesDir holds the hand-written sqlc queries, relative to the repository root.
+const CustomQueriesDir = "queries/custom"
+
+// CheckToolQueriesIn runs [Model.CheckToolQueries] on the .sql files of CustomQueriesDir under
+// root; generate and check run it, so a tool query that lost a row filter fails before sqlc.
+func (m *Model) CheckToolQueriesIn(root string) error {
+	files, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(CustomQueriesDir), "*.sql"))
+	if err != nil {
+		return err
+	}
+	all := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		for name, q := range SplitQueries(string(b)) {
+			all[name] = q
+		}
+	}
+	return errors.Join(m.CheckToolQueries(all)...)
 }

@@ -50,6 +50,9 @@ var registry = [...]capability.Capability{
 		Annotations: capability.Annotations{ {{- .AnnotationsLiteral -}} },
 {{- end}}
 		RowFilters:  []string{ {{- range .RowFilters}}{{quote .}}, {{end -}} },
+{{- if .Query}}
+		View:        {{quote .Query.From}},
+{{- end}}
 		Inputs: []capability.Variable{
 {{- range .Input.Fields}}
 			{Name: {{quote .JSONName}}, Type: {{quote .Spec.Type}}, Format: {{quote .Spec.Format}}, Required: {{.Required}}, Completable: {{.Spec.Complete}}},

@@ -17,6 +17,7 @@ var registry = [...]capability.Capability{
 		MIMEType:    "application/json",
 		Scope:       "things:read",
 		RowFilters:  []string{"church", "owner_only"},
+		View:        "v_things",
 		Inputs: []capability.Variable{
 			{Name: "id", Type: "string", Format: "uuid", Required: true, Completable: false},
 		},

@@ -1,0 +1,105 @@
+package capgen
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/neemias/neemias-mcp/internal/capgen/spec"
+)
+
+func repoModel(t *testing.T) *Model {
+	t.Helper()
+	s, err := spec.Load(filepath.Join(repoRoot, "spec", "capabilities.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewModel(s, "spec/capabilities.yaml", "github.com/neemias/neemias-mcp")
+}
+
+func customQueries(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.sql"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no queries in %s: %v", dir, err)
+	}
+	all := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, q := range SplitQueries(string(b)) {
+			all[name] = q
+		}
+	}
+	return all
+}
+
+// TestToolQueriesCallTheirRowFilters: every query a tool names in the spec exists in
+// queries/custom/ and calls the SQL function of every row filter of the tool.
+func TestToolQueriesCallTheirRowFilters(t *testing.T) {
+	m := repoModel(t)
+	if len(customQueries(t, filepath.Join(repoRoot, "queries", "custom"))) == 0 {
+		t.Fatal("no custom queries found")
+	}
+	if err := m.CheckToolQueriesIn(repoRoot); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestCheckToolQueriesReportsMissingFilters(t *testing.T) {
+	m := repoModel(t)
+	queries := map[string]string{
+		// A filter named only in a comment, and an inline copy of the guardian rule instead of its function.
+		"GetChildForCheckin": "-- name: GetChildForCheckin :one\n-- rf_guardian_own_children(c.id)\nSELECT c.id FROM children c\n" +
+			"WHERE rf_church(c.church_id, sqlc.arg(church_id)::uuid)\n  AND c.id IN (SELECT gc.child_id FROM guardian_children gc)\n" +
+			"  AND rf_volunteer_assigned_classes (c.class_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text);\n",
+		"FindClassForAge": "-- name: FindClassForAge :one\nSELECT 1 WHERE rf_church(church_id);",
+		"GetClass":        "-- name: GetClass :one\nSELECT 1 WHERE rf_church(church_id);",
+	}
+	var got []string
+	for _, err := range m.CheckToolQueries(queries) {
+		got = append(got, regexpLine.ReplaceAllString(err.Error(), ":N)"))
+	}
+	want := []string{
+		`tool "neemias_checkin_register" (spec/capabilities.yaml:N): query GetChildForCheckin does not call rf_guardian_own_children(…), its row filter "guardian_own_children"`,
+		`tool "neemias_checkout_register" (spec/capabilities.yaml:N): query GetCheckinForCheckout is not in queries/custom/`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("CheckToolQueries (-want +got):\n%s", d)
+	}
+}
+
+func TestSplitQueries(t *testing.T) {
+	got := SplitQueries("-- header\n;\n-- name: A :one\nSELECT 1;\n\n-- name: B :many\n-- doc\nSELECT 2;\n")
+	want := map[string]string{"A": "-- name: A :one\nSELECT 1;\n\n", "B": "-- name: B :many\n-- doc\nSELECT 2;\n"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("SplitQueries (-want +got):\n%s", d)
+	}
+}
+
+// TestRowFilterMigrationIsGenerated: the generated migration defines one rf_ function per
+// spec filter, and the generated queries call them rather than inlining the filters' SQL.
+func TestRowFilterMigrationIsGenerated(t *testing.T) {
+	m := repoModel(t)
+	mig := m.RowFilterMigrationSQL()
+	gen, err := os.ReadFile(filepath.Join(repoRoot, "queries", "generated", "capabilities.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fn := range m.RowFilterFns() {
+		if !strings.Contains(mig, "CREATE OR REPLACE FUNCTION "+fn.Func+"(") {
+			t.Errorf("migration lacks %s", fn.Func)
+		}
+		if strings.Contains(string(gen), fn.SQL) {
+			t.Errorf("generated queries inline the SQL of %s instead of calling it", fn.Name)
+		}
+	}
+}
+
+var regexpLine = regexp.MustCompile(`:\d+\)`)

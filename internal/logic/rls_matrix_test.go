@@ -1,0 +1,91 @@
+package logic_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/neemias/neemias-mcp/gen/capapi"
+	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/errs"
+	"github.com/neemias/neemias-mcp/internal/store"
+)
+
+// toolArgs are valid arguments of each tool against the fixture church a.
+func toolArgs(e *env) map[string]any {
+	birth := todaySP().Time().AddDate(-4, 0, -3).Format("2006-01-02")
+	return map[string]any{
+		capapi.CapCheckinRegister:  map[string]any{"child_id": e.a.k1},
+		capapi.CapCheckoutRegister: map[string]any{"checkin_id": e.a.ck1, "pickup_code": fixtureCode},
+		capapi.CapChildEnroll:      enrollArgs(birth),
+	}
+}
+
+// TestRLSMatchesScopeMatrix proves, for every role × every capability of the registry, that the
+// database (row-level security and the row filter functions of the spec, 00090/00091) allows
+// what the spec's scope matrix allows, with the pipeline's scope check out of the way (every
+// scope granted to the dispatcher):
+//
+//   - a tool's write succeeds exactly for the roles the matrix grants the tool's scope; for the
+//     others the database refuses it (the case of a write policy narrower or wider than the spec);
+//   - a resource's view shows the fixture's rows to every role granted its scope. Reads are not
+//     gated by scope in the database: a role without the scope is refused by the pipeline
+//     (TestEveryCapabilityForEveryRole), and what rows it would see is the row filters' business.
+func TestRLSMatchesScopeMatrix(t *testing.T) {
+	t.Parallel()
+	var names []string
+	for _, s := range scopes.All() {
+		names = append(names, s.Name)
+	}
+	every := capability.NewScopeSet(names...)
+	reads := newEnv(t)
+	for _, c := range capapi.Capabilities() {
+		for _, role := range scopes.Roles() {
+			rs, _ := scopes.RoleScopes(role)
+			granted := rs.Has(c.Scope)
+			if c.IsRead() {
+				if !granted {
+					continue
+				}
+				t.Run(c.ID+"/"+role, func(t *testing.T) {
+					if c.View == "" {
+						t.Fatalf("resource %s has no view in the registry", c.ID)
+					}
+					var n int
+					err := reads.st.InTx(context.Background(), store.Caller{ChurchID: reads.a.id, UserID: reads.a.users[role], Role: role},
+						func(ctx context.Context, tx pgx.Tx) error {
+							return tx.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM %s`, pgx.Identifier{c.View}.Sanitize())).Scan(&n)
+						})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if n == 0 {
+						t.Errorf("%s grants %s to %s, but row-level security shows it no row of %s", c.ID, c.Scope, role, c.View)
+					}
+				})
+				continue
+			}
+			t.Run(c.ID+"/"+role, func(t *testing.T) {
+				e := newEnv(t)
+				args, ok := toolArgs(e)[c.ID]
+				if !ok {
+					t.Fatalf("tool %s has no arguments in toolArgs", c.ID)
+				}
+				_, err := invokeWith(e, e.a.as(role), c.ID, args, every)
+				var f *errs.Forbidden
+				switch {
+				case errors.As(err, &f):
+					t.Fatalf("the pipeline refused with every scope granted: %v", err)
+				case granted && err != nil:
+					t.Errorf("the spec grants %s to %s, but the database refused %s: %v", c.Scope, role, c.ID, err)
+				case !granted && err == nil:
+					t.Errorf("the spec does not grant %s to %s, but the database allowed %s", c.Scope, role, c.ID)
+				}
+			})
+		}
+	}
+}
