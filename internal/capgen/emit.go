@@ -45,7 +45,9 @@ func Generate(m *Model) ([]File, error) {
 		func() (File, error) { return goFile(m, "gen/schemagen/main_gen.go", schemagenTmpl) },
 		func() (File, error) { return goFile(m, "gen/restapi/adapter_gen.go", restTmpl) },
 		func() (File, error) { return textFile(m, "queries/generated/capabilities.sql", queriesTmpl) },
-		func() (File, error) { return File{Path: RowFilterMigration, Content: []byte(m.RowFilterMigrationSQL())}, nil },
+		func() (File, error) {
+			return File{Path: RowFilterMigration, Content: []byte(m.RowFilterMigrationSQL())}, nil
+		},
 		func() (File, error) { return textFile(m, "docs/scope-matrix.md", matrixDocTmpl) },
 		func() (File, error) { return serverJSON(m) },
 	}

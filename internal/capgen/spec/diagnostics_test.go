@@ -149,6 +149,18 @@ var brokenCases = []struct {
 	{"missing_church_filter", []string{
 		`testdata/broken/missing_church_filter.yaml:59:5: tool "demo_thing_rename" does not apply the "church" row filter; add church to its row_filters (every capability is tenant-scoped)`,
 	}},
+	{"row_filter_without_column", []string{
+		`testdata/broken/row_filter_without_column.yaml:20:3: row filter "church" has no column; add column: the uuid column it tests, such as child_id`,
+	}},
+	{"row_filter_sqlc_arg", []string{
+		`testdata/broken/row_filter_sqlc_arg.yaml:23:10: row filter "church": sql must not use sqlc parameters; use caller_church, caller_user or caller_role (the arguments of the generated rf_ function)`,
+	}},
+	{"tool_without_queries", []string{
+		`testdata/broken/tool_without_queries.yaml:55:3: tool "demo_thing_rename" names no queries; add queries: [TheQuery, …], the queries/custom/ queries (by -- name:) that select the rows it acts on`,
+	}},
+	{"tool_query_name", []string{
+		`testdata/broken/tool_query_name.yaml:60:15: tool "demo_thing_rename": query name "get_thing" is not a sqlc query name; use the query's -- name: such as GetChildForCheckin`,
+	}},
 	{"no_church_filter_declared", []string{
 		`testdata/broken/no_church_filter_declared.yaml:19:1: the spec has no "church" row filter; declare row_filters.church, the tenant isolation every capability applies`,
 	}},
