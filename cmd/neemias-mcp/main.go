@@ -20,6 +20,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/devdb"
@@ -30,8 +31,8 @@ import (
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
-// version is the server version reported to clients.
-const version = "0.1.0"
+// version is the server version reported to clients: the spec's server.version.
+const version = capapi.ServerVersion
 
 func main() {
 	if err := root().Execute(); err != nil {

@@ -53,7 +53,7 @@ type Handler interface {
 	// Records that a checked-in child was picked up. Requires the pick-up code issued at check-in; a
 	// wrong code changes nothing, and repeated wrong codes lock the check-in.
 	//
-	// Scope: checkins:write. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml:280
+	// Scope: checkins:write. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml:281
 	CheckoutRegister(ctx context.Context, in *CheckoutRegisterInput) (*CheckoutRegisterOutput, error)
 	// ChildEnroll handles tool "neemias_child_enroll".
 	//
@@ -61,7 +61,7 @@ type Handler interface {
 	// transaction. Refuses without consent. Places the child in the class for their age unless
 	// class_id is given. Never echoes personal data back.
 	//
-	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml:303
+	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml:305
 	ChildEnroll(ctx context.Context, in *ChildEnrollInput) (*ChildEnrollOutput, error)
 
 	// Complete answers completion/complete for a completable input (complete: true in the

@@ -7,6 +7,16 @@ package capapi
 // read tool is named ToolPrefix + its id.
 const ToolPrefix = "neemias_"
 
+// The server's identity, from the spec's server: section: what MCP's initialize reports, the
+// MCP Registry's server.json and the REST document carry.
+const (
+	ServerName        = "io.github.neemias/neemias-mcp"
+	ServerTitle       = "Neemias MCP"
+	ServerDescription = "Children's ministry rosters, check-ins and attendance for AI agents, LGPD-safe."
+	ServerVersion     = "0.1.0"
+	ServerWebsite     = "https://github.com/neemias/neemias-mcp"
+)
+
 // Spec ids of every capability (the keys under resources: and tools:).
 const (
 	CapRosterChildren    = "roster_children"

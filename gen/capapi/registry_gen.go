@@ -18,6 +18,7 @@ var registry = [...]capability.Capability{
 		Scope:       "roster:read",
 		RowFilters:  []string{"church", "volunteer_assigned_classes"},
 		View:        "v_roster_counts",
+		Audit:       capability.Audit{Action: "read", Always: false, IDInputs: []string{}},
 		Inputs:      []capability.Variable{},
 		InputPII:    []capability.FieldRule{},
 		OutputPII:   []capability.FieldRule{},
@@ -35,6 +36,7 @@ var registry = [...]capability.Capability{
 		Scope:       "children:read",
 		RowFilters:  []string{"church", "guardian_own_children", "volunteer_assigned_classes"},
 		View:        "v_child_detail",
+		Audit:       capability.Audit{Action: "read", Always: true, IDInputs: []string{"id"}},
 		Inputs: []capability.Variable{
 			{Name: "id", Type: "string", Format: "uuid", Required: true, Completable: false},
 		},
@@ -59,6 +61,7 @@ var registry = [...]capability.Capability{
 		Scope:       "attendance:read",
 		RowFilters:  []string{"church", "volunteer_assigned_classes"},
 		View:        "v_attendance_daily",
+		Audit:       capability.Audit{Action: "read", Always: false, IDInputs: []string{"class_id"}},
 		Inputs: []capability.Variable{
 			{Name: "from", Type: "string", Format: "date", Required: false, Completable: false},
 			{Name: "to", Type: "string", Format: "date", Required: false, Completable: false},
@@ -80,6 +83,7 @@ var registry = [...]capability.Capability{
 		Scope:       "checkins:read",
 		RowFilters:  []string{"church", "guardian_own_children", "volunteer_assigned_classes"},
 		View:        "v_checkins",
+		Audit:       capability.Audit{Action: "read", Always: true, IDInputs: []string{}},
 		Inputs: []capability.Variable{
 			{Name: "date", Type: "string", Format: "date", Required: true, Completable: false},
 		},
@@ -99,6 +103,7 @@ var registry = [...]capability.Capability{
 		Scope:       "checkins:write",
 		Annotations: capability.Annotations{ReadOnly: capability.Bool(false), Destructive: capability.Bool(false), Idempotent: capability.Bool(true), OpenWorld: capability.Bool(false)},
 		RowFilters:  []string{"church", "guardian_own_children", "volunteer_assigned_classes"},
+		Audit:       capability.Audit{Action: "checkin", Always: true, IDInputs: []string{"child_id", "class_id"}},
 		Inputs: []capability.Variable{
 			{Name: "child_id", Type: "string", Format: "uuid", Required: true, Completable: false},
 			{Name: "class_id", Type: "string", Format: "uuid", Required: false, Completable: false},
@@ -120,6 +125,7 @@ var registry = [...]capability.Capability{
 		Scope:       "checkins:write",
 		Annotations: capability.Annotations{ReadOnly: capability.Bool(false), Destructive: capability.Bool(false), Idempotent: capability.Bool(true), OpenWorld: capability.Bool(false)},
 		RowFilters:  []string{"church", "guardian_own_children", "volunteer_assigned_classes"},
+		Audit:       capability.Audit{Action: "checkout", Always: true, IDInputs: []string{"checkin_id"}},
 		Inputs: []capability.Variable{
 			{Name: "checkin_id", Type: "string", Format: "uuid", Required: true, Completable: false},
 			{Name: "pickup_code", Type: "string", Format: "", Required: true, Completable: false},
@@ -129,7 +135,7 @@ var registry = [...]capability.Capability{
 		},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 0,
-		Source:    "spec/capabilities.yaml:280",
+		Source:    "spec/capabilities.yaml:281",
 	},
 	{
 		ID:          CapChildEnroll,
@@ -140,6 +146,7 @@ var registry = [...]capability.Capability{
 		Scope:       "children:write",
 		Annotations: capability.Annotations{ReadOnly: capability.Bool(false), Destructive: capability.Bool(false), Idempotent: capability.Bool(false), OpenWorld: capability.Bool(false)},
 		RowFilters:  []string{"church"},
+		Audit:       capability.Audit{Action: "enroll", Always: true, IDInputs: []string{"class_id"}},
 		Inputs: []capability.Variable{
 			{Name: "name", Type: "string", Format: "", Required: true, Completable: false},
 			{Name: "birth_date", Type: "string", Format: "date", Required: true, Completable: false},
@@ -155,7 +162,7 @@ var registry = [...]capability.Capability{
 		},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 0,
-		Source:    "spec/capabilities.yaml:303",
+		Source:    "spec/capabilities.yaml:305",
 	},
 }
 

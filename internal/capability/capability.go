@@ -84,10 +84,12 @@ type Capability struct {
 	RowFilters []string
 	// View is the relation a resource's generated query reads (the spec's query.from), whose
 	// row-level security the tests compare with the scope matrix; empty for tools.
-	View       string
-	Inputs     []Variable
-	InputPII   []FieldRule
-	OutputPII  []FieldRule
+	View string
+	// Audit is what the audit log records of a call.
+	Audit     Audit
+	Inputs    []Variable
+	InputPII  []FieldRule
+	OutputPII []FieldRule
 	// NoReadTool turns off the read-only tool twin of a resource (every resource is also a
 	// tool by default: most clients let the model call tools but not read resources).
 	NoReadTool bool
@@ -140,3 +142,15 @@ func (s ScopeSet) List() []string { return slices.Clone(s.scopes) }
 
 // String renders the set as an OAuth scope string.
 func (s ScopeSet) String() string { return strings.Join(s.scopes, " ") }
+
+// Audit is what the audit log records of a capability's calls, derived from the spec.
+type Audit struct {
+	// Action of a successful call ("read", "checkin", …); refusals append the reason
+	// ("read.forbidden").
+	Action string
+	// Always: every call, allowed or not, is written (tools, and resources with personal data).
+	Always bool
+	// IDInputs are the top-level inputs holding record ids (format uuid), the only arguments
+	// an entry keeps.
+	IDInputs []string
+}

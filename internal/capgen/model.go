@@ -426,3 +426,27 @@ func (s *Struct) UsesGranted() bool {
 	}
 	return false
 }
+
+// AuditAction is the audit log's action of a successful call: the tool's audit_action, read
+// for resources.
+func (c *Cap) AuditAction() string {
+	if c.Spec.AuditAction != "" {
+		return c.Spec.AuditAction
+	}
+	return "read"
+}
+
+// Audited reports whether every call is written to the audit log: tools change something, and
+// a resource is audited when its output carries personal data (a PII rule on any field).
+func (c *Cap) Audited() bool { return c.IsTool() || c.Output.HasPII() }
+
+// AuditIDs are the top-level uuid inputs: record ids, safe for the audit log.
+func (c *Cap) AuditIDs() []string {
+	var out []string
+	for _, e := range c.Spec.Input {
+		if e.Value.Format == "uuid" && e.Value.Type == "string" {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}

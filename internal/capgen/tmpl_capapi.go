@@ -19,6 +19,16 @@ package capapi
 // read tool is named ToolPrefix + its id.
 const ToolPrefix = {{quote .Spec.Server.ToolPrefix}}
 
+// The server's identity, from the spec's server: section: what MCP's initialize reports, the
+// MCP Registry's server.json and the REST document carry.
+const (
+	ServerName        = {{quote .Spec.Server.Name}}
+	ServerTitle       = {{quote .Spec.Server.Title}}
+	ServerDescription = {{quote .Spec.Server.Description}}
+	ServerVersion     = {{quote .Spec.Server.Version}}
+	ServerWebsite     = {{quote .Spec.Server.Website}}
+)
+
 // Spec ids of every capability (the keys under resources: and tools:).
 const (
 {{- range .Caps}}

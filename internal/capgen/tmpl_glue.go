@@ -53,6 +53,7 @@ var registry = [...]capability.Capability{
 {{- if .Query}}
 		View:        {{quote .Query.From}},
 {{- end}}
+		Audit:       capability.Audit{Action: {{quote .AuditAction}}, Always: {{.Audited}}, IDInputs: []string{ {{- range .AuditIDs}}{{quote .}}, {{end -}} }},
 		Inputs: []capability.Variable{
 {{- range .Input.Fields}}
 			{Name: {{quote .JSONName}}, Type: {{quote .Spec.Type}}, Format: {{quote .Spec.Format}}, Required: {{.Required}}, Completable: {{.Spec.Complete}}},
@@ -253,6 +254,12 @@ func Grant(role string, requested capability.ScopeSet) capability.ScopeSet {
 
 // Roles returns the role names in spec order.
 func Roles() []string { return append([]string(nil), roleNames[:]...) }
+
+// IsRole reports whether role is one of [Roles].
+func IsRole(role string) bool {
+	_, ok := roles[role]
+	return ok
+}
 
 // All returns every scope in spec order.
 func All() []Info { return append([]Info(nil), all[:]...) }

@@ -27,7 +27,7 @@ const (
 // learns its mistake. Counts only, so no audit entry.
 func (s *Service) AttendanceSummary(ctx context.Context, in *capapi.AttendanceSummaryInput) (*capapi.AttendanceSummaryOutput, error) {
 	var out *capapi.AttendanceSummaryOutput
-	c := call{capID: capapi.CapAttendanceSummary, op: "read", in: in}
+	c := newCall(capapi.CapAttendanceSummary, in)
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, _ *txState) error {
 		today, err := s.churchToday(ctx, q, w.ChurchID)
 		if err != nil {

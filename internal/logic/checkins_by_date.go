@@ -17,7 +17,7 @@ import (
 // every call is audited with the ids of the children listed.
 func (s *Service) CheckinsByDate(ctx context.Context, in *capapi.CheckinsByDateInput) (*capapi.CheckinsByDateOutput, error) {
 	var out *capapi.CheckinsByDateOutput
-	c := call{capID: capapi.CapCheckinsByDate, op: "read", audited: true, in: in}
+	c := newCall(capapi.CapCheckinsByDate, in)
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, st *txState) error {
 		rows, err := q.CheckinsByDate(ctx, db.CheckinsByDateParams{
 			ChurchID: w.ChurchID, Role: w.Role, UserID: w.UserID, Date: in.Date.Time(),

@@ -25,26 +25,13 @@ func (s *Service) OnRefused(ctx context.Context, capabilityID string, args json.
 	}
 }
 
-// ops is the audit action of each capability.
-var ops = map[string]string{
-	capapi.CapRosterChildren:    "read",
-	capapi.CapRosterChild:       "read",
-	capapi.CapAttendanceSummary: "read",
-	capapi.CapCheckinsByDate:    "read",
-	capapi.CapCheckinRegister:   "checkin",
-	capapi.CapCheckoutRegister:  "checkout",
-	capapi.CapChildEnroll:       "enroll",
-}
-
-// idFields are the input fields whose values are record ids, safe for the audit log.
-var idFields = []string{"id", "child_id", "checkin_id", "class_id"}
-
 // AuditDenied records a call refused before it reached the Service ([Service.OnRefused] does it
 // for the pipeline's scope check), with the raw arguments of the call.
 // It writes, in a transaction of its own, an entry with outcome denied and action
-// "<op>.forbidden" ("read.forbidden", "checkin.forbidden", ...), the caller on ctx (anonymous
-// when there is none) and its OAuth client, and the record ids among the arguments (id,
-// child_id, checkin_id, class_id); nothing else of the arguments. Errors the Service's own
+// "<op>.forbidden" ("read.forbidden", "checkin.forbidden", ...; op is the spec's audit action,
+// "call" for an unknown capability), the caller on ctx (anonymous when there is none) and its
+// OAuth client, and the record ids among the arguments (the capability's uuid inputs, from the
+// spec); nothing else of the arguments. Errors the Service's own
 // methods return are audited by them already: do not record those again. cause selects the
 // action's reason the way the methods do (an *errs.Invalid gives "<op>.invalid" with outcome
 // error); nil means forbidden.
@@ -52,9 +39,10 @@ func (s *Service) AuditDenied(ctx context.Context, capabilityID string, args jso
 	if s.Store == nil {
 		return errNoStore
 	}
-	op, ok := ops[capabilityID]
-	if !ok {
-		op = "call"
+	c := newCall(capabilityID, nil)
+	var idInputs []string
+	if cp, ok := capapi.Lookup(capabilityID); ok {
+		idInputs = cp.Audit.IDInputs
 	}
 	if capabilityID == "" || utf8.RuneCountInString(capabilityID) > 100 || !utf8.ValidString(capabilityID) {
 		capabilityID = "unknown"
@@ -69,13 +57,14 @@ func (s *Service) AuditDenied(ctx context.Context, capabilityID string, args jso
 	} else if p, ok := principal.From(ctx); ok {
 		w.ClientID = p.ClientID // an incomplete principal: anonymous, but keep the client
 	}
-	c := call{capID: capabilityID, op: op, audited: true}
-	e := s.entry(ctx, w, c, &txState{targets: argIDs(args)}, cause)
+	c.capID, c.audited = capabilityID, true
+	e := s.entry(ctx, w, c, &txState{targets: argIDs(args, idInputs)}, cause)
 	return audit.Record(ctx, s.Store, caller, e)
 }
 
-// argIDs returns the record ids among args: the well-known id fields holding valid UUIDs.
-func argIDs(args json.RawMessage) []uuid.UUID {
+// argIDs returns the record ids among args: the capability's id inputs (the spec's top-level
+// uuid inputs, capability.Audit.IDInputs) holding valid UUIDs.
+func argIDs(args json.RawMessage, idFields []string) []uuid.UUID {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(args, &m) != nil {
 		return nil

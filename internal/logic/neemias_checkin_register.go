@@ -25,7 +25,7 @@ import (
 // names the child by id only. A child the caller may not see is errs.ErrNotFound.
 func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegisterInput) (*capapi.CheckinRegisterOutput, error) {
 	var out *capapi.CheckinRegisterOutput
-	c := call{capID: capapi.CapCheckinRegister, op: "checkin", audited: true, in: in, targets: []uuid.UUID{in.ChildID}}
+	c := newCall(capapi.CapCheckinRegister, in, in.ChildID)
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, st *txState) error {
 		out = nil
 		today, err := s.churchToday(ctx, q, w.ChurchID)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/internal/audit"
@@ -30,7 +28,7 @@ const lockedReason = "the check-in is locked after too many wrong pick-up codes;
 func (s *Service) CheckoutRegister(ctx context.Context, in *capapi.CheckoutRegisterInput) (*capapi.CheckoutRegisterOutput, error) {
 	var out *capapi.CheckoutRegisterOutput
 	code := strings.TrimSpace(in.PickupCode)
-	c := call{capID: capapi.CapCheckoutRegister, op: "checkout", audited: true, in: in, targets: []uuid.UUID{in.CheckinID}}
+	c := newCall(capapi.CapCheckoutRegister, in, in.CheckinID)
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, st *txState) error {
 		out = nil
 		ck, err := q.GetCheckinForCheckout(ctx, db.GetCheckinForCheckoutParams{

@@ -31,7 +31,7 @@ const maxEnrollAge = 18
 // scope, row-level security the role (app_role_has_scope, generated from the spec).
 func (s *Service) ChildEnroll(ctx context.Context, in *capapi.ChildEnrollInput) (*capapi.ChildEnrollOutput, error) {
 	var out *capapi.ChildEnrollOutput
-	c := call{capID: capapi.CapChildEnroll, op: "enroll", audited: true, in: in}
+	c := newCall(capapi.CapChildEnroll, in)
 	if in.ClassID != nil {
 		c.targets = []uuid.UUID{*in.ClassID}
 	}

@@ -3,8 +3,6 @@ package logic
 import (
 	"context"
 
-	"github.com/google/uuid"
-
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/internal/capability"
@@ -21,7 +19,7 @@ import (
 // is audited, the refused ones too (denied, read.not_found).
 func (s *Service) RosterChild(ctx context.Context, in *capapi.RosterChildInput) (*capapi.RosterChildOutput, error) {
 	var out *capapi.RosterChildOutput
-	c := call{capID: capapi.CapRosterChild, op: "read", audited: true, in: in, targets: []uuid.UUID{in.ID}}
+	c := newCall(capapi.CapRosterChild, in, in.ID)
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, st *txState) error {
 		rows, err := q.RosterChild(ctx, db.RosterChildParams{
 			ChurchID: w.ChurchID, Role: w.Role, UserID: w.UserID, ID: in.ID,

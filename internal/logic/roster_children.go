@@ -20,7 +20,7 @@ import (
 // row-level security). No child-level data, so no audit entry.
 func (s *Service) RosterChildren(ctx context.Context, in *capapi.RosterChildrenInput) (*capapi.RosterChildrenOutput, error) {
 	out := &capapi.RosterChildrenOutput{}
-	c := call{capID: capapi.CapRosterChildren, op: "read", in: in}
+	c := newCall(capapi.CapRosterChildren, in)
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, _ *txState) error {
 		*out = capapi.RosterChildrenOutput{}
 		classes, err := q.ListVisibleClasses(ctx, db.ListVisibleClassesParams{

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/internal/audit"
 	"github.com/neemias/neemias-mcp/internal/errs"
@@ -36,6 +37,16 @@ func callerOf(ctx context.Context) (who, error) {
 }
 
 // call describes one capability invocation for [Service.run].
+// newCall is the call of capability capID with its audit facts from the spec (the registry's
+// Audit: action, whether every call is audited).
+func newCall(capID string, in slog.LogValuer, targets ...uuid.UUID) call {
+	c := call{capID: capID, op: "call", in: in, targets: targets}
+	if cp, ok := capapi.Lookup(capID); ok {
+		c.op, c.audited = cp.Audit.Action, cp.Audit.Always
+	}
+	return c
+}
+
 type call struct {
 	capID string
 	// op is the audit action of a successful call ("read", "checkin", ...); refusals append

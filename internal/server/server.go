@@ -219,8 +219,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	challengeScope := nonSensitiveScopes()
 
 	mcpHandler, err := mcp.NewHandler(mcp.Options{
-		Name:    "io.github.neemias/neemias-mcp",
-		Title:   "Neemias MCP",
+		Name:    capapi.ServerName, // the server's identity is the spec's (server:)
+		Title:   capapi.ServerTitle,
 		Version: cfg.Version,
 		Instructions: "Children's ministry data of one church: roster counts, one child's record, attendance " +
 			"summaries, the day's check-ins; tools register check-ins, pick-ups and enrollments. Personal data " +

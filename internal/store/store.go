@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/principal"
 )
 
@@ -18,7 +19,9 @@ import (
 // it: NOLOGIN, not a superuser, owner of nothing, subject to row-level security.
 const AppRole = "neemias_app"
 
-// The roles of a church's users, as stored in users.role and read by the policies.
+// The roles of a church's users, as stored in users.role and read by the policies. The spec
+// declares them (roles:); [Roles] is its generated list, and TestRolesAreTheSpecs pins these
+// names and the CHECK constraints of the role columns to it.
 const (
 	RoleAdmin       = "ADMIN"
 	RoleCadastro    = "CADASTRO"
@@ -26,19 +29,11 @@ const (
 	RoleResponsavel = "RESPONSAVEL"
 )
 
-// Roles lists every role, most privileged first.
-func Roles() []string {
-	return []string{RoleAdmin, RoleCadastro, RoleVoluntario, RoleResponsavel}
-}
+// Roles lists every role of the spec, in spec order (most privileged first).
+func Roles() []string { return scopes.Roles() }
 
 // ValidRole reports whether r is one of [Roles].
-func ValidRole(r string) bool {
-	switch r {
-	case RoleAdmin, RoleCadastro, RoleVoluntario, RoleResponsavel:
-		return true
-	}
-	return false
-}
+func ValidRole(r string) bool { return scopes.IsRole(r) }
 
 // Caller is who a transaction acts for: row-level security shows and accepts only the rows
 // this church, user and role may reach. The zero Caller is [Anonymous].

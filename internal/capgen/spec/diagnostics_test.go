@@ -93,7 +93,7 @@ var brokenCases = []struct {
 		`testdata/broken/pii_unknown_scope.yaml:43:54: pii rule of field "owner" names unknown scope "owners:read" (did you mean "things:read"?); declare it under scopes or fix the name`,
 	}},
 	{"pii_visible_with_on_input", []string{
-		`testdata/broken/pii_visible_with_on_input.yaml:64:114: pii rule of input field "name" has visible_with; remove it (visible_with decides who receives an output field)`,
+		`testdata/broken/pii_visible_with_on_input.yaml:65:114: pii rule of input field "name" has visible_with; remove it (visible_with decides who receives an output field)`,
 	}},
 	{"pii_redactable_required", []string{
 		`testdata/broken/pii_redactable_required.yaml:44:54: field "owner" can be redacted (visible_with "things:write") but is required; make the field optional (it is left out when redacted)`,
@@ -105,13 +105,13 @@ var brokenCases = []struct {
 		`testdata/broken/invalid_format.yaml:39:34: field "id" has invalid format "uid" (did you mean "uuid"?); use one of uuid, date, date-time, email, uri`,
 	}},
 	{"format_on_integer", []string{
-		`testdata/broken/format_on_integer.yaml:66:35: field "id": format "uuid" applies to strings, not integer; use type: string, or remove format`,
+		`testdata/broken/format_on_integer.yaml:67:35: field "id": format "uuid" applies to strings, not integer; use type: string, or remove format`,
 	}},
 	{"missing_capability_description", []string{
 		`testdata/broken/missing_capability_description.yaml:55:3: tools.demo_thing_rename.description is missing; add a description an agent can act on`,
 	}},
 	{"missing_field_description", []string{
-		`testdata/broken/missing_field_description.yaml:66:7: tools.demo_thing_rename.output.id.description is missing; add a description an agent can act on`,
+		`testdata/broken/missing_field_description.yaml:67:7: tools.demo_thing_rename.output.id.description is missing; add a description an agent can act on`,
 	}},
 	{"missing_scope_description", []string{
 		`testdata/broken/missing_scope_description.yaml:15:3: scopes.things:write.description is missing; add a description of what the scope grants`,
@@ -141,7 +141,7 @@ var brokenCases = []struct {
 		`testdata/broken/scalar_for_list.yaml:59:18: tools.demo_thing_rename.row_filters must be a list, got the scalar "church"; write a list, for example [a, b]`,
 	}},
 	{"not_a_boolean", []string{
-		`testdata/broken/not_a_boolean.yaml:61:69: tools.demo_thing_rename.annotations.idempotent must be true or false, got the scalar "yes"; write true or false`,
+		`testdata/broken/not_a_boolean.yaml:62:69: tools.demo_thing_rename.annotations.idempotent must be true or false, got the scalar "yes"; write true or false`,
 	}},
 	{"not_an_integer", []string{
 		`testdata/broken/not_an_integer.yaml:53:14: resources.thing.query.limit must be an integer, got the scalar "one"; write a whole number`,
@@ -161,6 +161,9 @@ var brokenCases = []struct {
 	{"tool_query_name", []string{
 		`testdata/broken/tool_query_name.yaml:60:15: tool "demo_thing_rename": query name "get_thing" is not a sqlc query name; use the query's -- name: such as GetChildForCheckin`,
 	}},
+	{"tool_without_audit_action", []string{
+		`testdata/broken/tool_without_audit_action.yaml:55:3: tool "demo_thing_rename" has no audit_action; add audit_action: the audit log's verb for it, such as checkin`,
+	}},
 	{"no_church_filter_declared", []string{
 		`testdata/broken/no_church_filter_declared.yaml:19:1: the spec has no "church" row filter; declare row_filters.church, the tenant isolation every capability applies`,
 	}},
@@ -171,7 +174,7 @@ var brokenCases = []struct {
 		`testdata/broken/where_input_not_input.yaml:52:31: resource "thing": where input "thing_id" is not an input; name one of the inputs: id`,
 	}},
 	{"tool_with_query", []string{
-		`testdata/broken/tool_with_query.yaml:67:5: tool "demo_thing_rename" has a query (generated queries are for resources); remove it and write the tool's SQL in queries/custom/`,
+		`testdata/broken/tool_with_query.yaml:68:5: tool "demo_thing_rename" has a query (generated queries are for resources); remove it and write the tool's SQL in queries/custom/`,
 	}},
 	{"tool_without_annotations", []string{
 		`testdata/broken/tool_without_annotations.yaml:55:3: tool "demo_thing_rename" has no annotations; add annotations: {read_only: …, destructive: …, idempotent: …, open_world: …}`,
@@ -183,7 +186,7 @@ var brokenCases = []struct {
 		`testdata/broken/recursive_alias.yaml:47:43: alias *item refers to a value that contains it; point the alias at a value defined outside this one`,
 	}},
 	{"merge_key", []string{
-		`testdata/broken/merge_key.yaml:66:12: YAML merge keys (<<) are not supported in tools.demo_thing_rename.output.id; write the keys out (anchors and aliases of whole values do work)`,
+		`testdata/broken/merge_key.yaml:67:12: YAML merge keys (<<) are not supported in tools.demo_thing_rename.output.id; write the keys out (anchors and aliases of whole values do work)`,
 	}},
 	{"two_documents", []string{
 		`testdata/broken/two_documents.yaml:54:1: the spec holds more than one YAML document; remove the "---" and what follows, or merge it into the first document`,

@@ -299,6 +299,13 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 		if c.Cache != nil {
 			v.errorf(v.keyAt(p+".cache"), "remove it; tool results are never cached", "tool %q has cache hints", name)
 		}
+		switch {
+		case v.isBad(p + ".audit_action"):
+		case c.AuditAction == "":
+			v.errorf(v.keyAt(p), "add audit_action: the audit log's verb for it, such as checkin", "tool %q has no audit_action", name)
+		case !snakeName.MatchString(c.AuditAction):
+			v.errorf(v.at(p+".audit_action"), "use a lower-case word such as checkin", "tool %q: audit_action %q is not snake_case", name, c.AuditAction)
+		}
 		if len(c.Queries) == 0 && !v.isBad(p+".queries") {
 			v.errorf(v.keyAt(p), "add queries: [TheQuery, …], the queries/custom/ queries (by -- name:) that select the rows it acts on",
 				"tool %q names no queries", name)
@@ -317,6 +324,9 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 		}
 		if c.Annotations != nil {
 			v.errorf(v.keyAt(p+".annotations"), "remove it; resources are read-only by nature", "resource %q has tool annotations", name)
+		}
+		if c.AuditAction != "" {
+			v.errorf(v.keyAt(p+".audit_action"), "remove it; every resource is audited as read", "resource %q has an audit_action", name)
 		}
 		if len(c.Queries) > 0 {
 			v.errorf(v.keyAt(p+".queries"), "remove it; a resource's SQL is generated from query:", "resource %q names hand-written queries", name)

@@ -7,6 +7,16 @@ package capapi
 // read tool is named ToolPrefix + its id.
 const ToolPrefix = "demo_"
 
+// The server's identity, from the spec's server: section: what MCP's initialize reports, the
+// MCP Registry's server.json and the REST document carry.
+const (
+	ServerName        = "io.github.example/minimal"
+	ServerTitle       = "Minimal"
+	ServerDescription = "A fixture spec for golden tests."
+	ServerVersion     = "1.0.0"
+	ServerWebsite     = ""
+)
+
 // Spec ids of every capability (the keys under resources: and tools:).
 const (
 	CapThing     = "thing"

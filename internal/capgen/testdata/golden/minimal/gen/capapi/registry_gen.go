@@ -18,6 +18,7 @@ var registry = [...]capability.Capability{
 		Scope:       "things:read",
 		RowFilters:  []string{"church", "owner_only"},
 		View:        "v_things",
+		Audit:       capability.Audit{Action: "read", Always: true, IDInputs: []string{"id"}},
 		Inputs: []capability.Variable{
 			{Name: "id", Type: "string", Format: "uuid", Required: true, Completable: false},
 		},
@@ -37,6 +38,7 @@ var registry = [...]capability.Capability{
 		Scope:       "things:write",
 		Annotations: capability.Annotations{ReadOnly: capability.Bool(false), Destructive: capability.Bool(false), Idempotent: capability.Bool(false), OpenWorld: capability.Bool(false)},
 		RowFilters:  []string{"church"},
+		Audit:       capability.Audit{Action: "rename", Always: true, IDInputs: []string{}},
 		Inputs: []capability.Variable{
 			{Name: "label", Type: "string", Format: "", Required: true, Completable: false},
 			{Name: "kind", Type: "string", Format: "", Required: false, Completable: false},

@@ -82,6 +82,12 @@ func Grant(role string, requested capability.ScopeSet) capability.ScopeSet {
 // Roles returns the role names in spec order.
 func Roles() []string { return append([]string(nil), roleNames[:]...) }
 
+// IsRole reports whether role is one of [Roles].
+func IsRole(role string) bool {
+	_, ok := roles[role]
+	return ok
+}
+
 // All returns every scope in spec order.
 func All() []Info { return append([]Info(nil), all[:]...) }
 
