@@ -10,7 +10,7 @@ const ToolPrefix = "neemias_"
 // The server's identity, from the spec's server: section: what MCP's initialize reports, the
 // MCP Registry's server.json and the REST document carry.
 const (
-	ServerName        = "io.github.neemias/neemias-mcp"
+	ServerName        = "io.github.barateza/neemias"
 	ServerTitle       = "Neemias MCP"
 	ServerDescription = "Children's ministry rosters, check-ins and attendance for AI agents, LGPD-safe."
 	ServerVersion     = "0.1.0"

@@ -51,8 +51,8 @@ var required = map[string]string{
 var roles = map[string][]string{
 	"ADMIN":       {"roster:read", "attendance:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read"},
 	"CADASTRO":    {"roster:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read"},
-	"VOLUNTARIO":  {"roster:read", "attendance:read", "checkins:read", "checkins:write", "children:read"},
-	"RESPONSAVEL": {"checkins:read", "checkins:write", "children:read", "guardians:read"},
+	"VOLUNTARIO":  {"roster:read", "attendance:read", "checkins:read", "checkins:write"},
+	"RESPONSAVEL": {"checkins:read", "checkins:write", "guardians:read"},
 }
 
 var roleNames = [...]string{"ADMIN", "CADASTRO", "VOLUNTARIO", "RESPONSAVEL"}

@@ -219,5 +219,5 @@ func serverJSON(m *Model) (File, error) {
 	if err != nil {
 		return File{}, fmt.Errorf("server.json: %w", err)
 	}
-	return File{Path: "gen/server.json", Content: append(b, '\n')}, nil
+	return File{Path: "server.json", Content: append(b, '\n')}, nil
 }

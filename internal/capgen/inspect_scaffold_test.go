@@ -27,15 +27,15 @@ func TestInspect(t *testing.T) {
 		wantErr   string
 	}{
 		{
-			name: "volunteer sees counts and check-ins of their classes, no phones",
+			name: "volunteer sees counts and check-ins of their classes by child id, no child records",
 			q:    InspectQuery{Role: "VOLUNTARIO"},
-			want: []string{"## resource `neemias://roster/children`", "`volunteer_assigned_classes`", "| `guardians[].phone` | **redacted** (needs `guardians:read`) |", "`neemias_child_enroll` (needs `children:write`)"},
+			want: []string{"## resource `neemias://roster/children`", "`volunteer_assigned_classes`", "| `checkins[].child_name` | **redacted** (needs `children:read`) |", "- `neemias://roster/children/{id}` (needs `children:read`)", "`neemias_child_enroll` (needs `children:write`)"},
 			not:  []string{"`guardian_own_children`"},
 		},
 		{
-			name: "guardian cannot read the roster counts; own-children filter applies",
+			name: "guardian reads their children's check-ins by child id; no roster, no child records",
 			q:    InspectQuery{Role: "RESPONSAVEL"},
-			want: []string{"`neemias://roster/children` (needs `roster:read`)", "`guardian_own_children`", "| `guardians[].phone` | yes |"},
+			want: []string{"`neemias://roster/children` (needs `roster:read`)", "`guardian_own_children`", "| `checkins[].child_name` | **redacted** (needs `children:read`) |", "- `neemias://roster/children/{id}` (needs `children:read`)"},
 		},
 		{
 			name: "checkins:read alone gets check-ins without child names",

@@ -34,6 +34,7 @@ func TestAuditTrail(t *testing.T) {
 		_, _ = e.invoke(c.as(role), id, args)
 	}
 	adminA, volA := a.users[store.RoleAdmin].String(), a.users[store.RoleVoluntario].String()
+	cadA := a.users[store.RoleCadastro].String()
 	ck := mustInvoke[capapi.CheckinRegisterOutput](e, a.as(store.RoleAdmin), capapi.CapCheckinRegister, map[string]any{"child_id": a.k3})
 	steps := []struct {
 		do   func()
@@ -42,10 +43,10 @@ func TestAuditTrail(t *testing.T) {
 		{func() {}, []entry{{adminA, "test-client-admin", capapi.CapCheckinRegister, "checkin", "allowed", []uuid.UUID{a.k3, ck.CheckinID}}}},
 		{func() { step(store.RoleAdmin, a, capapi.CapRosterChild, map[string]any{"id": a.k1}) },
 			[]entry{{adminA, "test-client-admin", capapi.CapRosterChild, "read", "allowed", []uuid.UUID{a.k1, a.g1, a.g2}}}},
-		{func() { step(store.RoleVoluntario, a, capapi.CapRosterChild, map[string]any{"id": a.k2}) },
-			[]entry{{volA, "test-client-voluntario", capapi.CapRosterChild, "read.not_found", "denied", []uuid.UUID{a.k2}}}},
-		{func() { step(store.RoleVoluntario, a, capapi.CapRosterChild, map[string]any{"id": missing}) },
-			[]entry{{volA, "test-client-voluntario", capapi.CapRosterChild, "read.not_found", "denied", []uuid.UUID{missing}}}},
+		{func() { step(store.RoleCadastro, a, capapi.CapRosterChild, map[string]any{"id": e.b.k1}) },
+			[]entry{{cadA, "test-client-cadastro", capapi.CapRosterChild, "read.not_found", "denied", []uuid.UUID{e.b.k1}}}},
+		{func() { step(store.RoleCadastro, a, capapi.CapRosterChild, map[string]any{"id": missing}) },
+			[]entry{{cadA, "test-client-cadastro", capapi.CapRosterChild, "read.not_found", "denied", []uuid.UUID{missing}}}},
 		{func() {
 			step(store.RoleVoluntario, a, capapi.CapCheckinsByDate, map[string]any{"date": a.day.String()})
 		},
@@ -163,8 +164,8 @@ func TestInvokeAuditsScopeRefusalsOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.a
-	resp := a.as(store.RoleResponsavel)
-	raw := json.RawMessage(`{"id":"` + a.k3.String() + `"}`)
+	resp, cad := a.as(store.RoleResponsavel), a.as(store.RoleCadastro)
+	raw := json.RawMessage(`{"id":"` + e.b.k1.String() + `"}`)
 
 	// Refused by scope: RESPONSAVEL has no roster:read.
 	_, err := e.call(resp, capapi.CapRosterChildren, json.RawMessage(`{}`))
@@ -172,11 +173,12 @@ func TestInvokeAuditsScopeRefusalsOnce(t *testing.T) {
 	if !errors.As(err, &f) {
 		t.Fatalf("err = %v, want *errs.Forbidden", err)
 	}
-	// Allowed by scope, refused by the row filter: the handler audits it, once.
-	_, err = e.call(resp, capapi.CapRosterChild, raw)
+	// Allowed by scope, refused by the row filter (another church's child): the handler
+	// audits it, once.
+	_, err = e.call(cad, capapi.CapRosterChild, raw)
 	wantNotFound(t, err)
 	// Allowed.
-	if _, err := e.call(resp, capapi.CapRosterChild, json.RawMessage(`{"id":"`+a.k1.String()+`"}`)); err != nil {
+	if _, err := e.call(cad, capapi.CapRosterChild, json.RawMessage(`{"id":"`+a.k1.String()+`"}`)); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

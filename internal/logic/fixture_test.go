@@ -328,6 +328,12 @@ func wantInvalid(t *testing.T, err error, field string) *errs.Invalid {
 	return inv
 }
 
+// plus returns role's scopes and extra, for tests of the row filters beyond the scope matrix.
+func plus(role string, extra ...string) capability.ScopeSet {
+	s, _ := scopes.RoleScopes(role)
+	return capability.NewScopeSet(append(s.List(), extra...)...)
+}
+
 // scopesOf returns role's scopes.
 func scopesOf(role string) (capability.ScopeSet, bool) { return scopes.RoleScopes(role) }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
+	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
@@ -20,73 +21,34 @@ func enrollArgs(birth string) map[string]any {
 	}
 }
 
-// TestEveryCapabilityForEveryRole pins the scope matrix of the spec as the generated dispatcher
-// enforces it with each role's scopes (gen/scopes.RoleScopes): allowed calls succeed, the others
-// are *errs.Forbidden naming the capability, and the handler never runs for them (the audit log
-// records only allowed calls of audited capabilities).
+// TestEveryCapabilityForEveryRole pins the scope matrix of the spec as the pipeline enforces
+// it with each role's scopes (gen/scopes.RoleScopes), for every capability of the registry:
+// allowed calls succeed, the others are *errs.Forbidden naming the capability, and the handler
+// never runs for them (the audit log records only allowed calls of the capabilities the spec
+// audits, capability.Audit.Always).
 func TestEveryCapabilityForEveryRole(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.a
-	birth := todaySP().Time().AddDate(-4, 0, -3).Format("2006-01-02")
-	args := map[string]any{
-		capapi.CapRosterChildren:    map[string]any{},
-		capapi.CapRosterChild:       map[string]any{"id": a.k1},
-		capapi.CapAttendanceSummary: map[string]any{},
-		capapi.CapCheckinsByDate:    map[string]any{"date": a.day.String()},
-		capapi.CapCheckinRegister:   map[string]any{"child_id": a.k1},
-		capapi.CapCheckoutRegister:  map[string]any{"checkin_id": a.ck1, "pickup_code": fixtureCode},
-		capapi.CapChildEnroll:       enrollArgs(birth),
-	}
-	const (
-		admin = store.RoleAdmin
-		cad   = store.RoleCadastro
-		vol   = store.RoleVoluntario
-		resp  = store.RoleResponsavel
-	)
-	allowed := map[string][]string{
-		capapi.CapRosterChildren:    {admin, cad, vol},
-		capapi.CapRosterChild:       {admin, cad, vol, resp},
-		capapi.CapAttendanceSummary: {admin, vol},
-		capapi.CapCheckinsByDate:    {admin, cad, vol, resp},
-		capapi.CapCheckinRegister:   {admin, cad, vol, resp},
-		capapi.CapCheckoutRegister:  {admin, cad, vol, resp},
-		capapi.CapChildEnroll:       {admin, cad},
-	}
-	audited := map[string]bool{
-		capapi.CapRosterChild: true, capapi.CapCheckinsByDate: true,
-		capapi.CapCheckinRegister: true, capapi.CapCheckoutRegister: true, capapi.CapChildEnroll: true,
-	}
 	wantEntries := 0
-	for _, id := range []string{
-		capapi.CapRosterChildren, capapi.CapRosterChild, capapi.CapAttendanceSummary, capapi.CapCheckinsByDate,
-		capapi.CapCheckinRegister, capapi.CapCheckoutRegister, capapi.CapChildEnroll,
-	} {
-		for _, role := range store.Roles() {
-			ok := false
-			for _, r := range allowed[id] {
-				ok = ok || r == role
-			}
-			t.Run(id+"/"+role, func(t *testing.T) {
-				in := args[id]
-				if id == capapi.CapChildEnroll { // another child per role: duplicates are refused
-					m := enrollArgs(birth)
-					m["name"] = enrollChildName + " " + role
-					in = m
-				}
-				out, err := e.invoke(a.as(role), id, in)
+	for _, c := range capapi.Capabilities() {
+		for _, role := range scopes.Roles() {
+			rs, _ := scopes.RoleScopes(role)
+			ok := rs.Has(c.Scope)
+			t.Run(c.ID+"/"+role, func(t *testing.T) {
+				out, err := e.invoke(a.as(role), c.ID, argsFor(t, e, c.ID))
 				if ok {
 					if err != nil || out == nil {
 						t.Fatalf("allowed call failed: %v", err)
 					}
-					if audited[id] {
+					if c.Audit.Always {
 						wantEntries++
 					}
 					return
 				}
 				var f *errs.Forbidden
-				if !errors.As(err, &f) || f.Capability != id {
-					t.Fatalf("err = %v, want *errs.Forbidden for %s", err, id)
+				if !errors.As(err, &f) || f.Capability != c.ID {
+					t.Fatalf("err = %v, want *errs.Forbidden for %s", err, c.ID)
 				}
 			})
 		}
@@ -103,20 +65,13 @@ func TestNoPrincipalIsUnauthenticated(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	all, _ := scopesOf(store.RoleAdmin)
-	for _, tc := range []struct {
-		id   string
-		args any
-	}{
-		{capapi.CapRosterChildren, map[string]any{}},
-		{capapi.CapRosterChild, map[string]any{"id": e.a.k1}},
-		{capapi.CapAttendanceSummary, map[string]any{}},
-		{capapi.CapCheckinsByDate, map[string]any{"date": e.a.day.String()}},
-		{capapi.CapCheckinRegister, map[string]any{"child_id": e.a.k1}},
-		{capapi.CapCheckoutRegister, map[string]any{"checkin_id": e.a.ck1, "pickup_code": fixtureCode}},
-		{capapi.CapChildEnroll, enrollArgs("2022-01-01")},
-	} {
-		t.Run(tc.id, func(t *testing.T) {
-			_, err := invokeWith(e, ctx, tc.id, tc.args, all)
+	audited := 0
+	for _, c := range capapi.Capabilities() {
+		if c.Audit.Always {
+			audited++
+		}
+		t.Run(c.ID, func(t *testing.T) {
+			_, err := invokeWith(e, ctx, c.ID, argsFor(t, e, c.ID), all)
 			if !errors.Is(err, errs.ErrUnauthenticated) {
 				t.Fatalf("err = %v, want %v", err, errs.ErrUnauthenticated)
 			}
@@ -136,7 +91,7 @@ func TestNoPrincipalIsUnauthenticated(t *testing.T) {
 		}
 		n++
 	}
-	if n != 5 {
-		t.Errorf("%d anonymous audit entries, want 5 (the audited capabilities)", n)
+	if n != audited {
+		t.Errorf("%d anonymous audit entries, want %d (the audited capabilities)", n, audited)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -15,14 +17,45 @@ import (
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
-// toolArgs are valid arguments of each tool against the fixture church a.
-func toolArgs(e *env) map[string]any {
+// fixtureArgs are valid arguments of every capability against the fixture church a: the only
+// per-capability list the matrix tests keep, because ids come from the fixture. A capability
+// of the registry without an entry fails those tests by name (argsFor).
+func fixtureArgs(e *env) map[string]any {
 	birth := todaySP().Time().AddDate(-4, 0, -3).Format("2006-01-02")
+	enroll := enrollArgs(birth)
+	enroll["name"] = nextEnrollName()
 	return map[string]any{
-		capapi.CapCheckinRegister:  map[string]any{"child_id": e.a.k1},
-		capapi.CapCheckoutRegister: map[string]any{"checkin_id": e.a.ck1, "pickup_code": fixtureCode},
-		capapi.CapChildEnroll:      enrollArgs(birth),
+		capapi.CapRosterChildren:    map[string]any{},
+		capapi.CapRosterChild:       map[string]any{"id": e.a.k1},
+		capapi.CapAttendanceSummary: map[string]any{},
+		capapi.CapCheckinsByDate:    map[string]any{"date": e.a.day.String()},
+		capapi.CapCheckinRegister:   map[string]any{"child_id": e.a.k1},
+		capapi.CapCheckoutRegister:  map[string]any{"checkin_id": e.a.ck1, "pickup_code": fixtureCode},
+		capapi.CapChildEnroll:       enroll,
 	}
+}
+
+// enrollNames numbers the fixture's enrollments: a second enrollment of the same child is
+// refused as a duplicate, and the matrix tests enroll once per role.
+var enrollNames atomic.Int32
+
+// nextEnrollName is the canary child name with a fresh suffix of letters (names are words).
+func nextEnrollName() string {
+	var suffix []byte
+	for n := enrollNames.Add(1); n > 0; n = (n - 1) / 26 {
+		suffix = append([]byte{byte('a' + (n-1)%26)}, suffix...)
+	}
+	return enrollChildName + " " + strings.ToUpper(string(suffix[:1])) + string(suffix[1:])
+}
+
+// argsFor returns fixtureArgs' entry for capability id, failing the test when there is none.
+func argsFor(t *testing.T, e *env, id string) any {
+	t.Helper()
+	args, ok := fixtureArgs(e)[id]
+	if !ok {
+		t.Fatalf("capability %s has no arguments in fixtureArgs (internal/logic/rls_matrix_test.go)", id)
+	}
+	return args
 }
 
 // TestRLSMatchesScopeMatrix proves, for every role × every capability of the registry, that the
@@ -71,11 +104,7 @@ func TestRLSMatchesScopeMatrix(t *testing.T) {
 			}
 			t.Run(c.ID+"/"+role, func(t *testing.T) {
 				e := newEnv(t)
-				args, ok := toolArgs(e)[c.ID]
-				if !ok {
-					t.Fatalf("tool %s has no arguments in toolArgs", c.ID)
-				}
-				_, err := invokeWith(e, e.a.as(role), c.ID, args, every)
+				_, err := invokeWith(e, e.a.as(role), c.ID, argsFor(t, e, c.ID), every)
 				var f *errs.Forbidden
 				switch {
 				case errors.As(err, &f):

@@ -439,7 +439,9 @@ func TestChildEnroll(t *testing.T) {
 		// refusal reads as not found, as every RLS refusal does (no existence leak).
 		for _, role := range []string{store.RoleVoluntario, store.RoleResponsavel} {
 			all, _ := scopesOf(store.RoleAdmin)
-			_, err := invokeWith(e, a.as(role), capapi.CapChildEnroll, enrollArgs(born(4, 3)), all)
+			m := enrollArgs(born(4, 3))
+			m["name"] = nextEnrollName() // not a duplicate: the insert itself must be refused
+			_, err := invokeWith(e, a.as(role), capapi.CapChildEnroll, m, all)
 			if !errors.Is(err, errs.ErrNotFound) || !store.IsPermissionDenied(err) {
 				t.Errorf("%s: err = %v, want the database's refusal (errs.ErrNotFound, SQLSTATE 42501)", role, err)
 			}

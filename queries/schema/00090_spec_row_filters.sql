@@ -56,8 +56,8 @@ AS $$
     SELECT CASE caller_role
         WHEN 'ADMIN' THEN scope IN ('roster:read', 'attendance:read', 'checkins:read', 'checkins:write', 'children:read', 'children:write', 'guardians:read')
         WHEN 'CADASTRO' THEN scope IN ('roster:read', 'checkins:read', 'checkins:write', 'children:read', 'children:write', 'guardians:read')
-        WHEN 'VOLUNTARIO' THEN scope IN ('roster:read', 'attendance:read', 'checkins:read', 'checkins:write', 'children:read')
-        WHEN 'RESPONSAVEL' THEN scope IN ('checkins:read', 'checkins:write', 'children:read', 'guardians:read')
+        WHEN 'VOLUNTARIO' THEN scope IN ('roster:read', 'attendance:read', 'checkins:read', 'checkins:write')
+        WHEN 'RESPONSAVEL' THEN scope IN ('checkins:read', 'checkins:write', 'guardians:read')
         ELSE false
     END
 $$;
