@@ -116,8 +116,9 @@ func TestVerifyValid(t *testing.T) {
 	}
 	want := principal.Principal{
 		UserID: volunteer.ID, ChurchID: church, Role: "VOLUNTARIO",
-		// guardians:read and openid are not VOLUNTARIO scopes: the grant is token ∩ role.
-		Scopes:   capability.NewScopeSet("roster:read", "children:read"),
+		// children:read, guardians:read and openid are not VOLUNTARIO scopes: the grant is
+		// token ∩ role.
+		Scopes:   capability.NewScopeSet("roster:read"),
 		ClientID: "test-client",
 	}
 	if diff := cmp.Diff(want, p, cmp.AllowUnexported(capability.ScopeSet{})); diff != "" {
