@@ -3,7 +3,11 @@
 
 package capapi
 
-import "context"
+import (
+	"context"
+
+	"github.com/neemias/neemias-mcp/internal/errs"
+)
 
 // Handler is implemented by the hand-written capability logic (internal/logic), one method per
 // capability. Adding a capability to the spec adds a method here, so the build breaks until the
@@ -17,28 +21,28 @@ type Handler interface {
 	// How many children are enrolled, per class and per age in years. Aggregate counts only, no
 	// child-level data; use it to answer "how many kids are in each class?".
 	//
-	// Scope: roster:read. Row filters: church, volunteer_assigned_classes. Source: spec/capabilities.yaml:86
+	// Scope: roster:read. Row filters: church, volunteer_assigned_classes. Source: spec/capabilities.yaml resources.roster_children
 	RosterChildren(ctx context.Context, in *RosterChildrenInput) (*RosterChildrenOutput, error)
 	// RosterChild handles resource "neemias://roster/children/{id}".
 	//
 	// One child's record: name, birth date, class and guardians with their relationship. Guardian
 	// phone numbers only with guardians:read. A child the caller may not see is reported as not found.
 	//
-	// Scope: children:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml:124
+	// Scope: children:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml resources.roster_child
 	RosterChild(ctx context.Context, in *RosterChildInput) (*RosterChildOutput, error)
 	// AttendanceSummary handles resource "neemias://attendance/summary{?from,to,class_id}".
 	//
 	// Check-in counts per service day and class in a date range, for questions like "how many kids
 	// attended in June?". Defaults to the last 30 days; at most 366 days per read.
 	//
-	// Scope: attendance:read. Row filters: church, volunteer_assigned_classes. Source: spec/capabilities.yaml:177
+	// Scope: attendance:read. Row filters: church, volunteer_assigned_classes. Source: spec/capabilities.yaml resources.attendance_summary
 	AttendanceSummary(ctx context.Context, in *AttendanceSummaryInput) (*AttendanceSummaryOutput, error)
 	// CheckinsByDate handles resource "neemias://checkins/{date}".
 	//
 	// Who checked in on a service day and whether they were picked up. Child names only with
 	// children:read; otherwise use child_id.
 	//
-	// Scope: checkins:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml:215
+	// Scope: checkins:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml resources.checkins_by_date
 	CheckinsByDate(ctx context.Context, in *CheckinsByDateInput) (*CheckinsByDateOutput, error)
 	// CheckinRegister handles tool "neemias_checkin_register".
 	//
@@ -46,14 +50,14 @@ type Handler interface {
 	// a retry returns the same check-in. The first call returns a pick-up code, shown only once;
 	// whoever picks the child up must present it. Returns child_id, never the name.
 	//
-	// Scope: checkins:write. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml:254
+	// Scope: checkins:write. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml tools.neemias_checkin_register
 	CheckinRegister(ctx context.Context, in *CheckinRegisterInput) (*CheckinRegisterOutput, error)
 	// CheckoutRegister handles tool "neemias_checkout_register".
 	//
 	// Records that a checked-in child was picked up. Requires the pick-up code issued at check-in; a
 	// wrong code changes nothing, and repeated wrong codes lock the check-in.
 	//
-	// Scope: checkins:write. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml:281
+	// Scope: checkins:write. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml tools.neemias_checkout_register
 	CheckoutRegister(ctx context.Context, in *CheckoutRegisterInput) (*CheckoutRegisterOutput, error)
 	// ChildEnroll handles tool "neemias_child_enroll".
 	//
@@ -61,10 +65,56 @@ type Handler interface {
 	// transaction. Refuses without consent. Places the child in the class for their age unless
 	// class_id is given. Never echoes personal data back.
 	//
-	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml:305
+	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml tools.neemias_child_enroll
 	ChildEnroll(ctx context.Context, in *ChildEnrollInput) (*ChildEnrollOutput, error)
 
 	// Complete answers completion/complete for a completable input (complete: true in the
 	// spec): values of variable that start with prefix, limited to what the caller may see.
 	Complete(ctx context.Context, capabilityID, variable, prefix string) ([]string, error)
+}
+
+// UnimplementedHandler answers every capability with errs.ErrNotImplemented. Test fakes embed
+// it and override what they exercise, so a capability added to the spec does not break them.
+type UnimplementedHandler struct{}
+
+var _ Handler = UnimplementedHandler{}
+
+// RosterChildren implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) RosterChildren(context.Context, *RosterChildrenInput) (*RosterChildrenOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// RosterChild implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) RosterChild(context.Context, *RosterChildInput) (*RosterChildOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// AttendanceSummary implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) AttendanceSummary(context.Context, *AttendanceSummaryInput) (*AttendanceSummaryOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// CheckinsByDate implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) CheckinsByDate(context.Context, *CheckinsByDateInput) (*CheckinsByDateOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// CheckinRegister implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) CheckinRegister(context.Context, *CheckinRegisterInput) (*CheckinRegisterOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// CheckoutRegister implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) CheckoutRegister(context.Context, *CheckoutRegisterInput) (*CheckoutRegisterOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// ChildEnroll implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) ChildEnroll(context.Context, *ChildEnrollInput) (*ChildEnrollOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// Complete implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) Complete(context.Context, string, string, string) ([]string, error) {
+	return nil, errs.ErrNotImplemented
 }

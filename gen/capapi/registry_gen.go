@@ -23,7 +23,7 @@ var registry = [...]capability.Capability{
 		InputPII:    []capability.FieldRule{},
 		OutputPII:   []capability.FieldRule{},
 		TTLMillis:   60000,
-		Source:      "spec/capabilities.yaml:86",
+		Source:      "spec/capabilities.yaml resources.roster_children",
 	},
 	{
 		ID:          CapRosterChild,
@@ -48,7 +48,7 @@ var registry = [...]capability.Capability{
 			{Path: "guardians[].phone", Category: "guardian_phone", VisibleWith: "guardians:read"},
 		},
 		TTLMillis: 30000,
-		Source:    "spec/capabilities.yaml:124",
+		Source:    "spec/capabilities.yaml resources.roster_child",
 	},
 	{
 		ID:          CapAttendanceSummary,
@@ -70,7 +70,7 @@ var registry = [...]capability.Capability{
 		InputPII:  []capability.FieldRule{},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 60000,
-		Source:    "spec/capabilities.yaml:177",
+		Source:    "spec/capabilities.yaml resources.attendance_summary",
 	},
 	{
 		ID:          CapCheckinsByDate,
@@ -92,7 +92,7 @@ var registry = [...]capability.Capability{
 			{Path: "checkins[].child_name", Category: "child_name", VisibleWith: "children:read"},
 		},
 		TTLMillis: 5000,
-		Source:    "spec/capabilities.yaml:215",
+		Source:    "spec/capabilities.yaml resources.checkins_by_date",
 	},
 	{
 		ID:          CapCheckinRegister,
@@ -114,7 +114,7 @@ var registry = [...]capability.Capability{
 			{Path: "pickup_code", Category: "secret", VisibleWith: ""},
 		},
 		TTLMillis: 0,
-		Source:    "spec/capabilities.yaml:254",
+		Source:    "spec/capabilities.yaml tools.neemias_checkin_register",
 	},
 	{
 		ID:          CapCheckoutRegister,
@@ -135,7 +135,7 @@ var registry = [...]capability.Capability{
 		},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 0,
-		Source:    "spec/capabilities.yaml:281",
+		Source:    "spec/capabilities.yaml tools.neemias_checkout_register",
 	},
 	{
 		ID:          CapChildEnroll,
@@ -162,7 +162,7 @@ var registry = [...]capability.Capability{
 		},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 0,
-		Source:    "spec/capabilities.yaml:305",
+		Source:    "spec/capabilities.yaml tools.neemias_child_enroll",
 	},
 }
 

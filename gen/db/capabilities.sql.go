@@ -40,7 +40,7 @@ type AttendanceSummaryRow struct {
 	Checkins    int64
 }
 
-// Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml:177). Row filters: church, volunteer_assigned_classes.
+// Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml resources.attendance_summary). Row filters: church, volunteer_assigned_classes.
 func (q *Queries) AttendanceSummary(ctx context.Context, arg AttendanceSummaryParams) ([]AttendanceSummaryRow, error) {
 	rows, err := q.db.Query(ctx, attendanceSummary,
 		arg.ChurchID,
@@ -101,7 +101,7 @@ type CheckinsByDateRow struct {
 	CheckedOutAt *time.Time
 }
 
-// Resource "neemias://checkins/{date}" (spec/capabilities.yaml:215). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+// Resource "neemias://checkins/{date}" (spec/capabilities.yaml resources.checkins_by_date). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 func (q *Queries) CheckinsByDate(ctx context.Context, arg CheckinsByDateParams) ([]CheckinsByDateRow, error) {
 	rows, err := q.db.Query(ctx, checkinsByDate,
 		arg.ChurchID,
@@ -165,7 +165,7 @@ type RosterChildRow struct {
 	GuardianPhone string
 }
 
-// Resource "neemias://roster/children/{id}" (spec/capabilities.yaml:124). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+// Resource "neemias://roster/children/{id}" (spec/capabilities.yaml resources.roster_child). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 func (q *Queries) RosterChild(ctx context.Context, arg RosterChildParams) ([]RosterChildRow, error) {
 	rows, err := q.db.Query(ctx, rosterChild,
 		arg.ChurchID,
@@ -225,7 +225,7 @@ type RosterChildrenRow struct {
 	Children  int64
 }
 
-// Resource "neemias://roster/children" (spec/capabilities.yaml:86). Row filters: church, volunteer_assigned_classes.
+// Resource "neemias://roster/children" (spec/capabilities.yaml resources.roster_children). Row filters: church, volunteer_assigned_classes.
 func (q *Queries) RosterChildren(ctx context.Context, arg RosterChildrenParams) ([]RosterChildrenRow, error) {
 	rows, err := q.db.Query(ctx, rosterChildren, arg.ChurchID, arg.UserID, arg.Role)
 	if err != nil {

@@ -13,9 +13,9 @@ import (
 
 type Querier interface {
 	ActiveSigningKey(ctx context.Context) (ActiveSigningKeyRow, error)
-	// Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml:177). Row filters: church, volunteer_assigned_classes.
+	// Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml resources.attendance_summary). Row filters: church, volunteer_assigned_classes.
 	AttendanceSummary(ctx context.Context, arg AttendanceSummaryParams) ([]AttendanceSummaryRow, error)
-	// Resource "neemias://checkins/{date}" (spec/capabilities.yaml:215). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+	// Resource "neemias://checkins/{date}" (spec/capabilities.yaml resources.checkins_by_date). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 	CheckinsByDate(ctx context.Context, arg CheckinsByDateParams) ([]CheckinsByDateRow, error)
 	// Queries behind the domain rules of the tools (internal/logic): the check-in window and a
 	// child's birth, and duplicate enrollments.
@@ -143,9 +143,9 @@ type Querier interface {
 	RevokePasswordSetupCodes(ctx context.Context, arg RevokePasswordSetupCodesParams) (int64, error)
 	// Ends the account's sessions: its live grants (so their refresh and access tokens) ...
 	RevokeUserOAuthGrants(ctx context.Context, arg RevokeUserOAuthGrantsParams) (int64, error)
-	// Resource "neemias://roster/children/{id}" (spec/capabilities.yaml:124). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+	// Resource "neemias://roster/children/{id}" (spec/capabilities.yaml resources.roster_child). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 	RosterChild(ctx context.Context, arg RosterChildParams) ([]RosterChildRow, error)
-	// Resource "neemias://roster/children" (spec/capabilities.yaml:86). Row filters: church, volunteer_assigned_classes.
+	// Resource "neemias://roster/children" (spec/capabilities.yaml resources.roster_children). Row filters: church, volunteer_assigned_classes.
 	RosterChildren(ctx context.Context, arg RosterChildrenParams) ([]RosterChildrenRow, error)
 	RotateOAuthRefreshToken(ctx context.Context, tokenHash []byte) error
 	// Records who logged in; only once per request.

@@ -95,7 +95,8 @@ type Capability struct {
 	NoReadTool bool
 	// TTLMillis is the cache hint for reads (2026-07-28 ttlMs); 0 means no hint.
 	TTLMillis int64
-	// Source is "spec/capabilities.yaml:LINE", for error messages and docs.
+	// Source is where the spec defines it ("spec/capabilities.yaml tools.neemias_checkin_register"),
+	// for error messages and docs.
 	Source string
 }
 

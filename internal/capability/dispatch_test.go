@@ -21,7 +21,10 @@ import (
 
 // recorder is a test double of the generated Handler: it records the decoded input and returns
 // canned outputs that contain personal data, so redaction can be observed.
+// recorder fakes the capabilities these tests exercise; the generated UnimplementedHandler
+// answers the rest, so a capability added to the spec does not break this file.
 type recorder struct {
+	capapi.UnimplementedHandler
 	last any
 }
 

@@ -105,6 +105,17 @@ func (c *Cap) Structs() []*Struct {
 	return out
 }
 
+// SpecRef is the line-free reference of the capability in the spec ("spec/capabilities.yaml
+// tools.neemias_checkin_register"), for generated files: a spec edit elsewhere does not touch
+// them. Diagnostics use [Cap.Source], which has the line.
+func (c *Cap) SpecRef(m *Model) string {
+	section := "resources"
+	if c.IsTool() {
+		section = "tools"
+	}
+	return fmt.Sprintf("%s %s.%s", m.SpecPath, section, c.ID)
+}
+
 // Source is the "spec/capabilities.yaml:LINE" reference of the capability.
 func (c *Cap) Source(m *Model) string { return fmt.Sprintf("%s:%d", m.SpecPath, c.Line) }
 

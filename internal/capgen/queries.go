@@ -27,7 +27,7 @@ func (c *Cap) QuerySQL(m *Model) string {
 	q := c.Query
 	var b strings.Builder
 	fmt.Fprintf(&b, "-- name: %s :many\n", c.GoName)
-	fmt.Fprintf(&b, "-- Resource %q (%s). Row filters: %s.\n", c.WireName, c.Source(m), strings.Join(c.RowFilters, ", "))
+	fmt.Fprintf(&b, "-- Resource %q (%s). Row filters: %s.\n", c.WireName, c.SpecRef(m), strings.Join(c.RowFilters, ", "))
 	fmt.Fprintf(&b, "SELECT %s\nFROM %s\n", strings.Join(q.Select, ", "), q.From)
 	conds := make([]string, 0, len(c.RowFilters)+len(q.Where))
 	for _, name := range c.RowFilters {

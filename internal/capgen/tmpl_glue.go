@@ -3,7 +3,11 @@ package capgen
 const handlerTmpl = genHeader + `
 package capapi
 
-import "context"
+import (
+	"context"
+
+	"github.com/neemias/neemias-mcp/internal/errs"
+)
 
 // Handler is implemented by the hand-written capability logic (internal/logic), one method per
 // capability. Adding a capability to the spec adds a method here, so the build breaks until the
@@ -17,13 +21,29 @@ type Handler interface {
 	//
 {{comment "\t" .Description}}
 	//
-	// Scope: {{.Scope}}. Row filters: {{join .RowFilters ", "}}. Source: {{.Source $}}
+	// Scope: {{.Scope}}. Row filters: {{join .RowFilters ", "}}. Source: {{.SpecRef $}}
 	{{.GoName}}(ctx context.Context, in *{{.Input.GoName}}) (*{{.Output.GoName}}, error)
 {{- end}}
 
 	// Complete answers completion/complete for a completable input (complete: true in the
 	// spec): values of variable that start with prefix, limited to what the caller may see.
 	Complete(ctx context.Context, capabilityID, variable, prefix string) ([]string, error)
+}
+
+// UnimplementedHandler answers every capability with errs.ErrNotImplemented. Test fakes embed
+// it and override what they exercise, so a capability added to the spec does not break them.
+type UnimplementedHandler struct{}
+
+var _ Handler = UnimplementedHandler{}
+{{range .Caps}}
+// {{.GoName}} implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) {{.GoName}}(context.Context, *{{.Input.GoName}}) (*{{.Output.GoName}}, error) {
+	return nil, errs.ErrNotImplemented
+}
+{{end}}
+// Complete implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) Complete(context.Context, string, string, string) ([]string, error) {
+	return nil, errs.ErrNotImplemented
 }
 `
 
@@ -70,7 +90,7 @@ var registry = [...]capability.Capability{
 {{- end}}
 		},
 		TTLMillis:   {{.TTLMillis}},
-		Source:      {{quote (.Source $)}},
+		Source:      {{quote (.SpecRef $)}},
 	},
 {{- end}}
 }

@@ -8,6 +8,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/neemias/neemias-mcp/gen/capapi"
+	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/capgen/spec"
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
 )
@@ -29,14 +32,23 @@ func TestGeneratedQueriesAgreeWithRowLevelSecurity(t *testing.T) {
 	newChurchFixture(t, s, "igreja-b", true)
 	ctx := context.Background()
 
-	// A guardian has neither roster:read nor attendance:read, so those queries carry no
-	// guardian filter; row-level security still narrows them. Nothing to compare there.
-	noScope := map[string]map[string]bool{
-		store.RoleResponsavel: {"RosterChildren": true, "AttendanceSummary": true},
+	// A role without a resource's scope never runs its query (the pipeline refuses first), so
+	// the query need not carry that role's filters (a guardian has no roster:read, and the
+	// roster query no guardian filter); row-level security still narrows it. Nothing to
+	// compare there. Query names are the resources' Go names (capgen: spec.GoName).
+	scopeOf := map[string]string{}
+	for _, c := range capapi.Capabilities() {
+		if c.IsRead() {
+			scopeOf[spec.GoName(c.ID, "")] = c.Scope
+		}
 	}
 	for name := range all.qs {
+		scope, ok := scopeOf[name]
+		if !ok {
+			t.Fatalf("generated query %s belongs to no resource of the registry", name)
+		}
 		for _, role := range store.Roles() {
-			if noScope[role][name] {
+			if rs, _ := scopes.RoleScopes(role); !rs.Has(scope) {
 				continue
 			}
 			c := a.caller(role)

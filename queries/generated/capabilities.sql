@@ -9,7 +9,7 @@
 ;
 
 -- name: RosterChildren :many
--- Resource "neemias://roster/children" (spec/capabilities.yaml:86). Row filters: church, volunteer_assigned_classes.
+-- Resource "neemias://roster/children" (spec/capabilities.yaml resources.roster_children). Row filters: church, volunteer_assigned_classes.
 SELECT class_id, class_name, min_age, max_age, age_years, children
 FROM v_roster_counts
 WHERE rf_church(church_id, sqlc.arg(church_id)::uuid)
@@ -18,7 +18,7 @@ ORDER BY min_age, class_name, age_years
 LIMIT 10000;
 
 -- name: RosterChild :many
--- Resource "neemias://roster/children/{id}" (spec/capabilities.yaml:124). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+-- Resource "neemias://roster/children/{id}" (spec/capabilities.yaml resources.roster_child). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 SELECT child_id, child_name, birth_date, class_id, class_name, guardian_id, guardian_name, relationship, guardian_phone
 FROM v_child_detail
 WHERE rf_church(church_id, sqlc.arg(church_id)::uuid)
@@ -29,7 +29,7 @@ ORDER BY guardian_name
 LIMIT 50;
 
 -- name: AttendanceSummary :many
--- Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml:177). Row filters: church, volunteer_assigned_classes.
+-- Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml resources.attendance_summary). Row filters: church, volunteer_assigned_classes.
 SELECT service_date, class_id, class_name, checkins
 FROM v_attendance_daily
 WHERE rf_church(church_id, sqlc.arg(church_id)::uuid)
@@ -41,7 +41,7 @@ ORDER BY service_date, class_name
 LIMIT 20000;
 
 -- name: CheckinsByDate :many
--- Resource "neemias://checkins/{date}" (spec/capabilities.yaml:215). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+-- Resource "neemias://checkins/{date}" (spec/capabilities.yaml resources.checkins_by_date). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 SELECT checkin_id, child_id, child_name, class_id, class_name, checked_in_at, checked_out_at
 FROM v_checkins
 WHERE rf_church(church_id, sqlc.arg(church_id)::uuid)

@@ -3,7 +3,11 @@
 
 package capapi
 
-import "context"
+import (
+	"context"
+
+	"github.com/neemias/neemias-mcp/internal/errs"
+)
 
 // Handler is implemented by the hand-written capability logic (internal/logic), one method per
 // capability. Adding a capability to the spec adds a method here, so the build breaks until the
@@ -16,16 +20,37 @@ type Handler interface {
 	//
 	// One thing by id.
 	//
-	// Scope: things:read. Row filters: church, owner_only. Source: spec/capabilities.yaml:29
+	// Scope: things:read. Row filters: church, owner_only. Source: spec/capabilities.yaml resources.thing
 	Thing(ctx context.Context, in *ThingInput) (*ThingOutput, error)
 	// ThingMake handles tool "demo_thing_make".
 	//
 	// Makes a thing.
 	//
-	// Scope: things:write. Row filters: church. Source: spec/capabilities.yaml:57
+	// Scope: things:write. Row filters: church. Source: spec/capabilities.yaml tools.demo_thing_make
 	ThingMake(ctx context.Context, in *ThingMakeInput) (*ThingMakeOutput, error)
 
 	// Complete answers completion/complete for a completable input (complete: true in the
 	// spec): values of variable that start with prefix, limited to what the caller may see.
 	Complete(ctx context.Context, capabilityID, variable, prefix string) ([]string, error)
+}
+
+// UnimplementedHandler answers every capability with errs.ErrNotImplemented. Test fakes embed
+// it and override what they exercise, so a capability added to the spec does not break them.
+type UnimplementedHandler struct{}
+
+var _ Handler = UnimplementedHandler{}
+
+// Thing implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) Thing(context.Context, *ThingInput) (*ThingOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// ThingMake implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) ThingMake(context.Context, *ThingMakeInput) (*ThingMakeOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// Complete implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) Complete(context.Context, string, string, string) ([]string, error) {
+	return nil, errs.ErrNotImplemented
 }

@@ -27,7 +27,7 @@ var registry = [...]capability.Capability{
 			{Path: "owner_name", Category: "guardian_name", VisibleWith: "secrets:read"},
 		},
 		TTLMillis: 1000,
-		Source:    "spec/capabilities.yaml:29",
+		Source:    "spec/capabilities.yaml resources.thing",
 	},
 	{
 		ID:          CapThingMake,
@@ -47,7 +47,7 @@ var registry = [...]capability.Capability{
 		InputPII:  []capability.FieldRule{},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 0,
-		Source:    "spec/capabilities.yaml:57",
+		Source:    "spec/capabilities.yaml tools.demo_thing_make",
 	},
 }
 

@@ -9,7 +9,7 @@
 ;
 
 -- name: Thing :many
--- Resource "demo://things/{id}" (spec/capabilities.yaml:29). Row filters: church, owner_only.
+-- Resource "demo://things/{id}" (spec/capabilities.yaml resources.thing). Row filters: church, owner_only.
 SELECT id, label, owner_name
 FROM v_things
 WHERE rf_church(church_id, sqlc.arg(church_id)::uuid)
