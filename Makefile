@@ -27,7 +27,12 @@ tools: $(SQLC) $(OGEN) ## Build the pinned generators (sqlc, ogen) into ./bin
 generate: $(SQLC) $(OGEN) ## Regenerate everything from spec/capabilities.yaml
 	$(GO) run ./cmd/capgen generate
 	$(GO) run ./gen/schemagen
-	rm -rf gen/db && cd queries && $(SQLC) generate
+	@# sqlc writes into gen/.db.new first; gen/db is replaced only when it succeeded, so a broken
+	@# query leaves the previous gen/db in place (and go build working).
+	rm -rf gen/.db.new && sed 's#"../gen/db"#"../gen/.db.new"#' queries/sqlc.yaml > queries/.sqlc.new.yaml
+	cd queries && $(SQLC) generate -f .sqlc.new.yaml; status=$$?; rm -f .sqlc.new.yaml; \
+		if [ $$status -ne 0 ]; then rm -rf ../gen/.db.new; exit $$status; fi
+	rm -rf gen/db && mv gen/.db.new gen/db
 	$(OGEN) --target gen/openapi/oas --package oas --clean gen/openapi/openapi.json 2>&1 | { grep -v '^INFO' || true; }; exit $${PIPESTATUS[0]}
 	@test -z "$$(gofmt -l gen)" || { echo "generated Go is not gofmt'd:"; gofmt -l gen; exit 1; }
 

@@ -57,6 +57,23 @@ func (o *options) load(stderr io.Writer) (*capgen.Model, error) {
 		}
 		return nil, err
 	}
+	// Views and columns the resource queries name, against the migrations, before sqlc runs
+	// (sqlc's errors would point at the generated SQL, not at the spec).
+	rel, err := capgen.SchemaRelations(o.root)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.CheckRelations(rel); err != nil {
+		var diags spec.Diagnostics
+		if errors.As(err, &diags) {
+			for i := range diags {
+				diags[i].File = o.specPath
+			}
+			fmt.Fprintln(stderr, diags.Error())
+			return nil, fmt.Errorf("%d problem(s) in %s", len(diags), o.specPath)
+		}
+		return nil, err
+	}
 	m := capgen.NewModel(s, o.specPath, module)
 	if err := m.CheckToolQueriesIn(o.root); err != nil {
 		fmt.Fprintln(stderr, err)

@@ -1,0 +1,97 @@
+package capgen
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/neemias/neemias-mcp/internal/capgen/spec"
+)
+
+func TestSchemaRelationsReadsTheViews(t *testing.T) {
+	rel, err := SchemaRelations(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"church_id", "checkin_id", "child_id", "child_name", "class_id", "class_name", "service_date", "checked_in_at", "checked_out_at"}
+	if d := cmp.Diff(want, rel["v_checkins"]); d != "" {
+		t.Errorf("v_checkins columns (-want +got):\n%s", d)
+	}
+	if !slices.Contains(rel["children"], "birth_date") || slices.Contains(rel["children"], "PRIMARY") {
+		t.Errorf("children columns = %v", rel["children"])
+	}
+	// The committed spec's queries all name real relations and columns.
+	if err := repoModel(t).Spec.CheckRelations(rel); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestCheckRelationsPointsAtTheSpecLine(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(repoRoot, "spec", "capabilities.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := string(src)
+	broken = replaceOnce(t, broken, "select: [checkin_id, child_id, child_name,", "select: [checkin_id, child_id, chld_name,")
+	broken = replaceOnce(t, broken, "from: v_attendance_daily", "from: v_attendance_dayly")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "capabilities.yaml")
+	if err := os.WriteFile(file, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := spec.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := SchemaRelations(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds spec.Diagnostics
+	if !errors.As(s.CheckRelations(rel), &ds) {
+		t.Fatal("CheckRelations accepted an unknown view and column")
+	}
+	var got []string
+	for _, d := range ds {
+		d.File = "spec/capabilities.yaml"
+		got = append(got, d.String())
+	}
+	want := []string{
+		`spec/capabilities.yaml:` + lineOf(t, broken, "from: v_attendance_dayly") + `: resource "attendance_summary" reads unknown view "v_attendance_dayly" (did you mean "v_attendance_daily"?); create it in a migration under queries/schema/ or fix the name`,
+		`spec/capabilities.yaml:` + lineOf(t, broken, "chld_name") + `: resource "checkins_by_date": selected column "chld_name" is not a column of v_checkins (did you mean "child_name"?); use one of: church_id, checkin_id, child_id, child_name, class_id, class_name, service_date, checked_in_at, checked_out_at`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+}
+
+func replaceOnce(t *testing.T, s, old, new string) string {
+	t.Helper()
+	i := strings.Index(s, old)
+	if i < 0 {
+		t.Fatalf("the spec has no %q", old)
+	}
+	return s[:i] + new + s[i+len(old):]
+}
+
+// lineOf returns "LINE:COL" of the first occurrence of the value after "key: " in s (the
+// position a diagnostic about that value has).
+func lineOf(t *testing.T, s, sub string) string {
+	t.Helper()
+	i := strings.Index(s, sub)
+	if i < 0 {
+		t.Fatalf("no %q", sub)
+	}
+	line := strings.Count(s[:i], "\n") + 1
+	col := i - strings.LastIndex(s[:i], "\n")
+	if j := strings.Index(sub, ": "); j >= 0 && !strings.HasPrefix(sub, "chld") {
+		col += j + 2
+	}
+	return fmt.Sprintf("%d:%d", line, col)
+}
