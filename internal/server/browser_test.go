@@ -112,7 +112,15 @@ func TestBrowserOAuthFlow(t *testing.T) {
 		if status, _, body := mcpCall(t, d.resource, tok.AccessToken, "resources/read", map[string]any{"uri": "neemias://roster/children"}); status != http.StatusOK || !strings.Contains(body, "total_children") {
 			t.Errorf("the roster with roster:read: %d %s", status, oauthtest.Snippet(body))
 		}
-		assertInsufficient(t, d, tok.AccessToken, "resources/read", map[string]any{"uri": "neemias://roster/children/" + kid}, "children:read")
+		// Child records are outside a volunteer's role (children:read is for ADMIN and CADASTRO
+		// only): not found, no step-up challenge. What the role may hold but the token lacks is
+		// challenged.
+		if status, _, body := mcpCall(t, d.resource, tok.AccessToken, "resources/read", map[string]any{"uri": "neemias://roster/children/" + kid}); status != http.StatusOK || !strings.Contains(body, "not found") {
+			t.Errorf("a child record as a volunteer: %d %s, want not found", status, oauthtest.Snippet(body))
+		}
+		assertInsufficient(t, d, tok.AccessToken, "tools/call", map[string]any{
+			"name": "neemias_checkin_register", "arguments": map[string]any{"child_id": kid},
+		}, "checkins:write")
 	})
 
 	t.Run("deny", func(t *testing.T) {
