@@ -3,6 +3,7 @@ package capgen
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,21 +11,36 @@ import (
 	gjs "github.com/google/jsonschema-go/jsonschema"
 )
 
-const registrySchema = "testdata/mcp-registry/server.schema.2025-12-11.json"
+// The MCP Registry's server.json schema, as the registry itself validates published servers
+// with it: file internal/validators/schemas/2025-12-11.json of the Go module
+// github.com/modelcontextprotocol/registry, read from the module cache (downloaded through the
+// module proxy on first use), never copied into this repository.
+const (
+	registryModule = "github.com/modelcontextprotocol/registry@v1.8.9"
+	registryFile   = "internal/validators/schemas/2025-12-11.json"
+)
 
 func registryResolved(t *testing.T) *gjs.Resolved {
 	t.Helper()
-	raw, err := os.ReadFile(registrySchema)
+	out, err := exec.Command("go", "mod", "download", "-json", registryModule).Output()
+	if err != nil {
+		t.Fatalf("go mod download %s: %v", registryModule, err)
+	}
+	var mod struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		t.Fatalf("go mod download %s: %s %s", registryModule, mod.Error, out)
+	}
+	raw, err := os.ReadFile(filepath.Join(mod.Dir, registryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var s gjs.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
-		t.Fatalf("%s: %v", registrySchema, err)
+		t.Fatalf("%s: %v", registryFile, err)
 	}
 	rs, err := s.Resolve(nil)
 	if err != nil {
-		t.Fatalf("%s: resolve: %v", registrySchema, err)
+		t.Fatalf("%s: resolve: %v", registryFile, err)
 	}
 	return rs
 }
@@ -54,7 +70,7 @@ func TestServerJSONAgainstRegistrySchema(t *testing.T) {
 		t.Errorf("name = %v, want the reserved io.github.barateza/neemias", doc["name"])
 	}
 	if s, _ := doc["$schema"].(string); !strings.Contains(s, "2025-12-11") {
-		t.Errorf("$schema = %q, not the vendored schema's version", s)
+		t.Errorf("$schema = %q, not the registry schema's version", s)
 	}
 	// The schema is not a rubber stamp: a name without a namespace is refused.
 	doc["name"] = "neemias"
