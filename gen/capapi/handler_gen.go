@@ -67,6 +67,14 @@ type Handler interface {
 	//
 	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml tools.neemias_child_enroll
 	ChildEnroll(ctx context.Context, in *ChildEnrollInput) (*ChildEnrollOutput, error)
+	// ChildFind handles tool "neemias_child_find".
+	//
+	// Finds the children whose name contains the given text (at least 3 letters; case and accents
+	// ignored) among those you may see, to get a child_id for another call. At most 20, by name, with
+	// ids, names and class only. Searches are limited per caller.
+	//
+	// Scope: children:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml tools.neemias_child_find
+	ChildFind(ctx context.Context, in *ChildFindInput) (*ChildFindOutput, error)
 
 	// Complete answers completion/complete for a completable input (complete: true in the
 	// spec): values of variable that start with prefix, limited to what the caller may see.
@@ -111,6 +119,11 @@ func (UnimplementedHandler) CheckoutRegister(context.Context, *CheckoutRegisterI
 
 // ChildEnroll implements [Handler]; it returns errs.ErrNotImplemented.
 func (UnimplementedHandler) ChildEnroll(context.Context, *ChildEnrollInput) (*ChildEnrollOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// ChildFind implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) ChildFind(context.Context, *ChildFindInput) (*ChildFindOutput, error) {
 	return nil, errs.ErrNotImplemented
 }
 

@@ -26,6 +26,7 @@ const (
 	CapCheckinRegister   = "neemias_checkin_register"
 	CapCheckoutRegister  = "neemias_checkout_register"
 	CapChildEnroll       = "neemias_child_enroll"
+	CapChildFind         = "neemias_child_find"
 )
 
 // TypePair names the input and output types of one capability, for reflection-based tools
@@ -46,6 +47,7 @@ func Types() []TypePair {
 		{ID: CapCheckinRegister, Input: CheckinRegisterInput{}, Output: CheckinRegisterOutput{}},
 		{ID: CapCheckoutRegister, Input: CheckoutRegisterInput{}, Output: CheckoutRegisterOutput{}},
 		{ID: CapChildEnroll, Input: ChildEnrollInput{}, Output: ChildEnrollOutput{}},
+		{ID: CapChildFind, Input: ChildFindInput{}, Output: ChildFindOutput{}},
 	}
 }
 
@@ -58,4 +60,5 @@ const (
 	ToolCheckinRegister               = "neemias_checkin_register"
 	ToolCheckoutRegister              = "neemias_checkout_register"
 	ToolChildEnroll                   = "neemias_child_enroll"
+	ToolChildFind                     = "neemias_child_find"
 )

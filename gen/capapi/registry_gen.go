@@ -164,6 +164,28 @@ var registry = [...]capability.Capability{
 		TTLMillis: 0,
 		Source:    "spec/capabilities.yaml tools.neemias_child_enroll",
 	},
+	{
+		ID:          CapChildFind,
+		Name:        ToolChildFind,
+		Kind:        capability.KindTool,
+		Title:       "Find a child by name",
+		Description: "Finds the children whose name contains the given text (at least 3 letters; case and accents ignored) among those you may see, to get a child_id for another call. At most 20, by name, with ids, names and class only. Searches are limited per caller.",
+		Scope:       "children:read",
+		Annotations: capability.Annotations{ReadOnly: capability.Bool(true), Destructive: capability.Bool(false), Idempotent: capability.Bool(true), OpenWorld: capability.Bool(false)},
+		RowFilters:  []string{"church", "guardian_own_children", "volunteer_assigned_classes"},
+		Audit:       capability.Audit{Action: "find", Always: true, IDInputs: []string{}},
+		Inputs: []capability.Variable{
+			{Name: "name", Type: "string", Format: "", Required: true, Completable: false},
+		},
+		InputPII: []capability.FieldRule{
+			{Path: "name", Category: "child_name", VisibleWith: ""},
+		},
+		OutputPII: []capability.FieldRule{
+			{Path: "children[].name", Category: "child_name", VisibleWith: "children:read"},
+		},
+		TTLMillis: 0,
+		Source:    "spec/capabilities.yaml tools.neemias_child_find",
+	},
 }
 
 // Capabilities returns every capability in spec order (resources first, then tools).

@@ -617,6 +617,80 @@ func (v ChildEnrollOutput) String() string { return capability.LogString(v.LogVa
 // GoString is String, so %#v never prints personal data either.
 func (v ChildEnrollOutput) GoString() string { return v.String() }
 
+// ChildFindInput is the input of tool "neemias_child_find".
+type ChildFindInput struct {
+	// Name: Part of the child's name, for example a first name and the start of a surname.
+	//
+	// Personal data (child_name); never logged.
+	Name string `json:"name" jsonschema:"required,minLength=3,maxLength=60" jsonschema_description:"Part of the child's name, for example a first name and the start of a surname." jsonschema_extras:"x-pii=child_name"`
+}
+
+// LogValue renders ChildFindInput for logs with personal data redacted.
+func (v ChildFindInput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 1)
+	attrs = append(attrs, slog.Attr{Key: "name", Value: capability.Redacted("child_name")})
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ChildFindInput like LogValue, so fmt and %v never print personal data.
+func (v ChildFindInput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ChildFindInput) GoString() string { return v.String() }
+
+// ChildFindOutput is the output of tool "neemias_child_find".
+type ChildFindOutput struct {
+	// Children: The children found, by name; empty when none matches.
+	Children []ChildFindOutputChildrenItem `json:"children" jsonschema:"required" jsonschema_description:"The children found, by name; empty when none matches."`
+}
+
+// LogValue renders ChildFindOutput for logs with personal data redacted.
+func (v ChildFindOutput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 1)
+	attrs = append(attrs, slog.Int("children_count", len(v.Children)))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ChildFindOutput like LogValue, so fmt and %v never print personal data.
+func (v ChildFindOutput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ChildFindOutput) GoString() string { return v.String() }
+
+// ChildFindOutputChildrenItem is an element of ChildFindOutput.Children.
+type ChildFindOutputChildrenItem struct {
+	// ChildID: The child id.
+	ChildID uuid.UUID `json:"child_id" jsonschema:"required,format=uuid" jsonschema_description:"The child id."`
+	// Name: The child's full name.
+	//
+	// Personal data (child_name); never logged.
+	Name string `json:"name" jsonschema:"required" jsonschema_description:"The child's full name." jsonschema_extras:"x-pii=child_name,x-visible-with=children:read"`
+	// ClassID: The child's class, if placed in one.
+	ClassID *uuid.UUID `json:"class_id,omitempty" jsonschema:"format=uuid" jsonschema_description:"The child's class, if placed in one."`
+	// ClassName: The child's class name, if placed in one.
+	ClassName *string `json:"class_name,omitempty" jsonschema_description:"The child's class name, if placed in one."`
+}
+
+// LogValue renders ChildFindOutputChildrenItem for logs with personal data redacted.
+func (v ChildFindOutputChildrenItem) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 4)
+	attrs = append(attrs, slog.Any("child_id", v.ChildID))
+	attrs = append(attrs, slog.Attr{Key: "name", Value: capability.Redacted("child_name")})
+	if v.ClassID != nil {
+		attrs = append(attrs, slog.Any("class_id", *v.ClassID))
+	}
+	if v.ClassName != nil {
+		attrs = append(attrs, slog.Any("class_name", *v.ClassName))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ChildFindOutputChildrenItem like LogValue, so fmt and %v never print personal data.
+func (v ChildFindOutputChildrenItem) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ChildFindOutputChildrenItem) GoString() string { return v.String() }
+
 // Finalize prepares the output of roster_children for the wire: fields the granted scopes do not
 // cover are removed, and required lists are never null.
 func (o *RosterChildrenOutput) Finalize(_ capability.ScopeSet) {
@@ -683,3 +757,11 @@ func (o *CheckoutRegisterOutput) Finalize(capability.ScopeSet) {}
 // Finalize prepares the output of neemias_child_enroll for the wire: fields the granted scopes do not
 // cover are removed, and required lists are never null.
 func (o *ChildEnrollOutput) Finalize(capability.ScopeSet) {}
+
+// Finalize prepares the output of neemias_child_find for the wire: fields the granted scopes do not
+// cover are removed, and required lists are never null.
+func (o *ChildFindOutput) Finalize(_ capability.ScopeSet) {
+	if o.Children == nil {
+		o.Children = []ChildFindOutputChildrenItem{}
+	}
+}

@@ -37,6 +37,9 @@ type Querier interface {
 	// query here it runs in store.InTx: row-level security applies on top of the explicit row
 	// filters, calls of the spec's row filter functions (queries/schema/00090_spec_row_filters.sql).
 	EnsureServiceDay(ctx context.Context, arg EnsureServiceDayParams) error
+	// The children the caller may see whose name contains text, case and the accents of
+	// Portuguese aside (translate folds them; strpos needs no escaping of LIKE wildcards).
+	FindChildren(ctx context.Context, arg FindChildrenParams) ([]FindChildrenRow, error)
 	// The class whose age range holds the child's age in completed years on on_date; when ranges
 	// overlap, the narrowest wins. No row when no class fits.
 	FindClassForAge(ctx context.Context, arg FindClassForAgeParams) (FindClassForAgeRow, error)

@@ -77,6 +77,12 @@ func Call(ctx context.Context, h capapi.Handler, p pipeline.Permit, args json.Ra
 			return nil, err
 		}
 		return call(ctx, id, in, h.ChildEnroll, p.Scopes())
+	case capapi.CapChildFind:
+		in := new(capapi.ChildFindInput)
+		if err := inputs.Decode(id, args, in); err != nil {
+			return nil, err
+		}
+		return call(ctx, id, in, h.ChildFind, p.Scopes())
 	}
 	return nil, fmt.Errorf("dispatch: capability %q has no case", p.Capability())
 }

@@ -25,6 +25,7 @@ var capabilityOf = map[oas.OperationName]string{
 	oas.CheckinRegisterOperation:   capapi.CapCheckinRegister,
 	oas.CheckoutRegisterOperation:  capapi.CapCheckoutRegister,
 	oas.ChildEnrollOperation:       capapi.CapChildEnroll,
+	oas.ChildFindOperation:         capapi.CapChildFind,
 }
 
 // CapabilityOf returns the capability an ogen operation (oas.Route.Name) serves: the REST edge
@@ -145,6 +146,15 @@ func (a *Adapter) CheckoutRegister(ctx context.Context, req *oas.CheckoutRegiste
 func (a *Adapter) ChildEnroll(ctx context.Context, req *oas.ChildEnrollInput) (*oas.ChildEnrollOutput, error) {
 	out := new(oas.ChildEnrollOutput)
 	if err := a.run(ctx, capapi.CapChildEnroll, req, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ChildFind serves POST /tools/neemias_child_find.
+func (a *Adapter) ChildFind(ctx context.Context, req *oas.ChildFindInput) (*oas.ChildFindOutput, error) {
+	out := new(oas.ChildFindOutput)
+	if err := a.run(ctx, capapi.CapChildFind, req, out); err != nil {
 		return nil, err
 	}
 	return out, nil

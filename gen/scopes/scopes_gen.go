@@ -46,6 +46,7 @@ var required = map[string]string{
 	"neemias_checkin_register":  "checkins:write",
 	"neemias_checkout_register": "checkins:write",
 	"neemias_child_enroll":      "children:write",
+	"neemias_child_find":        "children:read",
 }
 
 var roles = map[string][]string{

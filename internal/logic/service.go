@@ -35,7 +35,8 @@ type Service struct {
 	// DefaultCheckinWindowDays).
 	CheckinWindowDays int
 
-	zones sync.Map // church id → zone
+	zones   sync.Map // church id → zone
+	finders finderLimits
 }
 
 // The build breaks here when the spec gains a capability that has no method yet.

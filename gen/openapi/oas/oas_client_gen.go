@@ -66,6 +66,14 @@ type Invoker interface {
 	//
 	// POST /tools/neemias_child_enroll
 	ChildEnroll(ctx context.Context, request *ChildEnrollInput) (*ChildEnrollOutput, error)
+	// ChildFind invokes childFind operation.
+	//
+	// Finds the children whose name contains the given text (at least 3 letters; case and accents ignored)
+	// among those you may see, to get a child_id for another call. At most 20, by name, with ids, names
+	// and class only. Searches are limited per caller.
+	//
+	// POST /tools/neemias_child_find
+	ChildFind(ctx context.Context, request *ChildFindInput) (*ChildFindOutput, error)
 	// RosterChild invokes rosterChild operation.
 	//
 	// One child's record: name, birth date, class and guardians with their relationship. Guardian phone
@@ -770,6 +778,124 @@ func (c *Client) sendChildEnroll(ctx context.Context, request *ChildEnrollInput)
 
 	stage = "DecodeResponse"
 	result, err := decodeChildEnrollResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// ChildFind invokes childFind operation.
+//
+// Finds the children whose name contains the given text (at least 3 letters; case and accents ignored)
+// among those you may see, to get a child_id for another call. At most 20, by name, with ids, names
+// and class only. Searches are limited per caller.
+//
+// POST /tools/neemias_child_find
+func (c *Client) ChildFind(ctx context.Context, request *ChildFindInput) (*ChildFindOutput, error) {
+	res, err := c.sendChildFind(ctx, request)
+	return res, err
+}
+
+func (c *Client) sendChildFind(ctx context.Context, request *ChildFindInput) (res *ChildFindOutput, err error) {
+	otelAttrs := []attribute.KeyValue{
+		otelogen.OperationID("childFind"),
+		semconv.HTTPRequestMethodKey.String("POST"),
+		semconv.URLTemplateKey.String("/tools/neemias_child_find"),
+	}
+	otelAttrs = append(otelAttrs, c.cfg.Attributes...)
+
+	// Run stopwatch.
+	startTime := time.Now()
+	defer func() {
+		// Use floating point division here for higher precision (instead of Millisecond method).
+		elapsedDuration := time.Since(startTime)
+		c.duration.Record(ctx, float64(elapsedDuration)/float64(time.Millisecond), metric.WithAttributes(otelAttrs...))
+	}()
+
+	// Increment request counter.
+	c.requests.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+
+	// Start a span for this request.
+	ctx, span := c.cfg.Tracer.Start(ctx, ChildFindOperation,
+		trace.WithAttributes(otelAttrs...),
+		clientSpanKind,
+	)
+	// Track stage for error reporting.
+	var stage string
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, stage)
+			c.errors.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+		}
+		span.End()
+	}()
+
+	stage = "BuildURL"
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/tools/neemias_child_find"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	stage = "EncodeRequest"
+	r, err := ht.NewRequest(ctx, "POST", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+	if err := encodeChildFindRequest(request, r); err != nil {
+		return res, errors.Wrap(err, "encode request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			stage = "Security:OAuth2"
+			switch err := c.securityOAuth2(ctx, ChildFindOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"OAuth2\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	stage = "SendRequest"
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	stage = "DecodeResponse"
+	result, err := decodeChildFindResponse(resp)
 	if err != nil {
 		return res, errors.Wrap(err, "decode response")
 	}

@@ -11,6 +11,7 @@ const (
 	CheckinsByDateOperation    OperationName = "CheckinsByDate"
 	CheckoutRegisterOperation  OperationName = "CheckoutRegister"
 	ChildEnrollOperation       OperationName = "ChildEnroll"
+	ChildFindOperation         OperationName = "ChildFind"
 	RosterChildOperation       OperationName = "RosterChild"
 	RosterChildrenOperation    OperationName = "RosterChildren"
 )

@@ -77,6 +77,19 @@ func encodeChildEnrollResponse(response *ChildEnrollOutput, w http.ResponseWrite
 	return nil
 }
 
+func encodeChildFindResponse(response *ChildFindOutput, w http.ResponseWriter, span trace.Span) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodeRosterChildResponse(response *RosterChildOutput, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)

@@ -748,6 +748,89 @@ func (s *ChildEnrollOutput) SetGuardianID(val uuid.UUID) {
 	s.GuardianID = val
 }
 
+// Ref: #/components/schemas/ChildFindInput
+type ChildFindInput struct {
+	// Part of the child's name, for example a first name and the start of a surname.
+	Name string `json:"name"`
+}
+
+// GetName returns the value of Name.
+func (s *ChildFindInput) GetName() string {
+	return s.Name
+}
+
+// SetName sets the value of Name.
+func (s *ChildFindInput) SetName(val string) {
+	s.Name = val
+}
+
+// Ref: #/components/schemas/ChildFindOutput
+type ChildFindOutput struct {
+	// The children found, by name; empty when none matches.
+	Children []ChildFindOutputChildrenItem `json:"children"`
+}
+
+// GetChildren returns the value of Children.
+func (s *ChildFindOutput) GetChildren() []ChildFindOutputChildrenItem {
+	return s.Children
+}
+
+// SetChildren sets the value of Children.
+func (s *ChildFindOutput) SetChildren(val []ChildFindOutputChildrenItem) {
+	s.Children = val
+}
+
+type ChildFindOutputChildrenItem struct {
+	// The child id.
+	ChildID uuid.UUID `json:"child_id"`
+	// The child's class, if placed in one.
+	ClassID OptUUID `json:"class_id"`
+	// The child's class name, if placed in one.
+	ClassName OptString `json:"class_name"`
+	// The child's full name.
+	Name string `json:"name"`
+}
+
+// GetChildID returns the value of ChildID.
+func (s *ChildFindOutputChildrenItem) GetChildID() uuid.UUID {
+	return s.ChildID
+}
+
+// GetClassID returns the value of ClassID.
+func (s *ChildFindOutputChildrenItem) GetClassID() OptUUID {
+	return s.ClassID
+}
+
+// GetClassName returns the value of ClassName.
+func (s *ChildFindOutputChildrenItem) GetClassName() OptString {
+	return s.ClassName
+}
+
+// GetName returns the value of Name.
+func (s *ChildFindOutputChildrenItem) GetName() string {
+	return s.Name
+}
+
+// SetChildID sets the value of ChildID.
+func (s *ChildFindOutputChildrenItem) SetChildID(val uuid.UUID) {
+	s.ChildID = val
+}
+
+// SetClassID sets the value of ClassID.
+func (s *ChildFindOutputChildrenItem) SetClassID(val OptUUID) {
+	s.ClassID = val
+}
+
+// SetClassName sets the value of ClassName.
+func (s *ChildFindOutputChildrenItem) SetClassName(val OptString) {
+	s.ClassName = val
+}
+
+// SetName sets the value of Name.
+func (s *ChildFindOutputChildrenItem) SetName(val string) {
+	s.Name = val
+}
+
 // An error. Messages never contain personal data; quote correlation_id when reporting a problem.
 // Ref: #/components/schemas/Error
 type Error struct {

@@ -50,6 +50,9 @@ var oauth2ScopesOAuth2 = map[string][]string{
 	ChildEnrollOperation: []string{
 		"children:write",
 	},
+	ChildFindOperation: []string{
+		"children:read",
+	},
 	RosterChildOperation: []string{
 		"children:read",
 	},

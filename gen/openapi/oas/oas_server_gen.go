@@ -45,6 +45,14 @@ type Handler interface {
 	//
 	// POST /tools/neemias_child_enroll
 	ChildEnroll(ctx context.Context, req *ChildEnrollInput) (*ChildEnrollOutput, error)
+	// ChildFind implements childFind operation.
+	//
+	// Finds the children whose name contains the given text (at least 3 letters; case and accents ignored)
+	// among those you may see, to get a child_id for another call. At most 20, by name, with ids, names
+	// and class only. Searches are limited per caller.
+	//
+	// POST /tools/neemias_child_find
+	ChildFind(ctx context.Context, req *ChildFindInput) (*ChildFindOutput, error)
 	// RosterChild implements rosterChild operation.
 	//
 	// One child's record: name, birth date, class and guardians with their relationship. Guardian phone

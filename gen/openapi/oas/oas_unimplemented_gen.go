@@ -65,6 +65,17 @@ func (UnimplementedHandler) ChildEnroll(ctx context.Context, req *ChildEnrollInp
 	return r, ht.ErrNotImplemented
 }
 
+// ChildFind implements childFind operation.
+//
+// Finds the children whose name contains the given text (at least 3 letters; case and accents ignored)
+// among those you may see, to get a child_id for another call. At most 20, by name, with ids, names
+// and class only. Searches are limited per caller.
+//
+// POST /tools/neemias_child_find
+func (UnimplementedHandler) ChildFind(ctx context.Context, req *ChildFindInput) (r *ChildFindOutput, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // RosterChild implements rosterChild operation.
 //
 // One child's record: name, birth date, class and guardians with their relationship. Guardian phone
