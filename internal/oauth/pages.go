@@ -201,6 +201,9 @@ func (a *AS) authorize(w http.ResponseWriter, r *http.Request) {
 			"Login is unavailable: the church's login provider is not fully configured. Tell the administrator.")
 		return
 	}
+	if !a.limitPage(w, r, limitAuthorize) {
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		a.errorPage(w, http.StatusBadRequest, "Solicitação ilegível.", "Unreadable request.")
