@@ -157,6 +157,8 @@ type Server struct {
 	AuthServer *oauth.AS
 	// External verifies the provider's tokens in external provider mode (nil otherwise).
 	External *external.Verifier
+
+	drain drainState // Drain
 }
 
 // New assembles the server over st.
@@ -267,7 +269,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		out.AuthServer.Register(mux) // /authorize, /token, /register, /login, /consent, AS metadata…
 	}
 	registerExternalMode(mux, cfg.External, out.External, cfg.Logger) // metadata proxy
-	mux.Handle("GET /readyz", readiness(st, out.External))
+	mux.Handle("GET /readyz", out.drain.readyUnlessDraining(readiness(st, out.External)))
 	prm := protectedResourceMetadata(resource, out.AuthorizationServer)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", prm)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
