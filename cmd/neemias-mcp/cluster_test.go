@@ -269,7 +269,9 @@ func checkin(base, token string, child uuid.UUID) rpcResult {
 }
 
 // ok is a check-in the client saw succeed.
-func (r rpcResult) ok() bool { return r.Err == nil && r.Status == http.StatusOK && !r.IsError && r.CheckinID != "" }
+func (r rpcResult) ok() bool {
+	return r.Err == nil && r.Status == http.StatusOK && !r.IsError && r.CheckinID != ""
+}
 
 // retryable is a clear, retryable refusal: 503 or 429 with Retry-After.
 func (r rpcResult) retryable() bool {

@@ -216,8 +216,8 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 	results := wait()
 	t.Logf("stop took %s, start %s; %d requests", down.Sub(stopping).Round(time.Millisecond), up.Sub(starting).Round(time.Millisecond), len(results))
 
-	var during, slow, after, recovered int
-	var lastFailure time.Time
+	var during, slow, after, recovered, cutOK, cutRetryable, cutOther int
+	var lastFailure, firstOK time.Time
 	for _, r := range results {
 		end := r.start.Add(r.Elapsed)
 		switch {
@@ -236,6 +236,19 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 			}
 			if r.ok() {
 				recovered++
+				if firstOK.IsZero() || end.Before(firstOK) {
+					firstOK = end
+				}
+			}
+		case r.start.Before(down) && end.After(stopping): // in flight when the database stopped
+			switch {
+			case r.ok():
+				cutOK++
+			case r.retryable():
+				cutRetryable++
+			default:
+				cutOther++
+				t.Logf("cut by the stop: %d %v %s", r.Status, r.Err, oauthtest.Snippet(r.Text))
 			}
 		}
 		if r.Elapsed > 5*time.Second {
@@ -252,8 +265,8 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 	if !lastFailure.IsZero() {
 		recovery = lastFailure.Sub(up)
 	}
-	t.Logf("outage: %d requests, all retryable; after: %d requests, %d ok; last failure %s after the database returned",
-		during, after, recovered, recovery.Round(time.Millisecond))
+	t.Logf("outage: %d requests, all retryable; in flight at the stop: %d ok, %d retryable, %d other; after: %d requests, %d ok, the first done %s after the database returned, the last failure %s after",
+		during, cutOK, cutRetryable, cutOther, after, recovered, firstOK.Sub(up).Round(time.Millisecond), recovery.Round(time.Millisecond))
 	if recovery > 2*time.Second {
 		t.Errorf("requests still failed %s after the database returned", recovery)
 	}
