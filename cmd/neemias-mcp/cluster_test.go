@@ -273,9 +273,16 @@ func (r rpcResult) ok() bool {
 	return r.Err == nil && r.Status == http.StatusOK && !r.IsError && r.CheckinID != ""
 }
 
-// retryable is a clear, retryable refusal: 503 or 429 with Retry-After.
+// retryable is a clear, retryable refusal: 503 or 429 with Retry-After, or the tool error
+// that says the database did not answer (a request whose connection was cut mid-way).
 func (r rpcResult) retryable() bool {
-	return r.Err == nil && (r.Status == http.StatusServiceUnavailable || r.Status == http.StatusTooManyRequests) && r.RetryAfter != ""
+	if r.Err != nil {
+		return false
+	}
+	if (r.Status == http.StatusServiceUnavailable || r.Status == http.StatusTooManyRequests) && r.RetryAfter != "" {
+		return true
+	}
+	return r.Status == http.StatusOK && r.IsError && strings.Contains(r.Text, "temporarily unavailable")
 }
 
 // demoChildren are n children of the demo church.

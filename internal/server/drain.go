@@ -28,3 +28,30 @@ func (d *drainState) readyUnlessDraining(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// retryAfterOn503 gives every 503 a Retry-After (1 s) unless its writer set one: a 503 is
+// always "retry shortly" here (the database restarting, a provider unreachable, draining).
+func retryAfterOn503(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&retryAfterWriter{ResponseWriter: w}, r)
+	})
+}
+
+type retryAfterWriter struct{ http.ResponseWriter }
+
+func (w *retryAfterWriter) WriteHeader(status int) {
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "1")
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+// Unwrap lets http.ResponseController reach the connection (flushes of SSE responses).
+func (w *retryAfterWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush passes SSE flushes through.
+func (w *retryAfterWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}

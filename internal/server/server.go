@@ -282,7 +282,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	})
-	out.Handler = reqid.Middleware(securityHeaders(mux))
+	out.Handler = reqid.Middleware(securityHeaders(retryAfterOn503(mux)))
 	return out, nil
 }
 
