@@ -13,7 +13,6 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -254,6 +253,3 @@ func (a *AS) redirectTo(w http.ResponseWriter, r *http.Request, redirectURI stri
 	http.Redirect(w, r, u.String(), http.StatusSeeOther)
 }
 
-func retryAfter(w http.ResponseWriter, d time.Duration) {
-	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(d.Seconds()))))
-}

@@ -8,5 +8,5 @@
 // state is one time, its theoretical arrival time (TAT); a request is allowed when the TAT,
 // advanced by one emission interval, stays within the burst tolerance of now.
 //
-// Hand-written (nothing here is generated). The table is migration 00008_rate_limits.sql.
+// Hand-written (nothing here is generated). The table is migration 00009_rate_limits.sql.
 package ratelimit
