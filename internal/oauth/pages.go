@@ -252,4 +252,3 @@ func (a *AS) redirectTo(w http.ResponseWriter, r *http.Request, redirectURI stri
 	u.RawQuery = q.Encode()
 	http.Redirect(w, r, u.String(), http.StatusSeeOther)
 }
-
