@@ -77,3 +77,30 @@ func TestLimitsAreSharedByReplicas(t *testing.T) {
 		t.Errorf("/register: %d allowed, %d limited; want 3 and 4", ok, limited)
 	}
 }
+
+// TestLoginLimitIsSharedByReplicas: password attempts from one address count once across the
+// replicas: with a burst of 3, the fourth attempt is refused wherever it lands.
+func TestLoginLimitIsSharedByReplicas(t *testing.T) {
+	t.Parallel()
+	opts := oauth.Options{LoginBurst: 3, LoginPerMinute: 0.01}
+	a := newEnv(t, opts)
+	b := newEnvOn(t, a.st, a.base, opts)
+	c := newEnvOn(t, a.st, a.base, opts)
+	client := oauthtest.RegisterPublic(t, a.base, "http://127.0.0.1:3000/cb")
+	_, challenge := oauthtest.NewPKCE()
+	br := oauthtest.NewBrowser(t)
+	start := br.Get(oauthtest.Request{ClientID: client.ID, RedirectURI: client.RedirectURI, Challenge: challenge}.URL(a.base))
+	login := br.Get(start.Location)
+	form := url.Values{"id": {oauthtest.Hidden(login.Body, "id")}, "csrf": {oauthtest.Hidden(login.Body, "csrf")},
+		"email": {"nobody@nowhere.example"}, "password": {"wrong"}}
+	for i, base := range []string{a.base, b.base, c.base, a.base, b.base} {
+		p := br.PostForm(base+"/login", form)
+		want := http.StatusUnauthorized
+		if i >= 3 {
+			want = http.StatusTooManyRequests
+		}
+		if p.Status != want || (want == http.StatusTooManyRequests && p.Header.Get("Retry-After") == "") {
+			t.Errorf("attempt %d at %s: %d Retry-After=%q, want %d", i+1, base, p.Status, p.Header.Get("Retry-After"), want)
+		}
+	}
+}
