@@ -2,6 +2,8 @@ package ratelimit
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"time"
@@ -53,7 +55,7 @@ func (p *Postgres) Take(ctx context.Context, key string, l Limit) (Decision, err
 		allowed bool
 		ahead   *float64 // TAT - now, seconds
 	)
-	if err := p.Pool.QueryRow(ctx, takeSQL, key, l.interval().Seconds(), l.tolerance().Seconds()).Scan(&allowed, &ahead); err != nil {
+	if err := p.Pool.QueryRow(ctx, takeSQL, rowKey(key), l.interval().Seconds(), l.tolerance().Seconds()).Scan(&allowed, &ahead); err != nil {
 		return Decision{}, fmt.Errorf("ratelimit: %w", err)
 	}
 	if allowed {
@@ -67,7 +69,7 @@ func (p *Postgres) Peek(ctx context.Context, key string, l Limit) (Decision, err
 	ctx, cancel := p.ctx(ctx)
 	defer cancel()
 	var ahead []float64
-	rows, err := p.Pool.Query(ctx, peekSQL, key)
+	rows, err := p.Pool.Query(ctx, peekSQL, rowKey(key))
 	if err != nil {
 		return Decision{}, fmt.Errorf("ratelimit: %w", err)
 	}
@@ -88,6 +90,18 @@ func (p *Postgres) Peek(ctx context.Context, key string, l Limit) (Decision, err
 	now := time.Now()
 	_, d := decide(now.Add(time.Duration(ahead[0]*float64(time.Second))), now, l)
 	return d, nil
+}
+
+// maxKeyLen bounds rate_limits.key; longer keys (a caller whose client id is a long metadata
+// document URL) are stored as their SHA-256.
+const maxKeyLen = 200
+
+func rowKey(key string) string {
+	if len(key) <= maxKeyLen {
+		return key
+	}
+	sum := sha256.Sum256([]byte(key))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // refused is the decision for a refused request whose key's TAT was ahead of now by ahead

@@ -3,6 +3,7 @@ package ratelimit_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -94,6 +95,25 @@ func TestConcurrentTakesAreCountedOnce(t *testing.T) {
 			wg.Wait()
 			if n := allowed.Load(); n != 50 {
 				t.Errorf("%d allowed, want 50", n)
+			}
+		})
+	}
+}
+
+func TestLongKeys(t *testing.T) {
+	t.Parallel()
+	for name, s := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			l := ratelimit.Limit{PerSecond: 0.001, Burst: 1}
+			long := "api:church/user/https://client.example/" + strings.Repeat("x", 2000)
+			if d, err := s.Take(t.Context(), long, l); err != nil || !d.Allowed {
+				t.Fatalf("first: %+v %v", d, err)
+			}
+			if d, err := s.Take(t.Context(), long, l); err != nil || d.Allowed {
+				t.Fatalf("second: %+v %v", d, err)
+			}
+			if d, err := s.Take(t.Context(), long+"y", l); err != nil || !d.Allowed {
+				t.Fatalf("another long key: %+v %v", d, err)
 			}
 		})
 	}
