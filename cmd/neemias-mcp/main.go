@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -118,7 +117,7 @@ Church and role are the local user's unless --oauth-church-claim / --oauth-role-
 			if err := checkModes(cmd, x, &as); err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, got, stop := notifyShutdown(cmd.Context())
 			defer stop()
 			log := logger()
 			d, err := db.resolve(ctx, log)
@@ -177,6 +176,9 @@ Church and role are the local user's unless --oauth-church-claim / --oauth-role-
 			go func() {
 				defer close(stopped)
 				<-ctx.Done()
+				if got() != syscall.SIGTERM {
+					drain = 0 // Ctrl-C: a person is waiting, no balancer
+				}
 				drainThenShutdown(log, srv, hs, drain)
 			}()
 			log.Info("serving", "mcp", srv.ResourceURL, "authorization_server", srv.AuthorizationServer, "database", d.Source)
