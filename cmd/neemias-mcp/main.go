@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -95,6 +94,7 @@ func serveCmd() *cobra.Command {
 		rateLimit float64
 		rateBurst int
 		window    int
+		drain     time.Duration
 	)
 	c := &cobra.Command{
 		Use:   "serve",
@@ -118,7 +118,7 @@ Church and role are the local user's unless --oauth-church-claim / --oauth-role-
 			if err := checkModes(cmd, x, &as); err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, got, stop := notifyShutdown(cmd.Context())
 			defer stop()
 			log := logger()
 			d, err := db.resolve(ctx, log)
@@ -173,16 +173,20 @@ Church and role are the local user's unless --oauth-church-claim / --oauth-role-
 			}
 			// Slow clients (slowloris) are cut off; no WriteTimeout, SSE responses may legitimately last.
 			hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+			stopped := make(chan struct{})
 			go func() {
+				defer close(stopped)
 				<-ctx.Done()
-				shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				_ = hs.Shutdown(shutdown)
+				if got() != syscall.SIGTERM {
+					drain = 0 // Ctrl-C: a person is waiting, no balancer
+				}
+				drainThenShutdown(log, srv, hs, drain)
 			}()
 			log.Info("serving", "mcp", srv.ResourceURL, "authorization_server", srv.AuthorizationServer, "database", d.Source)
 			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				return err
 			}
+			<-stopped // the requests in flight finish before the store closes
 			return nil
 		},
 	}
@@ -194,6 +198,7 @@ Church and role are the local user's unless --oauth-church-claim / --oauth-role-
 	c.Flags().Float64Var(&rateLimit, "rate-limit", server.DefaultRatePerSecond, "requests per second per caller (0 turns the limit off)")
 	c.Flags().IntVar(&rateBurst, "rate-burst", server.DefaultRateBurst, "burst of requests a caller may make above --rate-limit")
 	c.Flags().IntVar(&window, "checkin-window-days", logic.DefaultCheckinWindowDays, "how many days back a check-in may be registered")
+	c.Flags().DurationVar(&drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the graceful shutdown")
 	as.add(c)
 	ext.add(c)
 	return c

@@ -89,7 +89,7 @@ func TestOAuthAcrossProcesses(t *testing.T) {
 func startServe(t *testing.T, args ...string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), mainArgsEnv+"="+strings.Join(args, "\x1f"))
+	cmd.Env = append(os.Environ(), mainArgsEnv+"="+strings.Join(append(args, "--drain", "0s"), "\x1f"))
 	var out testsupport.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

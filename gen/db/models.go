@@ -219,6 +219,11 @@ type PasswordSetupCode struct {
 	RevokedAt *time.Time
 }
 
+type RateLimit struct {
+	Key string
+	Tat time.Time
+}
+
 type ServiceDay struct {
 	ID          uuid.UUID
 	ChurchID    uuid.UUID

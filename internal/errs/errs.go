@@ -17,6 +17,9 @@ var (
 	ErrNotImplemented = errors.New("not implemented")
 	// ErrUnauthenticated: no verified caller on the context.
 	ErrUnauthenticated = errors.New("unauthenticated")
+	// ErrUnavailable: the database could not be reached or dropped the connection (a restart,
+	// a failover). Retryable: the transports answer "retry shortly", never an internal error.
+	ErrUnavailable = errors.New("temporarily unavailable")
 )
 
 // Invalid is a bad input the caller can fix: which field, and why. Reason must not quote the
@@ -102,14 +105,16 @@ const (
 	KindConflict
 	// KindNotImplemented: a scaffolded stub nobody filled in.
 	KindNotImplemented
+	// KindUnavailable: the database is unreachable for now (ErrUnavailable); retryable.
+	KindUnavailable
 )
 
 // Kinds lists every kind, for tests that check a transport maps them all.
 func Kinds() []Kind {
-	return []Kind{KindInternal, KindInvalid, KindNotFound, KindUnauthenticated, KindForbidden, KindConflict, KindNotImplemented}
+	return []Kind{KindInternal, KindInvalid, KindNotFound, KindUnauthenticated, KindForbidden, KindConflict, KindNotImplemented, KindUnavailable}
 }
 
-var kindNames = [...]string{"internal", "invalid", "not_found", "unauthenticated", "forbidden", "conflict", "not_implemented"}
+var kindNames = [...]string{"internal", "invalid", "not_found", "unauthenticated", "forbidden", "conflict", "not_implemented", "unavailable"}
 
 // String is the kind's stable snake_case name (logs, audit reasons, REST error codes).
 func (k Kind) String() string {
@@ -140,6 +145,8 @@ func KindOf(err error) Kind {
 		return KindConflict
 	case errors.Is(err, ErrNotImplemented):
 		return KindNotImplemented
+	case errors.Is(err, ErrUnavailable):
+		return KindUnavailable
 	}
 	return KindInternal
 }

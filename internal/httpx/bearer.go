@@ -66,6 +66,8 @@ func (b Bearer) Wrap(next http.Handler) http.Handler {
 			var ra interface{ RetryAfter() time.Duration } // a provider briefly unreachable
 			if errors.As(err, &ra) {
 				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(ra.RetryAfter().Seconds()))))
+			} else {
+				w.Header().Set("Retry-After", "1") // the database, say: retry soon
 			}
 			const msg = "token verification is temporarily unavailable"
 			if b.Errors != nil {

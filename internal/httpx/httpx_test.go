@@ -105,3 +105,26 @@ func FuzzCheckJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseBearer: the Authorization header parser never panics and returns only token68
+// values that follow "Bearer " in the header.
+func FuzzParseBearer(f *testing.F) {
+	for _, s := range []string{"Bearer abc", "bearer a.b.c", "Bearer ", "Bearer a==", "Bearer a=b", "Basic x", "Bearer  x", "Bearer a b", "BEARER é"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		tok, ok := parseBearer(h)
+		if !ok {
+			if tok != "" {
+				t.Fatalf("refused %q but returned %q", h, tok)
+			}
+			return
+		}
+		if tok == "" || !strings.HasSuffix(h, " "+tok) || len(h) != len("Bearer ")+len(tok) {
+			t.Fatalf("%q parsed as %q", h, tok)
+		}
+		if strings.ContainsAny(tok, " \t\r\n,\"") {
+			t.Fatalf("token %q has a separator", tok)
+		}
+	})
+}

@@ -2,15 +2,12 @@ package httpx
 
 import (
 	"fmt"
-	"math"
+	"log/slog"
 	"net/http"
-	"strconv"
 	"sync"
-	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/neemias/neemias-mcp/internal/principal"
+	"github.com/neemias/neemias-mcp/internal/ratelimit"
 )
 
 // RateLimiter limits requests per authenticated caller (church, user and OAuth client), so one
@@ -18,22 +15,21 @@ import (
 // invocations). Over the limit: 429 with Retry-After and a JSON-RPC error body. It runs after
 // authentication; unauthenticated requests never reach it.
 //
-// Each replica limits on its own: with N replicas a caller gets at most N times the rate, which
-// is the usual trade for having no shared state.
+// The buckets are in Store: ratelimit.Postgres shares them across replicas (what `serve` uses),
+// nil keeps them in this process (ratelimit.Memory). A store that fails (the database is
+// down) refuses the request with 503 and Retry-After: fail closed, and the request could not
+// have been served anyway.
 type RateLimiter struct {
 	// PerSecond is the sustained rate; Burst the bucket size.
 	PerSecond float64
 	Burst     int
-	// MaxKeys bounds memory: when reached, idle buckets are dropped (default 10 000).
+	// MaxKeys bounds the memory store's keys (default 10 000); unused with Store.
 	MaxKeys int
+	Store   ratelimit.Store
+	Logger  *slog.Logger
 
-	mu      sync.Mutex
-	buckets map[string]*bucket
-}
-
-type bucket struct {
-	lim  *rate.Limiter
-	seen time.Time
+	once sync.Once
+	mem  *ratelimit.Memory
 }
 
 // Wrap returns next behind the limiter.
@@ -48,19 +44,22 @@ func (l *RateLimiter) WrapWith(next http.Handler, errs ErrorWriter) http.Handler
 			next.ServeHTTP(w, r)
 			return
 		}
-		res := l.reserve(p.ChurchID.String()+"/"+p.UserID.String()+"/"+p.ClientID, time.Now())
-		if !res.OK() || res.Delay() > 0 {
-			delay := time.Duration(math.MaxInt64)
-			if res.OK() {
-				delay = res.Delay()
-				res.Cancel() // we refuse the request, so give the token back
+		key := "api:" + p.ChurchID.String() + "/" + p.UserID.String() + "/" + p.ClientID
+		d, err := l.store().Take(r.Context(), key, ratelimit.Limit{PerSecond: l.PerSecond, Burst: l.Burst})
+		if err != nil {
+			l.logger().WarnContext(r.Context(), "rate limiter unavailable", "error", err)
+			w.Header().Set("Retry-After", "1")
+			const msg = "the service is temporarily unavailable; retry after 1 s"
+			if errs != nil {
+				errs(w, http.StatusServiceUnavailable, EdgeUnavailable, msg)
+				return
 			}
-			secs := int(math.Ceil(delay.Seconds()))
-			if secs < 1 || delay == time.Duration(math.MaxInt64) {
-				secs = 1
-			}
-			w.Header().Set("Retry-After", strconv.Itoa(secs))
-			msg := fmt.Sprintf("rate limit exceeded; retry after %d s", secs)
+			WriteRPCError(w, http.StatusServiceUnavailable, nil, RPCError{Code: CodeInternalError, Message: msg})
+			return
+		}
+		if !d.Allowed {
+			d.SetRetryAfter(w)
+			msg := fmt.Sprintf("rate limit exceeded; retry after %d s", d.RetryAfterSeconds())
 			if errs != nil {
 				errs(w, http.StatusTooManyRequests, EdgeRateLimited, msg)
 				return
@@ -72,48 +71,17 @@ func (l *RateLimiter) WrapWith(next http.Handler, errs ErrorWriter) http.Handler
 	})
 }
 
-func (l *RateLimiter) reserve(key string, now time.Time) *rate.Reservation {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.buckets == nil {
-		l.buckets = map[string]*bucket{}
+func (l *RateLimiter) store() ratelimit.Store {
+	if l.Store != nil {
+		return l.Store
 	}
-	b, ok := l.buckets[key]
-	if !ok {
-		max := l.MaxKeys
-		if max <= 0 {
-			max = 10_000
-		}
-		if len(l.buckets) >= max {
-			l.evict(now)
-		}
-		b = &bucket{lim: rate.NewLimiter(rate.Limit(l.PerSecond), l.Burst)}
-		l.buckets[key] = b
-	}
-	b.seen = now
-	return b.lim.ReserveN(now, 1)
+	l.once.Do(func() { l.mem = &ratelimit.Memory{MaxKeys: l.MaxKeys} })
+	return l.mem
 }
 
-// evict drops buckets idle long enough to have refilled; if none, the oldest half.
-func (l *RateLimiter) evict(now time.Time) {
-	refill := time.Duration(float64(l.Burst) / math.Max(l.PerSecond, 1e-9) * float64(time.Second))
-	for k, b := range l.buckets {
-		if now.Sub(b.seen) > refill {
-			delete(l.buckets, k)
-		}
+func (l *RateLimiter) logger() *slog.Logger {
+	if l.Logger != nil {
+		return l.Logger
 	}
-	if len(l.buckets) < l.MaxKeys/2 || l.MaxKeys == 0 {
-		return
-	}
-	var cutoff time.Time
-	for _, b := range l.buckets {
-		if cutoff.IsZero() || b.seen.Before(cutoff) {
-			cutoff = b.seen
-		}
-	}
-	for k, b := range l.buckets {
-		if !b.seen.After(cutoff) {
-			delete(l.buckets, k)
-		}
-	}
+	return slog.Default()
 }

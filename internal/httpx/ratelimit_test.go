@@ -51,7 +51,7 @@ func TestRateLimiterBoundsMemory(t *testing.T) {
 		r = r.WithContext(principal.With(r.Context(), principal.Principal{UserID: uuid.New()}))
 		h.ServeHTTP(httptest.NewRecorder(), r)
 	}
-	if n := len(l.buckets); n > 100 {
+	if n := l.mem.Len(); n > 100 {
 		t.Errorf("%d buckets kept, want at most 100", n)
 	}
 }

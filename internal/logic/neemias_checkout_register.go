@@ -27,10 +27,14 @@ const lockedReason = "the check-in is locked after too many wrong pick-up codes;
 // code is right. Every attempt is audited; wrong codes as denied checkout.wrong_code.
 func (s *Service) CheckoutRegister(ctx context.Context, in *capapi.CheckoutRegisterInput) (*capapi.CheckoutRegisterOutput, error) {
 	var out *capapi.CheckoutRegisterOutput
+	if err := s.pickupAllowed(ctx); err != nil {
+		return nil, err
+	}
+	wrong := false
 	code := strings.TrimSpace(in.PickupCode)
 	c := newCall(capapi.CapCheckoutRegister, in, in.CheckinID)
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, st *txState) error {
-		out = nil
+		out, wrong = nil, false
 		ck, err := q.GetCheckinForCheckout(ctx, db.GetCheckinForCheckoutParams{
 			ChurchID: w.ChurchID, CheckinID: in.CheckinID, Role: w.Role, UserID: w.UserID,
 		})
@@ -44,6 +48,7 @@ func (s *Service) CheckoutRegister(ctx context.Context, in *capapi.CheckoutRegis
 		}
 		if !store.CheckPickupCode(ck.PickupCodeSalt, ck.PickupCodeHash, code) {
 			st.action, st.outcome = "checkout.wrong_code", audit.Denied
+			wrong = true
 			if ck.CheckedOutAt != nil {
 				// Closed already: nothing left to protect by counting.
 				return &errs.Invalid{Field: "pickup_code", Reason: "is not the code issued for this check-in"}
@@ -80,6 +85,9 @@ func (s *Service) CheckoutRegister(ctx context.Context, in *capapi.CheckoutRegis
 		out = &capapi.CheckoutRegisterOutput{CheckinID: done.ID, ChildID: done.ChildID, CheckedOutAt: *done.CheckedOutAt}
 		return nil
 	})
+	if wrong {
+		s.pickupWrong(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}

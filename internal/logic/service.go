@@ -16,6 +16,7 @@ import (
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/ratelimit"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
@@ -37,6 +38,8 @@ type Service struct {
 
 	zones   sync.Map // church id → zone
 	finders finderLimits
+
+	pickupLimits ratelimit.Store // WithPickupLimiter
 }
 
 // The build breaks here when the spec gains a capability that has no method yet.

@@ -17,6 +17,7 @@ const (
 	msgNotFound       = "not found: the record does not exist or you may not see it"
 	msgForbidden      = "this operation is not permitted for your profile"
 	msgNotImplemented = "this capability is not available yet"
+	msgUnavailable    = "temporarily unavailable (the database did not answer); retry in a few seconds"
 )
 
 // Implementation-defined JSON-RPC codes (the -32000 to -32099 range JSON-RPC leaves to servers)
@@ -24,6 +25,7 @@ const (
 const (
 	CodeConflict       = -32010
 	CodeNotImplemented = -32011
+	CodeUnavailable    = -32012
 )
 
 // toolError maps a pipeline error to a tools/call outcome by its kind (errs.KindOf): domain
@@ -48,6 +50,9 @@ func (h *Handler) toolError(ctx context.Context, e *entry, err error) (*sdk.Call
 		return errorResult(msgForbidden), nil
 	case errs.KindNotImplemented:
 		return errorResult(msgNotImplemented), nil
+	case errs.KindUnavailable:
+		h.log.WarnContext(ctx, "capability unavailable", "capability", e.ID, "error", err)
+		return errorResult(msgUnavailable), nil
 	}
 	return nil, h.internal(ctx, e, err)
 }
@@ -75,6 +80,9 @@ func (h *Handler) readError(ctx context.Context, e *entry, uri string, modern bo
 		return &jsonrpc.Error{Code: CodeConflict, Message: c.Error()}
 	case errs.KindNotImplemented:
 		return &jsonrpc.Error{Code: CodeNotImplemented, Message: msgNotImplemented}
+	case errs.KindUnavailable:
+		h.log.WarnContext(ctx, "capability unavailable", "capability", e.ID, "error", err)
+		return &jsonrpc.Error{Code: CodeUnavailable, Message: msgUnavailable}
 	}
 	return h.internal(ctx, e, err)
 }

@@ -33,6 +33,7 @@ func TestEveryKindMapsOnMCP(t *testing.T) {
 		errs.KindForbidden:       {msgForbidden, CodeResourceNotFoundLegacy},
 		errs.KindConflict:        {"conflict: the check-in is locked", CodeConflict},
 		errs.KindNotImplemented:  {msgNotImplemented, CodeNotImplemented},
+		errs.KindUnavailable:     {msgUnavailable, CodeUnavailable},
 	}
 	for _, k := range errs.Kinds() {
 		t.Run(k.String(), func(t *testing.T) {

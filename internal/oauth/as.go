@@ -25,6 +25,7 @@ import (
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/authn"
+	"github.com/neemias/neemias-mcp/internal/ratelimit"
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/tokens"
 )
@@ -59,8 +60,7 @@ type AS struct {
 	resourceKeys []string
 	// extraResources maps the resourceKey of each Options.ExtraResources entry to the entry.
 	extraResources map[string]string
-	regLimit       *ipLimiter
-	loginLimit     *ipLimiter
+	limits         ratelimit.Store
 	upstream       *upstreamLogin
 
 	keyMu  sync.Mutex
@@ -99,10 +99,12 @@ func New(cfg Config) (*AS, error) {
 	}
 	a := &AS{
 		cfg: cfg, pool: pool, q: db.New(pool), log: cfg.Logger, secure: iss.Scheme == "https",
-		regLimit:   newIPLimiter(cfg.RegistrationPerHour/3600, cfg.RegistrationBurst),
-		loginLimit: newIPLimiter(cfg.LoginPerMinute/60, cfg.LoginBurst),
-		dummyHash:  dummy,
-		now:        time.Now,
+		limits:    cfg.Limits,
+		dummyHash: dummy,
+		now:       time.Now,
+	}
+	if a.limits == nil {
+		a.limits = &ratelimit.Memory{}
 	}
 	for _, r := range append([]string{cfg.Resource}, cfg.ResourceAliases...) {
 		k, ok := resourceKey(r)
@@ -148,7 +150,7 @@ func New(cfg Config) (*AS, error) {
 // Register mounts every endpoint of the authorization server on mux.
 func (a *AS) Register(mux *http.ServeMux) {
 	mux.HandleFunc(PathAuthorize, a.authorize)
-	mux.Handle(PathToken, cors(tokenRequests(a.op)))
+	mux.Handle(PathToken, cors(a.limitedJSON(limitToken, tokenRequests(a.op))))
 	mux.Handle(PathRevoke, cors(tokenRequests(a.op)))
 	mux.Handle(PathJWKS, cors(a.op))
 	if !a.cfg.DisableRegistration {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/neemias/neemias-mcp/internal/ratelimit"
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/tokens"
 )
@@ -42,13 +43,22 @@ type Options struct {
 	// does not advertise it.
 	DisableRegistration bool
 	// RegistrationPerHour and RegistrationBurst limit registrations per client IP address
-	// (defaults 20/hour, burst 20). Each replica limits on its own.
+	// (defaults 20/hour, burst 20). Like every limit here, shared by the replicas when
+	// Config.Limits is (ratelimit.Postgres).
 	RegistrationPerHour float64
 	RegistrationBurst   int
 	// LoginPerMinute and LoginBurst limit password attempts per client IP address (defaults
 	// 30/minute, burst 30), on top of MaxLoginFailures per authorization request.
 	LoginPerMinute float64
 	LoginBurst     int
+	// AuthorizePerMinute and AuthorizeBurst limit authorization requests per client IP address
+	// (defaults 30/minute, burst 30): each stores a pending request for AuthRequestTTL.
+	AuthorizePerMinute float64
+	AuthorizeBurst     int
+	// TokenPerMinute and TokenBurst limit token requests per client IP address (defaults
+	// 120/minute, burst 60).
+	TokenPerMinute float64
+	TokenBurst     int
 	// ClientMetadata resolves client_ids that are https URLs (Client ID Metadata Documents).
 	// Nil turns the feature off: such client_ids are unknown clients.
 	ClientMetadata ClientMetadataFetcher
@@ -101,6 +111,9 @@ type Config struct {
 	Store           *store.Store
 	Keys            *tokens.KeyStore
 	Logger          *slog.Logger
+	// Limits keeps the per-address rate limits' buckets (nil: this process's memory;
+	// internal/server passes the store shared by the replicas, ratelimit.Postgres).
+	Limits ratelimit.Store
 	Options
 }
 
@@ -125,6 +138,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LoginBurst <= 0 {
 		o.LoginBurst = 30
+	}
+	if o.AuthorizePerMinute <= 0 {
+		o.AuthorizePerMinute = 30
+	}
+	if o.AuthorizeBurst <= 0 {
+		o.AuthorizeBurst = 30
+	}
+	if o.TokenPerMinute <= 0 {
+		o.TokenPerMinute = 120
+	}
+	if o.TokenBurst <= 0 {
+		o.TokenBurst = 60
 	}
 	return o
 }

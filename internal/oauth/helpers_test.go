@@ -64,6 +64,13 @@ func newEnvListening(t testing.TB, ln net.Listener, st *store.Store, publicURL s
 		publicURL = base
 	}
 	fake := &fakeCIMD{docs: map[string]*oauth.ClientMetadata{}}
+	// The tests make many requests from one address; those of the limits set their own.
+	if opts.AuthorizeBurst == 0 {
+		opts.AuthorizeBurst = 10_000
+	}
+	if opts.TokenBurst == 0 {
+		opts.TokenBurst = 10_000
+	}
 	if opts.ClientMetadata == nil {
 		opts.ClientMetadata = fake
 	}

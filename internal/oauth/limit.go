@@ -1,52 +1,88 @@
 package oauth
 
 import (
-	"math"
-	"sync"
-	"time"
+	"context"
+	"net/http"
 
-	"golang.org/x/time/rate"
+	"github.com/neemias/neemias-mcp/internal/ratelimit"
 )
 
-// ipLimiter is a token bucket per client address, bounded in memory.
-type ipLimiter struct {
-	perSecond float64
-	burst     int
+// The per-address limits of the authorization server's endpoints. Their buckets are in
+// Config.Limits (ratelimit.Postgres in `serve`: shared by every replica), keyed by the
+// endpoint and the client address.
+const (
+	limitAuthorize = "authorize"
+	limitToken     = "token"
+	limitRegister  = "register"
+	limitLogin     = "login"
+)
 
-	mu      sync.Mutex
-	buckets map[string]*rate.Limiter
+func (a *AS) limitOf(name string) ratelimit.Limit {
+	o := a.cfg.Options
+	switch name {
+	case limitAuthorize:
+		return ratelimit.Limit{PerSecond: o.AuthorizePerMinute / 60, Burst: o.AuthorizeBurst}
+	case limitToken:
+		return ratelimit.Limit{PerSecond: o.TokenPerMinute / 60, Burst: o.TokenBurst}
+	case limitRegister:
+		return ratelimit.Limit{PerSecond: o.RegistrationPerHour / 3600, Burst: o.RegistrationBurst}
+	default:
+		return ratelimit.Limit{PerSecond: o.LoginPerMinute / 60, Burst: o.LoginBurst}
+	}
 }
 
-const maxLimiterKeys = 10_000
-
-func newIPLimiter(perSecond float64, burst int) *ipLimiter {
-	return &ipLimiter{perSecond: perSecond, burst: burst, buckets: map[string]*rate.Limiter{}}
-}
-
-// allow takes a token for ip; when none is left it returns false and how long to wait.
-func (l *ipLimiter) allow(ip string, now time.Time) (bool, time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, ok := l.buckets[ip]
-	if !ok {
-		if len(l.buckets) >= maxLimiterKeys {
-			// Drop the buckets that have refilled; their owners lose nothing.
-			for k, v := range l.buckets {
-				if v.TokensAt(now) >= float64(l.burst) {
-					delete(l.buckets, k)
-				}
-			}
-		}
-		b = rate.NewLimiter(rate.Limit(l.perSecond), l.burst)
-		l.buckets[ip] = b
+// allow takes a token of the named limit for the request's address. Refused, it sets
+// Retry-After and returns the HTTP status to answer with: 429 over the limit, 503 when the
+// store cannot be reached (the endpoint needs the database anyway; fail closed).
+func (a *AS) allow(ctx context.Context, w http.ResponseWriter, r *http.Request, name string) (ok bool, status int) {
+	d, err := a.limits.Take(ctx, name+":"+clientIP(r), a.limitOf(name))
+	if err != nil {
+		a.log.WarnContext(ctx, "rate limiter unavailable", "endpoint", name, "error", err)
+		w.Header().Set("Retry-After", "1")
+		return false, http.StatusServiceUnavailable
 	}
-	res := b.ReserveN(now, 1)
-	if !res.OK() {
-		return false, time.Hour
-	}
-	if d := res.DelayFrom(now); d > 0 {
-		res.CancelAt(now)
-		return false, time.Duration(math.Ceil(d.Seconds())) * time.Second
+	if !d.Allowed {
+		d.SetRetryAfter(w)
+		return false, http.StatusTooManyRequests
 	}
 	return true, 0
+}
+
+// limitedJSON refuses requests over the named limit with an OAuth JSON error (the token
+// endpoint's shape).
+func (a *AS) limitedJSON(name string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if ok, status := a.allow(r.Context(), w, r, name); !ok {
+			w.Header().Set("Cache-Control", "no-store")
+			writeJSON(w, status, map[string]string{"error": "invalid_request", "error_description": limitMessage(status)})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func limitMessage(status int) string {
+	if status == http.StatusTooManyRequests {
+		return "too many requests from this address; retry later"
+	}
+	return "temporarily unavailable; retry later"
+}
+
+// limitPage refuses a browser request over the named limit with the error page; it reports
+// whether the request may go on.
+func (a *AS) limitPage(w http.ResponseWriter, r *http.Request, name string) bool {
+	ok, status := a.allow(r.Context(), w, r, name)
+	if ok {
+		return true
+	}
+	if status == http.StatusTooManyRequests {
+		a.errorPage(w, status, "Tentativas demais a partir deste endereço. Aguarde um pouco.", "Too many attempts from this address. Wait a little.")
+	} else {
+		a.errorPage(w, status, "Serviço temporariamente indisponível. Tente de novo em instantes.", "Temporarily unavailable. Try again in a moment.")
+	}
+	return false
 }

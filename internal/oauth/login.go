@@ -106,9 +106,7 @@ func (a *AS) postLogin(w http.ResponseWriter, r *http.Request) {
 		a.errorPage(w, http.StatusForbidden, "Tentativas demais. Volte ao aplicativo e conecte-se de novo.", "Too many attempts. Go back to the application and connect again.")
 		return
 	}
-	if ok, wait := a.loginLimit.allow(clientIP(r), a.now()); !ok {
-		retryAfter(w, wait)
-		a.errorPage(w, http.StatusTooManyRequests, "Tentativas demais a partir deste endereço. Aguarde um pouco.", "Too many attempts from this address. Wait a little.")
+	if !a.limitPage(w, r, limitLogin) {
 		return
 	}
 	email := strings.TrimSpace(r.PostForm.Get("email"))

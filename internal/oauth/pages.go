@@ -13,7 +13,6 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -201,6 +200,9 @@ func (a *AS) authorize(w http.ResponseWriter, r *http.Request) {
 			"Login is unavailable: the church's login provider is not fully configured. Tell the administrator.")
 		return
 	}
+	if !a.limitPage(w, r, limitAuthorize) {
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		a.errorPage(w, http.StatusBadRequest, "Solicitação ilegível.", "Unreadable request.")
@@ -249,8 +251,4 @@ func (a *AS) redirectTo(w http.ResponseWriter, r *http.Request, redirectURI stri
 	q.Set("iss", a.cfg.Issuer)
 	u.RawQuery = q.Encode()
 	http.Redirect(w, r, u.String(), http.StatusSeeOther)
-}
-
-func retryAfter(w http.ResponseWriter, d time.Duration) {
-	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(d.Seconds()))))
 }

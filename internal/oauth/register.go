@@ -64,9 +64,12 @@ func (a *AS) register(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "invalid_request", "error_description": "use POST"})
 		return
 	}
-	if ok, wait := a.regLimit.allow(clientIP(r), a.now()); !ok {
-		retryAfter(w, wait)
-		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "invalid_request", "error_description": "too many registrations from this address; retry later"})
+	if ok, status := a.allow(r.Context(), w, r, limitRegister); !ok {
+		desc := "too many registrations from this address; retry later"
+		if status != http.StatusTooManyRequests {
+			desc = limitMessage(status)
+		}
+		writeJSON(w, status, map[string]string{"error": "invalid_request", "error_description": desc})
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {

@@ -63,12 +63,7 @@ func (a *AS) setPasswordOff(w http.ResponseWriter) bool {
 // setPasswordLimit takes a token of the login's per-address limiter for every attempt with a
 // code, or answers 429.
 func (a *AS) setPasswordLimit(w http.ResponseWriter, r *http.Request) bool {
-	if ok, wait := a.loginLimit.allow(clientIP(r), a.now()); !ok {
-		retryAfter(w, wait)
-		a.errorPage(w, http.StatusTooManyRequests, "Tentativas demais a partir deste endereço. Aguarde um pouco.", "Too many attempts from this address. Wait a little.")
-		return false
-	}
-	return true
+	return a.limitPage(w, r, limitLogin)
 }
 
 func (a *AS) showSetPassword(w http.ResponseWriter, r *http.Request) {

@@ -28,6 +28,7 @@ func TestEveryKindMapsOnREST(t *testing.T) {
 		errs.KindForbidden:       {http.StatusForbidden, oas.ErrorCodeForbidden},
 		errs.KindConflict:        {http.StatusConflict, oas.ErrorCodeConflict},
 		errs.KindNotImplemented:  {http.StatusNotImplemented, oas.ErrorCodeNotImplemented},
+		errs.KindUnavailable:     {http.StatusServiceUnavailable, oas.ErrorCodeUnavailable},
 	}
 	for _, k := range errs.Kinds() {
 		t.Run(k.String(), func(t *testing.T) {

@@ -161,6 +161,7 @@ var byKind = map[errs.Kind]restError{
 	errs.KindForbidden:       {http.StatusForbidden, oas.ErrorCodeForbidden, ""},
 	errs.KindConflict:        {http.StatusConflict, oas.ErrorCodeConflict, ""},
 	errs.KindNotImplemented:  {http.StatusNotImplemented, oas.ErrorCodeNotImplemented, "this capability is not available yet"},
+	errs.KindUnavailable:     {http.StatusServiceUnavailable, oas.ErrorCodeUnavailable, "temporarily unavailable (the database did not answer); retry in a few seconds"},
 	errs.KindInternal:        {http.StatusInternalServerError, oas.ErrorCodeInternal, "internal error; quote the correlation id when reporting it"},
 }
 

@@ -31,6 +31,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/oauth/cimd"
 	"github.com/neemias/neemias-mcp/internal/oauth/external"
 	"github.com/neemias/neemias-mcp/internal/pipeline"
+	"github.com/neemias/neemias-mcp/internal/ratelimit"
 	"github.com/neemias/neemias-mcp/internal/reqid"
 	"github.com/neemias/neemias-mcp/internal/rest"
 	"github.com/neemias/neemias-mcp/internal/store"
@@ -56,6 +57,10 @@ type Config struct {
 	// CheckinWindowDays is how many days back a check-in may be registered (zero:
 	// logic.DefaultCheckinWindowDays).
 	CheckinWindowDays int
+	// RateStore keeps the buckets of every rate limit (per caller on /mcp and REST, per
+	// address on the OAuth endpoints, wrong pick-up codes). Nil: the rate_limits table, shared
+	// by the replicas (ratelimit.Postgres); ratelimit.Memory limits each process on its own.
+	RateStore ratelimit.Store
 	// AuthServer configures the built-in OAuth authorization server (internal/oauth): token
 	// lifetimes, registration, login through the church's OpenID Connect provider. Client ID
 	// Metadata Documents are resolved by internal/oauth/cimd unless AuthServer.ClientMetadata
@@ -113,12 +118,12 @@ const (
 	DefaultRateBurst     = 60
 )
 
-// rateLimiter is the per-caller limiter of Config, or nil when it is off.
-func (c Config) rateLimiter() *httpx.RateLimiter {
+// rateLimiter is the per-caller limiter of Config over store, or nil when it is off.
+func (c Config) rateLimiter(store ratelimit.Store) *httpx.RateLimiter {
 	if c.RateLimitOff {
 		return nil
 	}
-	return &httpx.RateLimiter{PerSecond: c.rateOr(DefaultRatePerSecond), Burst: c.burstOr(DefaultRateBurst)}
+	return &httpx.RateLimiter{PerSecond: c.rateOr(DefaultRatePerSecond), Burst: c.burstOr(DefaultRateBurst), Store: store, Logger: c.Logger}
 }
 
 func (c Config) rateOr(d float64) float64 {
@@ -152,6 +157,8 @@ type Server struct {
 	AuthServer *oauth.AS
 	// External verifies the provider's tokens in external provider mode (nil otherwise).
 	External *external.Verifier
+
+	drain drainState // Drain
 }
 
 // New assembles the server over st.
@@ -166,6 +173,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	publicURL := base.String()
 	resource := publicURL + "/mcp"
 	out := &Server{ResourceURL: resource}
+	limits := cfg.limitStore(ctx, st)
 	var verifier authn.Verifier
 	if cfg.External != nil {
 		ev, err := newExternalVerifier(ctx, *cfg.External, resource, st, cfg.Logger)
@@ -190,7 +198,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		}
 		authServer, err := oauth.New(oauth.Config{
 			Issuer: publicURL, Resource: resource, ResourceAliases: []string{publicURL + "/sse"},
-			Store: st, Keys: keys, Logger: cfg.Logger, Options: asOpts,
+			Store: st, Keys: keys, Logger: cfg.Logger, Options: asOpts, Limits: limits,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("server: %w", err)
@@ -201,7 +209,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		verifier, out.Verifier, out.AuthServer, out.AuthorizationServer = tv, tv, authServer, publicURL
 		out.Minter = tokens.Minter{Issuer: publicURL, Audience: resource, Key: key}
 	}
-	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From), logic.WithCheckinWindow(cfg.CheckinWindowDays))
+	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From), logic.WithCheckinWindow(cfg.CheckinWindowDays),
+		logic.WithPickupLimiter(limits))
 	metadataURL := publicURL + "/.well-known/oauth-protected-resource/mcp"
 	hosts, origins := allowlists(base, cfg.AllowedOrigins)
 
@@ -215,7 +224,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	}
 	// One edge: MCP and REST share the allowlists, the verifier and one rate limiter (a
 	// caller has one budget across both surfaces).
-	limiter := cfg.rateLimiter()
+	limiter := cfg.rateLimiter(limits)
 	challengeScope := nonSensitiveScopes()
 
 	mcpHandler, err := mcp.NewHandler(mcp.Options{
@@ -260,7 +269,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		out.AuthServer.Register(mux) // /authorize, /token, /register, /login, /consent, AS metadata…
 	}
 	registerExternalMode(mux, cfg.External, out.External, cfg.Logger) // metadata proxy
-	mux.Handle("GET /readyz", readiness(st, out.External))
+	mux.Handle("GET /readyz", out.drain.readyUnlessDraining(readiness(st, out.External)))
 	prm := protectedResourceMetadata(resource, out.AuthorizationServer)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", prm)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
@@ -273,7 +282,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	})
-	out.Handler = reqid.Middleware(securityHeaders(mux))
+	out.Handler = reqid.Middleware(securityHeaders(retryAfterOn503(mux)))
 	return out, nil
 }
 

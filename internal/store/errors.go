@@ -53,6 +53,7 @@ func (e *Error) Unwrap() error { return e.Kind }
 //	23503 foreign key violation                 *errs.Invalid
 //	23502, 23514, 22xxx bad values              *errs.Invalid
 //	40001, 40P01 after the retries              *errs.Conflict
+//	no connection, 08xxx, 57P01-3, 53300        errs.ErrUnavailable (retryable; unavailable.go)
 //	anything else from PostgreSQL               *Error without Kind (an internal error)
 func MapError(err error) error {
 	if err == nil {
@@ -64,6 +65,9 @@ func MapError(err error) error {
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return errs.ErrNotFound
+	}
+	if unavailable(err) {
+		return asUnavailable(err)
 	}
 	var pg *pgconn.PgError
 	if !errors.As(err, &pg) {

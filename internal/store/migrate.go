@@ -58,6 +58,13 @@ func MigrationStatus(ctx context.Context, url string) ([]Migration, error) {
 func MigrateFS(ctx context.Context, url string, fsys fs.FS) ([]Migration, error) {
 	var applied []Migration
 	err := withProvider(ctx, url, fsys, func(p *goose.Provider) error {
+		// Up to date: done without the migration lock, a session-level advisory lock that a
+		// pooler in transaction mode (PgBouncer) cannot keep on one server connection. Every
+		// replica starting behind PgBouncer takes this path once a migration job (or the
+		// first replica, on a direct connection) has applied the migrations.
+		if pending, err := p.HasPending(ctx); err == nil && !pending {
+			return nil
+		}
 		results, err := p.Up(ctx)
 		var perr *goose.PartialError
 		if errors.As(err, &perr) {

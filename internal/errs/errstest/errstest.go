@@ -24,6 +24,8 @@ func Sample(k errs.Kind) error {
 		return &errs.Conflict{Reason: "the check-in is locked"}
 	case errs.KindNotImplemented:
 		return errs.ErrNotImplemented
+	case errs.KindUnavailable:
+		return errors.Join(errors.New("store: acquire: dial tcp SECRET_HOST: connection refused"), errs.ErrUnavailable)
 	}
 	return errors.New("pgx: connection reset by peer SECRET_ROW_VALUE")
 }

@@ -137,7 +137,7 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 	if hasQ {
 		for _, pair := range strings.Split(query, "&") {
 			k, v, ok := strings.Cut(pair, "=")
-			if !ok || v == "" || !isUnreserved(v) || !t.isQueryVar(k) {
+			if !ok || v == "" || v == "." || v == ".." || !isUnreserved(v) || !t.isQueryVar(k) {
 				return nil, false
 			}
 			if _, dup := vars[k]; dup {
