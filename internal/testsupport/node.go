@@ -21,6 +21,7 @@ var harnessPackages = []string{
 	"@langchain/mcp-adapters/package.json",
 	"@modelcontextprotocol/inspector/package.json",
 	"mcp-remote/package.json",
+	"@modelcontextprotocol/server-everything/package.json",
 }
 
 // install is the outcome of one harness folder's npm install in this test binary.
