@@ -74,7 +74,7 @@ func openStore(ctx context.Context, f *dbFlags) (*store.Store, func(), error) {
 
 func root() *cobra.Command {
 	r := &cobra.Command{Use: "neemias-mcp", Short: "Neemias MCP server", SilenceUsage: true}
-	r.AddCommand(serveCmd(), migrateCmd(), seedCmd(), tokenCmd(), identityCmd(), keysCmd(), churchCmd(), userCmd(), classCmd(), volunteerCmd(), importCmd())
+	r.AddCommand(serveCmd(), migrateCmd(), seedCmd(), tokenCmd(), identityCmd(), keysCmd(), churchCmd(), userCmd(), classCmd(), volunteerCmd(), importCmd(), upstreamCmd())
 	return r
 }
 

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/neemias/neemias-mcp/internal/upstream"
+)
+
+// upstreamFlags are the runtime settings of the governed upstream MCP servers (issue 11):
+// URLs, tools, credentials and the feature flag, never in the spec. Shared by every command
+// that reaches upstreams.
+type upstreamFlags struct {
+	enabled                  string
+	urls, tools, tokens, pii []string
+	connectTimeout, timeout  time.Duration
+}
+
+// envEntries splits a ';'-separated environment variable (entries themselves hold commas).
+func envEntries(name string) []string {
+	var out []string
+	for _, e := range strings.Split(os.Getenv(name), ";") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (f *upstreamFlags) add(fl *pflag.FlagSet) {
+	fl.StringVar(&f.enabled, "upstreams", os.Getenv("NEEMIAS_UPSTREAMS"), "governed upstream MCP servers: on or off (default off: no upstream tool, no connection) ($NEEMIAS_UPSTREAMS)")
+	fl.StringArrayVar(&f.urls, "upstream", envEntries("NEEMIAS_UPSTREAM_URLS"), "allowlisted upstream, id=URL: its exact canonical Streamable HTTP URL, https or http on loopback; repeatable ($NEEMIAS_UPSTREAM_URLS, ';'-separated)")
+	fl.StringArrayVar(&f.tools, "upstream-tools", envEntries("NEEMIAS_UPSTREAM_TOOLS"), "id=tool1,tool2: the upstream's tools that may be called, by name (never all); repeatable ($NEEMIAS_UPSTREAM_TOOLS, ';'-separated)")
+	fl.StringArrayVar(&f.tokens, "upstream-token-file", envEntries("NEEMIAS_UPSTREAM_TOKEN_FILES"), "id=path: file holding the upstream's own static bearer token; default none ($NEEMIAS_UPSTREAM_TOKEN_FILES, ';'-separated)")
+	fl.StringArrayVar(&f.pii, "upstream-pii", envEntries("NEEMIAS_UPSTREAM_PII"), "id=request:MODE,response:MODE with MODE enforce (default: refuse) or redact ($NEEMIAS_UPSTREAM_PII, ';'-separated)")
+	fl.DurationVar(&f.connectTimeout, "upstream-connect-timeout", upstream.DefaultConnectTimeout, "TCP connect and TLS handshake timeout of upstream connections")
+	fl.DurationVar(&f.timeout, "upstream-timeout", upstream.DefaultCallTimeout, "timeout of one attempt of an upstream call")
+}
+
+func (f *upstreamFlags) config() (upstream.Config, error) {
+	on, err := upstream.ParseFlag(f.enabled)
+	if err != nil {
+		return upstream.Config{}, err
+	}
+	ups, err := upstream.ParseFlags(f.urls, f.tools, f.tokens, f.pii)
+	if err != nil {
+		return upstream.Config{}, err
+	}
+	for i := range ups {
+		ups[i].ConnectTimeout, ups[i].CallTimeout = f.connectTimeout, f.timeout
+	}
+	return upstream.Config{Enabled: on, Upstreams: ups}, nil
+}
+
+func upstreamCmd() *cobra.Command {
+	c := &cobra.Command{Use: "upstream", Short: "Governed upstream MCP servers"}
+	var f upstreamFlags
+	check := &cobra.Command{
+		Use:   "check",
+		Short: "Connect to each configured upstream and print its tools: which are exposed, which refused and why",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := f.config()
+			if err != nil {
+				return err
+			}
+			if !cfg.Enabled {
+				return errors.New("upstreams are off: nothing to check (--upstreams on or NEEMIAS_UPSTREAMS=on)")
+			}
+			if len(cfg.Upstreams) == 0 {
+				return errors.New("no upstream configured (--upstream id=URL)")
+			}
+			cl, err := upstream.New(cfg, upstream.Options{})
+			if err != nil {
+				return err
+			}
+			defer cl.Close()
+			reps, err := cl.Check(cmd.Context())
+			if err != nil {
+				return err
+			}
+			upstream.WriteReports(cmd.OutOrStdout(), reps)
+			var bad []string
+			for _, r := range reps {
+				if r.Err != "" {
+					bad = append(bad, r.Upstream+": unreachable")
+				}
+				for _, t := range r.Tools {
+					if t.Refused == "not offered by the upstream" {
+						bad = append(bad, fmt.Sprintf("%s: allowlisted tool %q not offered", r.Upstream, t.Name))
+					}
+				}
+			}
+			if len(bad) > 0 {
+				return errors.New(strings.Join(bad, "; "))
+			}
+			return nil
+		},
+	}
+	f.add(check.Flags())
+	c.AddCommand(check)
+	return c
+}
