@@ -59,7 +59,7 @@ func newClient(t *testing.T, ups []upstream.Upstream, ev upstream.Auditor) *upst
 	return c
 }
 
-var allTools = []string{"lookup", "echo", "resource", "register", "upsert", "slow"}
+var allTools = []string{"lookup", "echo", "resource", "register", "upsert", "slow", "callback"}
 
 func TestCallTool(t *testing.T) {
 	for _, tc := range []struct {
@@ -120,6 +120,8 @@ func TestCallTool(t *testing.T) {
 			outcome: upstream.OutcomeFailed, attempts: 3, reached: 3},
 		{name: "slow upstream times out", tool: "slow", timeout: 150 * time.Millisecond,
 			outcome: upstream.OutcomeFailed, attempts: 3, errHas: []string{`upstream "go" is unavailable`, "timed out"}},
+		{name: "an upstream cannot call back", tool: "callback",
+			outcome: upstream.OutcomeAllowed, attempts: 1, reached: 1, textHas: "callbacks refused"},
 		{name: "tool not allowlisted", tool: "hidden",
 			outcome: upstream.OutcomeRefused, reason: upstream.ReasonNotAllowlisted, attempts: 0, reached: 0, errHas: []string{"not_allowlisted"}},
 	} {

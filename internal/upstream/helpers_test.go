@@ -95,6 +95,16 @@ func newGoUpstream(t *testing.T) *goUpstream {
 		time.Sleep(400 * time.Millisecond)
 		return &sdk.CallToolResult{Content: text("late")}
 	})
+	srv.AddTool(&sdk.Tool{Name: "callback", Annotations: ro, InputSchema: obj}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		// An upstream asking the caller's side for something: refused.
+		if _, err := req.Session.ListRoots(ctx, nil); err == nil {
+			return &sdk.CallToolResult{Content: text("roots answered")}, nil
+		}
+		if _, err := req.Session.CreateMessage(ctx, &sdk.CreateMessageParams{MaxTokens: 1}); err == nil {
+			return &sdk.CallToolResult{Content: text("sampling answered")}, nil
+		}
+		return &sdk.CallToolResult{Content: text("callbacks refused")}, nil
+	})
 	add("hidden", ro, func(map[string]any) *sdk.CallToolResult { return &sdk.CallToolResult{Content: text("hidden")} })
 	mcpH := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
 		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
