@@ -2,6 +2,8 @@ package upstream_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,7 +51,10 @@ func TestDBAuditor(t *testing.T) {
 		if _, err := tx.Exec(ctx, `INSERT INTO churches (id, name, slug) VALUES ($1, 'Igreja', 'upstream-audit')`, churchID); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO users (id, church_id, email, display_name, role) VALUES ($2, $1, 'a@x.test', 'A', 'ADMIN')`, churchID, user)
+		if _, err := tx.Exec(ctx, `INSERT INTO users (id, church_id, email, display_name, role) VALUES ($2, $1, 'a@x.test', 'A', 'ADMIN')`, churchID, user); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO children (church_id, name, birth_date) VALUES ($1, 'Lorena Quintela Amaral', '2020-02-20')`, churchID)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -57,7 +62,7 @@ func TestDBAuditor(t *testing.T) {
 	u := newGoUpstream(t)
 	u.fail503["register"] = 1
 	c, err := upstream.New(upstream.Config{Enabled: true, Upstreams: []upstream.Upstream{{ID: "go", URL: u.URL, Tools: allTools}}},
-		upstream.Options{Auditor: upstream.DBAuditor{Store: st}})
+		upstream.Options{Auditor: upstream.DBAuditor{Store: st}, Known: pii.NewLoader(st, pii.LoaderOptions{}).ForChurch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +72,14 @@ func TestDBAuditor(t *testing.T) {
 	_, _ = c.CallTool(ctx, who, "go", "hidden", nil)
 	_, _ = c.CallTool(ctx, who, "go", "echo", map[string]any{"cpf": validCPF})
 	_, _ = c.CallTool(ctx, who, "go", "register", nil)
+	// The church's own child, from the database: refused before sending.
+	if _, err := c.CallTool(ctx, who, "go", "echo", map[string]any{"q": "a Lorena Quintela Amaral chegou"}); err == nil ||
+		!strings.Contains(err.Error(), "known_name at $.arguments.q") {
+		t.Fatalf("a child of the church reached the upstream: %v", err)
+	}
+	if u.received("Lorena") {
+		t.Fatal("the child's name reached the upstream")
+	}
 
 	type row struct{ Church, User, Client, Capability, Action, Outcome string }
 	var got []row
@@ -91,8 +104,23 @@ func TestDBAuditor(t *testing.T) {
 		{ch, us, "claude", "upstream:go/hidden", "call.not_allowlisted", "denied"},
 		{ch, us, "claude", "upstream:go/echo", "call.pii_detected.request.cpf", "denied"},
 		{ch, us, "claude", "upstream:go/register", "call.failed", "error"},
+		{ch, us, "claude", "upstream:go/echo", "call.pii_detected.request.known_name", "denied"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("audit rows (-want +got):\n%s", diff)
+	}
+}
+
+func TestUnauditedResultIsWithheld(t *testing.T) {
+	u := newGoUpstream(t)
+	c, err := upstream.New(upstream.Config{Enabled: true, Upstreams: []upstream.Upstream{{ID: "go", URL: u.URL, Tools: allTools}}},
+		upstream.Options{Auditor: upstream.AuditorFunc(func(context.Context, upstream.Event) error { return errors.New("db down") })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(context.Background(), caller(), "go", "lookup", nil)
+	if res != nil || err == nil || !strings.Contains(err.Error(), "could not be audited") {
+		t.Fatalf("res = %v, err = %v", res, err)
 	}
 }

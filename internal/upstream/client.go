@@ -206,7 +206,10 @@ func (c *Client) CallTool(ctx context.Context, caller Caller, upstream, tool str
 	if gs.redacted != "" {
 		ev.Redacted, ev.Direction, ev.Findings = true, gs.redacted, gs.findings
 	}
-	return res, c.finish(ctx, ev, res, nil)
+	if err := c.finish(ctx, ev, res, nil); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // finish audits the outcome and returns the call's error (or the audit failure).
