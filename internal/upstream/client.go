@@ -193,7 +193,17 @@ func (c *Client) CallTool(ctx context.Context, caller Caller, upstream, tool str
 		known = k
 	}
 	gs := &govern{upstream: upstream, tool: tool, scanner: pii.NewScanner(known), policy: r.cfg.PII}
-	res, attempts, err := c.callWithRetry(ctx, r, gs, tool, args)
+	// The arguments are scanned before any connection is opened (and again by the sending
+	// middleware, which is what guards every tools/call on the wire).
+	pre := &sdk.CallToolParams{Name: tool, Arguments: args}
+	if err := gs.scanArguments(pre); err != nil {
+		var ge *Error
+		if !errors.As(err, &ge) {
+			ge = &Error{Upstream: upstream, Tool: tool, Outcome: OutcomeFailed, err: err, msg: err.Error()}
+		}
+		return nil, c.finish(ctx, ev, nil, ge)
+	}
+	res, attempts, err := c.callWithRetry(ctx, r, gs, tool, pre.Arguments)
 	ev.Attempts = attempts
 	if err != nil {
 		var ge *Error
@@ -237,7 +247,7 @@ func (c *Client) finish(ctx context.Context, ev Event, _ *sdk.CallToolResult, e 
 // callWithRetry makes up to 1+MaxRetries attempts. A failure to connect is always retried
 // (nothing of the call was sent); a failed call is repeated only for a tool annotated
 // readOnlyHint, or idempotentHint when no part of the response had arrived.
-func (c *Client) callWithRetry(ctx context.Context, r *remote, gs *govern, tool string, args map[string]any) (*sdk.CallToolResult, int, error) {
+func (c *Client) callWithRetry(ctx context.Context, r *remote, gs *govern, tool string, args any) (*sdk.CallToolResult, int, error) {
 	var last error
 	n := 0
 	for n < 1+MaxRetries {

@@ -88,10 +88,10 @@ func TestCallTool(t *testing.T) {
 			args:    map[string]any{"random11": "52998224726", "isbn": "978-85-333-0227-3", "order": "PED-2026-00012345678", "n": 12345678901},
 			outcome: upstream.OutcomeAllowed, attempts: 1, reached: 1, textHas: "52998224726"},
 		{name: "canary child name refused before sending", tool: "echo", args: map[string]any{"note": "buscar " + canaryChild},
-			outcome: upstream.OutcomeRefused, reason: upstream.ReasonPIIDetected, attempts: 1, reached: 0,
+			outcome: upstream.OutcomeRefused, reason: upstream.ReasonPIIDetected, attempts: 0, reached: 0,
 			errHas: []string{`upstream "go"`, "known_name at $.arguments.note", "pii_detected"}, never: "Canário"},
 		{name: "valid CPF refused before sending", tool: "register", args: map[string]any{"doc": map[string]any{"cpf": validCPF}},
-			outcome: upstream.OutcomeRefused, reason: upstream.ReasonPIIDetected, attempts: 1, reached: 0,
+			outcome: upstream.OutcomeRefused, reason: upstream.ReasonPIIDetected, attempts: 0, reached: 0,
 			errHas: []string{"cpf at $.arguments.doc.cpf"}, never: "529.982"},
 		{name: "request redacted", tool: "echo", args: map[string]any{"cpf": validCPF}, policy: upstream.Policy{Request: upstream.Redact},
 			outcome: upstream.OutcomeAllowed, attempts: 1, reached: 1, textHas: "[redacted cpf]", never: "529.982"},
@@ -177,6 +177,11 @@ func TestCallTool(t *testing.T) {
 			}
 			if tc.never != "" && u.received(tc.never) {
 				t.Errorf("%q reached the upstream", tc.never)
+			}
+			if tc.reason == upstream.ReasonPIIDetected && tc.reached == 0 {
+				if n := u.ln.accepts.Load(); n != 0 {
+					t.Errorf("a request refused for personal data opened %d connection(s)", n)
+				}
 			}
 			if tc.reason == upstream.ReasonPIIDetected && len(got.Findings) == 0 {
 				t.Error("no findings in the audit event")

@@ -21,7 +21,8 @@
 //     caller's Neemias token can never be forwarded.
 //   - Personal data, both ways (go-sdk sending middleware): the arguments are scanned with
 //     internal/pii (the patterns, plus the caller's church's known names, phones and birth
-//     dates) before anything is sent; the whole result (text content, structuredContent,
+//     dates) before any connection is opened, and again by the middleware on the wire; the
+//     whole result (text content, structuredContent,
 //     embedded resource contents, _meta; resources/read results alike) before it is
 //     returned. Policy per upstream and direction: enforce (default: refuse the request
 //     before it is sent, drop the response) or redact (pii.Scanner.Redact). Errors and
