@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -406,5 +407,39 @@ func TestParseFlags(t *testing.T) {
 	}
 	if _, err := upstream.ParseFlags(nil, []string{"x=a"}, nil, nil); err == nil {
 		t.Fatal("tools for an unknown upstream accepted")
+	}
+}
+
+// TestConcurrentCalls shares one session among parallel callers; one caller's refusal does not
+// affect the others.
+func TestConcurrentCalls(t *testing.T) {
+	u := newGoUpstream(t)
+	ev := &events{}
+	c := newClient(t, []upstream.Upstream{{ID: "go", URL: u.URL, Tools: allTools}}, ev)
+	errs := make(chan error, 20)
+	for i := range 20 {
+		go func() {
+			args := map[string]any{"i": i}
+			if i%5 == 0 {
+				args["cpf"] = validCPF
+			}
+			_, err := c.CallTool(context.Background(), caller(), "go", "echo", args)
+			if (err != nil) != (i%5 == 0) {
+				errs <- fmt.Errorf("call %d: err = %v", i, err)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	for range 20 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := ev.len(); n != 20 {
+		t.Fatalf("%d audit events, want 20", n)
+	}
+	if u.received(validCPF) {
+		t.Fatal("a CPF reached the upstream")
 	}
 }
