@@ -22,6 +22,7 @@ require (
 	github.com/ogen-go/ogen v1.24.0
 	github.com/pressly/goose/v3 v3.30.1
 	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.0.10
 	github.com/sqlc-dev/sqlc v1.31.1
 	github.com/vgarvardt/pgx-google-uuid/v5 v5.6.0
 	github.com/yosida95/uritemplate/v3 v3.0.2
@@ -85,7 +86,6 @@ require (
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/sethvargo/go-retry v0.5.0 // indirect
 	github.com/shopspring/decimal v1.6.0 // indirect
-	github.com/spf13/pflag v1.0.10 // indirect
 	github.com/sqlc-dev/doubleclick v1.0.0 // indirect
 	github.com/tetratelabs/wazero v1.11.0 // indirect
 	github.com/wasilibs/go-pgquery v0.0.0-20250409022910-10ac41983c07 // indirect
