@@ -61,6 +61,8 @@ func TestCheckToolQueriesReportsMissingFilters(t *testing.T) {
 			"  AND rf_volunteer_assigned_classes (c.class_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text);\n",
 		"FindClassForAge": "-- name: FindClassForAge :one\nSELECT 1 WHERE rf_church(church_id);",
 		"GetClass":        "-- name: GetClass :one\nSELECT 1 WHERE rf_church(church_id);",
+		"FindChildren": "-- name: FindChildren :many\nSELECT 1 WHERE rf_church(church_id) AND rf_guardian_own_children(id)" +
+			" AND rf_volunteer_assigned_classes(class_id);",
 	}
 	var got []string
 	for _, err := range m.CheckToolQueries(queries) {

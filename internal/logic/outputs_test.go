@@ -23,16 +23,7 @@ func TestOutputsConformToTheirSchemas(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.a
-	birth := todaySP().Time().AddDate(-4, 0, -3).Format("2006-01-02")
-	args := map[string]any{
-		capapi.CapRosterChildren:    map[string]any{},
-		capapi.CapRosterChild:       map[string]any{"id": a.k1},
-		capapi.CapAttendanceSummary: map[string]any{},
-		capapi.CapCheckinsByDate:    map[string]any{"date": a.day.String()},
-		capapi.CapCheckinRegister:   map[string]any{"child_id": a.k1},
-		capapi.CapCheckoutRegister:  map[string]any{"checkin_id": a.ck1, "pickup_code": fixtureCode},
-		capapi.CapChildEnroll:       enrollArgs(birth),
-	}
+	args := fixtureArgs(e) // every capability's example arguments, failing by name for a missing one
 	for _, c := range capapi.Capabilities() {
 		raw := schemas.Output(c.ID)
 		if raw == nil {
@@ -52,7 +43,7 @@ func TestOutputsConformToTheirSchemas(t *testing.T) {
 		}
 		in, ok := args[c.ID]
 		if !ok {
-			t.Errorf("%s: no example arguments in this test", c.ID)
+			t.Errorf("%s: no example arguments in fixtureArgs (internal/logic/rls_matrix_test.go)", c.ID)
 			continue
 		}
 		checked := 0
