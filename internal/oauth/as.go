@@ -157,6 +157,7 @@ func (a *AS) Register(mux *http.ServeMux) {
 	mux.HandleFunc(PathLogin, a.login)
 	mux.HandleFunc(PathConsent, a.consent)
 	mux.HandleFunc(PathSetPassword, a.setPassword)
+	mux.HandleFunc(PathLogout, a.logout)
 	if a.upstream != nil {
 		mux.HandleFunc(PathLoginUpstream, a.upstreamStart)
 		mux.HandleFunc(PathLoginCallback, a.upstreamCallback)
@@ -334,6 +335,7 @@ func (a *AS) maybePurge(ctx context.Context) {
 		defer cancel()
 		for _, purge := range []func(context.Context) (int64, error){
 			a.q.PurgeOAuthAuthRequests, a.q.PurgeOAuthCodes, a.q.PurgeOAuthGrants, a.q.PurgeOAuthClients,
+			a.q.PurgeOAuthLoginSessions,
 		} {
 			if _, err := purge(ctx); err != nil {
 				a.log.WarnContext(ctx, "purging expired authorization-server rows", "error", err)

@@ -182,7 +182,8 @@ func (c *Client) GetID() string { return c.ID }
 // RedirectURIs implements op.Client.
 func (c *Client) RedirectURIs() []string { return c.Redirects }
 
-// PostLogoutRedirectURIs implements op.Client: there is no logout endpoint.
+// PostLogoutRedirectURIs implements op.Client: the logout page (PathLogout) is the person's,
+// not an OpenID Connect RP-initiated logout, and redirects nowhere.
 func (c *Client) PostLogoutRedirectURIs() []string { return nil }
 
 // ApplicationType implements op.Client. It is always native: the library's redirect check

@@ -63,6 +63,13 @@ type Options struct {
 	// `resource` parameter the token is for this server's own MCP endpoint, as always. Any
 	// other resource stays invalid_target.
 	ExtraResources []string
+	// LoginSessionIdle and LoginSessionMax bound the login session a browser gets after a
+	// login (session.go): it ends after LoginSessionIdle without use (default 30 minutes) and
+	// LoginSessionMax after the login (default 8 hours), at /logout, and when the account's
+	// password or role changes or it is disabled. A negative LoginSessionIdle turns sessions
+	// off: every authorization request asks for the password.
+	LoginSessionIdle time.Duration
+	LoginSessionMax  time.Duration
 }
 
 // Upstream is an OpenID Connect provider people may log in with. Its accounts map to local
@@ -125,6 +132,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LoginBurst <= 0 {
 		o.LoginBurst = 30
+	}
+	if o.LoginSessionIdle == 0 {
+		o.LoginSessionIdle = DefaultLoginSessionIdle
+	}
+	if o.LoginSessionMax <= 0 {
+		o.LoginSessionMax = DefaultLoginSessionMax
+	}
+	if o.LoginSessionIdle > o.LoginSessionMax {
+		o.LoginSessionIdle = o.LoginSessionMax
 	}
 	return o
 }

@@ -80,7 +80,7 @@ func (s *opServer) Authorize(ctx context.Context, cr *op.ClientRequest[oidc.Auth
 	case !validChallenge(req.CodeChallenge):
 		return nil, oidc.ErrInvalidRequest().WithDescription("code_challenge must be the 43-character base64url SHA-256 of the verifier")
 	case slices.Contains(req.Prompt, oidc.PromptNone):
-		return nil, oidc.ErrLoginRequired().WithDescription("this server keeps no login session; the user must log in")
+		return nil, oidc.ErrInteractionRequired().WithDescription("the person must always approve on the consent page; prompt=none cannot be honoured")
 	case len(req.State) > 1000 || len(req.Nonce) > 1000:
 		return nil, oidc.ErrInvalidRequest().WithDescription("state and nonce are limited to 1000 characters")
 	}
@@ -107,6 +107,9 @@ func (s *opServer) Authorize(ctx context.Context, cr *op.ClientRequest[oidc.Auth
 		State: optional(req.State), Nonce: optional(req.Nonce), Scopes: domain, Openid: openid,
 		CodeChallenge: req.CodeChallenge, Resource: resource, BrowserHash: hash(secret),
 		ExpiresAt: a.now().Add(AuthRequestTTL),
+		// prompt=login and max_age=0 ask for the password even with a login session.
+		ForceLogin: slices.Contains(req.Prompt, oidc.PromptLogin) || req.MaxAge != nil && *req.MaxAge == 0,
+		MaxAge:     maxAge(req.MaxAge),
 	})
 	if err != nil {
 		a.log.ErrorContext(ctx, "storing an authorization request", "error", err)
@@ -476,4 +479,13 @@ func tokenRequests(next http.Handler) http.Handler {
 		r.Form = url.Values(r.PostForm)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// maxAge is the OpenID Connect max_age of a request, as stored (nil: none; capped at a year).
+func maxAge(v *uint) *int32 {
+	if v == nil {
+		return nil
+	}
+	n := int32(min(*v, 366*24*3600))
+	return &n
 }

@@ -34,7 +34,7 @@ type pages struct {
 
 func newPages() (*pages, error) {
 	p := &pages{byName: map[string]*template.Template{}}
-	for _, name := range []string{"login", "consent", "error", "setpassword"} {
+	for _, name := range []string{"login", "consent", "error", "setpassword", "logout"} {
 		t, err := template.ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("oauth: page %s: %w", name, err)
