@@ -17,6 +17,7 @@ import (
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/oauth/cimd"
 	"github.com/neemias/neemias-mcp/internal/tokens"
 )
 
@@ -131,7 +132,11 @@ func (s *opServer) VerifyClient(ctx context.Context, r *op.Request[op.ClientCred
 	}
 	c, err := s.as.lookupClient(ctx, cc.ClientID)
 	if errors.Is(err, errUnknownClient) {
-		return nil, op.NewStatusError(oidc.ErrInvalidClient().WithDescription("unknown client"), http.StatusUnauthorized)
+		desc := "unknown client"
+		if e, ok := cimd.ReasonOf(err); ok {
+			desc = "client metadata document refused: " + string(e.Reason)
+		}
+		return nil, op.NewStatusError(oidc.ErrInvalidClient().WithDescription("%s", desc), http.StatusUnauthorized)
 	}
 	if err != nil {
 		s.as.log.ErrorContext(ctx, "loading a client", "error", err)
