@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,7 +55,9 @@ type AS struct {
 	pages  *pages
 	secure bool
 
-	resourceKeys []string
+	// resources maps the resourceKey of Resource and of each ResourceAliases entry to the URL
+	// a token for it carries as aud (the first spelling listed).
+	resources map[string]string
 	// extraResources maps the resourceKey of each Options.ExtraResources entry to the entry.
 	extraResources map[string]string
 	regLimit       *ipLimiter
@@ -104,19 +105,22 @@ func New(cfg Config) (*AS, error) {
 		dummyHash:  dummy,
 		now:        time.Now,
 	}
+	a.resources = map[string]string{}
 	for _, r := range append([]string{cfg.Resource}, cfg.ResourceAliases...) {
 		k, ok := resourceKey(r)
 		if !ok {
 			return nil, fmt.Errorf("oauth: resource %q is not an absolute URL", r)
 		}
-		a.resourceKeys = append(a.resourceKeys, k)
+		if _, dup := a.resources[k]; !dup {
+			a.resources[k] = r
+		}
 	}
 	for _, r := range cfg.ExtraResources {
 		k, ok := resourceKey(r)
 		if !ok {
 			return nil, fmt.Errorf("oauth: extra resource %q must be an absolute http(s) URL without query or fragment", r)
 		}
-		if slices.Contains(a.resourceKeys, k) {
+		if _, own := a.resources[k]; own {
 			return nil, fmt.Errorf("oauth: extra resource %q is this server's own MCP endpoint", r)
 		}
 		if a.extraResources == nil {

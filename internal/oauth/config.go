@@ -100,9 +100,13 @@ type Config struct {
 	// Issuer is the public base URL, exactly as published in the metadata and the tokens'
 	// `iss`; never derived from request headers.
 	Issuer string
-	// Resource is the canonical URL of the protected MCP endpoint: the only audience tokens
-	// are issued for. ResourceAliases are other URLs of the same endpoint accepted as the
-	// `resource` parameter (the /sse alias); tokens always carry Resource.
+	// Resource is the canonical URL of the protected MCP endpoint: the audience of tokens
+	// requested without a `resource` parameter. ResourceAliases are the other URLs this
+	// server's MCP endpoint answers at, each with protected-resource metadata of its own (the
+	// /sse and /mcp/ aliases; in a loopback deployment, the same paths under the other
+	// loopback host names): each is accepted as the `resource` parameter (in any equivalent
+	// form, RFC 8707) and a token for it carries it, as listed, as its audience. The resource
+	// server accepts every one of them as an audience.
 	Resource        string
 	ResourceAliases []string
 	Store           *store.Store

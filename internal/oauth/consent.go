@@ -72,7 +72,7 @@ func (a *AS) showConsent(w http.ResponseWriter, r *http.Request) {
 	if u, err := a.q.OAuthUser(r.Context(), *ar.UserID); err == nil {
 		v.Account = u.Email
 	}
-	if ar.Resource != a.cfg.Resource {
+	if k, ok := resourceKey(ar.Resource); ok && a.extraResources[k] != "" {
 		v.Resource = ar.Resource
 	}
 	if u, err := url.Parse(ar.ClientID); err == nil && u.Scheme == "https" {

@@ -360,7 +360,10 @@ func (s *opServer) Revocation(ctx context.Context, r *op.ClientRequest[oidc.Revo
 // accessTokenClaims returns the claims of token if it is a valid access token of ours.
 func (a *AS) accessTokenClaims(ctx context.Context, token string) *tokens.Claims {
 	var got *tokens.Claims
-	auds := []string{a.cfg.Resource}
+	var auds []string
+	for _, r := range a.resources {
+		auds = append(auds, r)
+	}
 	for _, r := range a.extraResources {
 		auds = append(auds, r)
 	}
