@@ -78,7 +78,8 @@ lint: ## go vet and gofmt
 
 .PHONY: run
 run: ## Run the server with demo data and zero configuration
-	$(GO) run ./cmd/neemias-mcp serve --demo
+	$(GO) build -o $(BIN)/neemias-mcp ./cmd/neemias-mcp
+	$(BIN)/neemias-mcp serve --demo
 
 # The load generator of issue 8 (docs/performance.md): its own database (neemias_bench, from
 # $DATABASE_URL's server), the real server as a subprocess, the floor in process. BENCH_FLAGS

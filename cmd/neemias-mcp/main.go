@@ -13,7 +13,6 @@ import (
 	"os"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/google/uuid"
@@ -215,54 +214,6 @@ var demoUsers = []demoUser{
 	{seed.DemoCadastroEmail, seed.DemoCadastroID, "CADASTRO"},
 	{seed.DemoVoluntarioEmail, seed.DemoVoluntarioID, "VOLUNTARIO"},
 	{seed.DemoResponsavelEmail, seed.DemoResponsavelID, "RESPONSAVEL"},
-}
-
-// printInstructions tells a person how to connect a client to the demo.
-func printInstructions(cmd *cobra.Command, srv *server.Server, d *devdb.DB) error {
-	out := cmd.OutOrStdout()
-	if srv.External != nil {
-		base := strings.TrimSuffix(srv.ResourceURL, "/mcp")
-		fmt.Fprintf(out, "\nNeemias MCP is running in external provider mode (database: %s).\n\n", d.Source)
-		fmt.Fprintf(out, "  MCP endpoint:  %s\n", srv.ResourceURL)
-		fmt.Fprintf(out, "  REST API:      %s\n", base+"/api/v1")
-		fmt.Fprintf(out, "  Metadata:      %s\n", base+"/.well-known/oauth-protected-resource/mcp")
-		fmt.Fprintf(out, "  OAuth server:  %s (the external provider; tokens come only from it)\n\n", srv.AuthorizationServer)
-		fmt.Fprintf(out, `Link each provider account to a demo user before it can call the server:
-  go run ./cmd/neemias-mcp identity link --issuer %s --subject <sub> --email %s
-`, srv.AuthorizationServer, seed.DemoVoluntarioEmail)
-		return nil
-	}
-	admin, err := mintFor(srv, demoUsers[0], 12*time.Hour)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "\nNeemias MCP is running (database: %s).\n\n", d.Source)
-	fmt.Fprintf(out, "  MCP endpoint:  %s\n", srv.ResourceURL)
-	fmt.Fprintf(out, "  REST API:      %s\n", strings.TrimSuffix(srv.ResourceURL, "/mcp")+"/api/v1")
-	fmt.Fprintf(out, "  Metadata:      %s\n", strings.TrimSuffix(srv.ResourceURL, "/mcp")+"/.well-known/oauth-protected-resource/mcp")
-	fmt.Fprintf(out, "  OAuth server:  %s (clients log in with the demo users below)\n\n", strings.TrimSuffix(srv.ResourceURL, "/mcp")+"/.well-known/oauth-authorization-server")
-	fmt.Fprintf(out, "Demo logins (password %q), with a 12-hour access token each:\n", seed.DemoPassword)
-	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
-	for _, u := range demoUsers {
-		tok, err := mintFor(srv, u, 12*time.Hour)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", u.role, u.email, tok)
-	}
-	tw.Flush()
-	fmt.Fprintf(out, `
-Claude Desktop (claude_desktop_config.json), through mcp-remote:
-  {"mcpServers": {"neemias": {"command": "npx", "args": ["-y", "mcp-remote", "%s",
-    "--header", "Authorization: Bearer ${NEEMIAS_TOKEN}"], "env": {"NEEMIAS_TOKEN": "<a token above>"}}}}
-
-MCP Inspector:
-  npx @modelcontextprotocol/inspector --transport http --server-url %s \
-    --header "Authorization: Bearer %s"
-
-More tokens: go run ./cmd/neemias-mcp token --email %s --scopes roster:read,checkins:read
-`, srv.ResourceURL, srv.ResourceURL, admin, seed.DemoVoluntarioEmail)
-	return nil
 }
 
 func mintFor(srv *server.Server, u demoUser, ttl time.Duration) (string, error) {

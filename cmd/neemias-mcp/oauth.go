@@ -26,6 +26,8 @@ type authServerFlags struct {
 	upstreamOnly    bool
 	registrationsPH float64
 	extraResources  []string
+	sessionIdle     time.Duration
+	sessionMax      time.Duration
 }
 
 func (f *authServerFlags) add(c *cobra.Command) {
@@ -37,11 +39,17 @@ func (f *authServerFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.upstreamSecret, "upstream-client-secret", os.Getenv("NEEMIAS_UPSTREAM_CLIENT_SECRET"), "its client secret; prefer $NEEMIAS_UPSTREAM_CLIENT_SECRET to the flag")
 	c.Flags().StringSliceVar(&f.extraResources, "extra-resource", nil, "MCP URL of another Neemias server that uses this one as its identity provider (its --oauth-issuer is this server's public URL): clients may ask tokens for it with resource=URL (repeatable)")
 	c.Flags().BoolVar(&f.upstreamOnly, "upstream-only", os.Getenv("NEEMIAS_UPSTREAM_ONLY") == "true", "log in only through the --upstream-issuer provider: local passwords are refused and the login page offers only the provider; without the provider's client secret /authorize answers 503 ($NEEMIAS_UPSTREAM_ONLY=true)")
+	c.Flags().DurationVar(&f.sessionIdle, "login-session-idle", oauth.DefaultLoginSessionIdle, "a browser's login session at the authorization server ends after this long unused (a step-up then asks for the password again); 0 turns login sessions off")
+	c.Flags().DurationVar(&f.sessionMax, "login-session-max", oauth.DefaultLoginSessionMax, "a login session ends this long after the login, however much it is used")
 	c.Flags().StringVar(&f.upstreamName, "upstream-name", os.Getenv("NEEMIAS_UPSTREAM_NAME"), "label of the provider's login button ($NEEMIAS_UPSTREAM_NAME)")
 }
 
 func (f *authServerFlags) options() oauth.Options {
-	o := oauth.Options{AccessTokenTTL: f.accessTTL, DisableRegistration: f.noRegistration, RegistrationPerHour: f.registrationsPH, ExtraResources: f.extraResources}
+	o := oauth.Options{AccessTokenTTL: f.accessTTL, DisableRegistration: f.noRegistration, RegistrationPerHour: f.registrationsPH, ExtraResources: f.extraResources,
+		LoginSessionIdle: f.sessionIdle, LoginSessionMax: f.sessionMax}
+	if f.sessionIdle <= 0 {
+		o.LoginSessionIdle = -1 // off
+	}
 	if f.upstreamIssuer != "" {
 		o.Upstream = &oauth.Upstream{Issuer: f.upstreamIssuer, ClientID: f.upstreamID, ClientSecret: f.upstreamSecret, Name: f.upstreamName, Only: f.upstreamOnly}
 	}

@@ -120,6 +120,8 @@ type OauthAuthRequest struct {
 	UpstreamVerifier  *string
 	CreatedAt         time.Time
 	ExpiresAt         time.Time
+	ForceLogin        bool
+	MaxAge            *int32
 }
 
 type OauthClient struct {
@@ -181,6 +183,20 @@ type OauthGrant struct {
 	ExpiresAt     time.Time
 	RevokedAt     *time.Time
 	RevokedReason *string
+}
+
+type OauthLoginSession struct {
+	IDHash        []byte
+	ChurchID      uuid.UUID
+	UserID        uuid.UUID
+	Role          string
+	CredentialFp  []byte
+	Amr           string
+	AuthTime      time.Time
+	CreatedAt     time.Time
+	LastUsedAt    time.Time
+	IdleExpiresAt time.Time
+	ExpiresAt     time.Time
 }
 
 type OauthRefreshToken struct {

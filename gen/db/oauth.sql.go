@@ -27,7 +27,7 @@ func (q *Queries) CountOAuthLoginFailure(ctx context.Context, id uuid.UUID) (int
 }
 
 const getOAuthAuthRequest = `-- name: GetOAuthAuthRequest :one
-SELECT id, client_id, client_name, redirect_uri, state, nonce, scopes, openid, code_challenge, resource, browser_hash, user_id, church_id, role, auth_time, amr, login_failures, upstream_state_hash, upstream_nonce, upstream_verifier, created_at, expires_at FROM oauth_auth_requests
+SELECT id, client_id, client_name, redirect_uri, state, nonce, scopes, openid, code_challenge, resource, browser_hash, user_id, church_id, role, auth_time, amr, login_failures, upstream_state_hash, upstream_nonce, upstream_verifier, created_at, expires_at, force_login, max_age FROM oauth_auth_requests
 WHERE id = $1 AND expires_at > now()
 `
 
@@ -58,12 +58,14 @@ func (q *Queries) GetOAuthAuthRequest(ctx context.Context, id uuid.UUID) (OauthA
 		&i.UpstreamVerifier,
 		&i.CreatedAt,
 		&i.ExpiresAt,
+		&i.ForceLogin,
+		&i.MaxAge,
 	)
 	return i, err
 }
 
 const getOAuthAuthRequestByUpstreamState = `-- name: GetOAuthAuthRequestByUpstreamState :one
-SELECT id, client_id, client_name, redirect_uri, state, nonce, scopes, openid, code_challenge, resource, browser_hash, user_id, church_id, role, auth_time, amr, login_failures, upstream_state_hash, upstream_nonce, upstream_verifier, created_at, expires_at FROM oauth_auth_requests
+SELECT id, client_id, client_name, redirect_uri, state, nonce, scopes, openid, code_challenge, resource, browser_hash, user_id, church_id, role, auth_time, amr, login_failures, upstream_state_hash, upstream_nonce, upstream_verifier, created_at, expires_at, force_login, max_age FROM oauth_auth_requests
 WHERE upstream_state_hash = $1 AND expires_at > now()
 `
 
@@ -93,6 +95,8 @@ func (q *Queries) GetOAuthAuthRequestByUpstreamState(ctx context.Context, upstre
 		&i.UpstreamVerifier,
 		&i.CreatedAt,
 		&i.ExpiresAt,
+		&i.ForceLogin,
+		&i.MaxAge,
 	)
 	return i, err
 }
@@ -137,10 +141,11 @@ func (q *Queries) GetOAuthClient(ctx context.Context, clientID string) (GetOAuth
 
 const insertOAuthAuthRequest = `-- name: InsertOAuthAuthRequest :one
 INSERT INTO oauth_auth_requests (client_id, client_name, redirect_uri, state, nonce, scopes, openid,
-                                 code_challenge, resource, browser_hash, expires_at)
+                                 code_challenge, resource, browser_hash, expires_at, force_login, max_age)
 VALUES ($1, $2, $3, $4::text,
         $5::text, $6::text[], $7, $8,
-        $9, $10, $11)
+        $9, $10, $11, $12,
+        $13::integer)
 RETURNING id
 `
 
@@ -156,6 +161,8 @@ type InsertOAuthAuthRequestParams struct {
 	Resource      string
 	BrowserHash   []byte
 	ExpiresAt     time.Time
+	ForceLogin    bool
+	MaxAge        *int32
 }
 
 func (q *Queries) InsertOAuthAuthRequest(ctx context.Context, arg InsertOAuthAuthRequestParams) (uuid.UUID, error) {
@@ -171,6 +178,8 @@ func (q *Queries) InsertOAuthAuthRequest(ctx context.Context, arg InsertOAuthAut
 		arg.Resource,
 		arg.BrowserHash,
 		arg.ExpiresAt,
+		arg.ForceLogin,
+		arg.MaxAge,
 	)
 	var id uuid.UUID
 	err := row.Scan(&id)
@@ -534,7 +543,7 @@ func (q *Queries) OAuthUpstreamIdentity(ctx context.Context, arg OAuthUpstreamId
 }
 
 const oAuthUser = `-- name: OAuthUser :one
-SELECT u.id, u.church_id, u.role, u.disabled_at
+SELECT u.id, u.church_id, u.role, u.disabled_at, u.email
 FROM users u
 WHERE u.id = $1
 `
@@ -544,9 +553,11 @@ type OAuthUserRow struct {
 	ChurchID   uuid.UUID
 	Role       string
 	DisabledAt *time.Time
+	Email      string
 }
 
-// A local account by id, with what a token needs: church, role and whether it is enabled.
+// A local account by id, with what a token needs: church, role and whether it is enabled
+// (and its email, which the consent page shows the person).
 func (q *Queries) OAuthUser(ctx context.Context, id uuid.UUID) (OAuthUserRow, error) {
 	row := q.db.QueryRow(ctx, oAuthUser, id)
 	var i OAuthUserRow
@@ -555,6 +566,7 @@ func (q *Queries) OAuthUser(ctx context.Context, id uuid.UUID) (OAuthUserRow, er
 		&i.ChurchID,
 		&i.Role,
 		&i.DisabledAt,
+		&i.Email,
 	)
 	return i, err
 }
@@ -700,7 +712,7 @@ func (q *Queries) SetOAuthUpstreamLogin(ctx context.Context, arg SetOAuthUpstrea
 const takeOAuthAuthRequest = `-- name: TakeOAuthAuthRequest :one
 DELETE FROM oauth_auth_requests
 WHERE id = $1 AND user_id IS NOT NULL AND expires_at > now()
-RETURNING id, client_id, client_name, redirect_uri, state, nonce, scopes, openid, code_challenge, resource, browser_hash, user_id, church_id, role, auth_time, amr, login_failures, upstream_state_hash, upstream_nonce, upstream_verifier, created_at, expires_at
+RETURNING id, client_id, client_name, redirect_uri, state, nonce, scopes, openid, code_challenge, resource, browser_hash, user_id, church_id, role, auth_time, amr, login_failures, upstream_state_hash, upstream_nonce, upstream_verifier, created_at, expires_at, force_login, max_age
 `
 
 // Consumes a logged-in request: the consent decision happens once.
@@ -730,6 +742,8 @@ func (q *Queries) TakeOAuthAuthRequest(ctx context.Context, id uuid.UUID) (Oauth
 		&i.UpstreamVerifier,
 		&i.CreatedAt,
 		&i.ExpiresAt,
+		&i.ForceLogin,
+		&i.MaxAge,
 	)
 	return i, err
 }

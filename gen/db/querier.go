@@ -22,6 +22,8 @@ type Querier interface {
 	// A child's birth date, for the rule that nobody is checked in before being born. The caller
 	// has seen the child already (GetChildForCheckin); row-level security applies as there.
 	ChildBirthDate(ctx context.Context, arg ChildBirthDateParams) (time.Time, error)
+	// Forgets who a pending request was logged in as ("not you?"), so the login page asks again.
+	ClearOAuthAuthRequestUser(ctx context.Context, id uuid.UUID) (int64, error)
 	// Closes an open, unlocked check-in; returns no row when it is closed or locked already.
 	CompleteCheckout(ctx context.Context, arg CompleteCheckoutParams) (CompleteCheckoutRow, error)
 	// Completion of a class id: the visible classes whose id starts with prefix (case-insensitive),
@@ -29,8 +31,12 @@ type Querier interface {
 	CompleteClassIDs(ctx context.Context, arg CompleteClassIDsParams) ([]uuid.UUID, error)
 	// Counts a failed login against the request; the caller gives up past the limit.
 	CountOAuthLoginFailure(ctx context.Context, id uuid.UUID) (int32, error)
+	// Ends a session (logout, or one found unusable), returning whose it was.
+	DeleteOAuthLoginSession(ctx context.Context, idHash []byte) (DeleteOAuthLoginSessionRow, error)
 	// ... and its authorization codes not redeemed yet.
 	DeleteUserOAuthCodes(ctx context.Context, arg DeleteUserOAuthCodesParams) (int64, error)
+	// Ends every session of an account (a new password).
+	DeleteUserOAuthLoginSessions(ctx context.Context, arg DeleteUserOAuthLoginSessionsParams) (int64, error)
 	// ... its logins waiting for consent ...
 	DeleteUserOAuthLogins(ctx context.Context, arg DeleteUserOAuthLoginsParams) (int64, error)
 	// Opens the service day of a date if it is not open yet; a check-in needs it. Like every
@@ -90,6 +96,10 @@ type Querier interface {
 	InsertOAuthCode(ctx context.Context, arg InsertOAuthCodeParams) error
 	InsertOAuthConsent(ctx context.Context, arg InsertOAuthConsentParams) error
 	InsertOAuthGrant(ctx context.Context, arg InsertOAuthGrantParams) (uuid.UUID, error)
+	// Login sessions of the authorization server (00009).
+	// Starts a session for an enabled account, fingerprinting its current password hash (a
+	// federated login without a local password fingerprints the empty string).
+	InsertOAuthLoginSession(ctx context.Context, arg InsertOAuthLoginSessionParams) (int64, error)
 	InsertOAuthRefreshToken(ctx context.Context, arg InsertOAuthRefreshTokenParams) error
 	InsertPasswordSetupCode(ctx context.Context, arg InsertPasswordSetupCodeParams) (time.Time, error)
 	// Inserts the first active key; a concurrent replica that lost the race inserts nothing.
@@ -117,7 +127,8 @@ type Querier interface {
 	OAuthGrantRevoked(ctx context.Context, id uuid.UUID) (bool, error)
 	// The local account linked to an upstream provider's account.
 	OAuthUpstreamIdentity(ctx context.Context, arg OAuthUpstreamIdentityParams) (OAuthUpstreamIdentityRow, error)
-	// A local account by id, with what a token needs: church, role and whether it is enabled.
+	// A local account by id, with what a token needs: church, role and whether it is enabled
+	// (and its email, which the consent page shows the person).
 	OAuthUser(ctx context.Context, id uuid.UUID) (OAuthUserRow, error)
 	PublicSigningKey(ctx context.Context, kid string) (string, error)
 	PublicSigningKeys(ctx context.Context) ([]PublicSigningKeysRow, error)
@@ -129,6 +140,7 @@ type Querier interface {
 	// Grants past their absolute lifetime (their refresh tokens go with them; their access
 	// tokens expired long before).
 	PurgeOAuthGrants(ctx context.Context) (int64, error)
+	PurgeOAuthLoginSessions(ctx context.Context) (int64, error)
 	// Forgets codes expired for more than 30 days (the audit log keeps who issued and used them).
 	PurgePasswordSetupCodes(ctx context.Context) (int64, error)
 	// Counts a wrong pick-up code and locks the check-in when the count reaches max_attempts
@@ -151,6 +163,8 @@ type Querier interface {
 	// Resource "neemias://roster/children" (spec/capabilities.yaml resources.roster_children). Row filters: church, volunteer_assigned_classes.
 	RosterChildren(ctx context.Context, arg RosterChildrenParams) ([]RosterChildrenRow, error)
 	RotateOAuthRefreshToken(ctx context.Context, tokenHash []byte) error
+	// Records who logged in through their session, keeping the session's login time.
+	SetOAuthAuthRequestSessionUser(ctx context.Context, arg SetOAuthAuthRequestSessionUserParams) (int64, error)
 	// Records who logged in; only once per request.
 	SetOAuthAuthRequestUser(ctx context.Context, arg SetOAuthAuthRequestUserParams) (int64, error)
 	SetOAuthUpstreamLogin(ctx context.Context, arg SetOAuthUpstreamLoginParams) (int64, error)
@@ -160,6 +174,9 @@ type Querier interface {
 	TakeOAuthAuthRequest(ctx context.Context, id uuid.UUID) (OauthAuthRequest, error)
 	TouchOAuthClient(ctx context.Context, clientID string) error
 	UseOAuthCode(ctx context.Context, arg UseOAuthCodeParams) error
+	// Uses a live session: the account must still be enabled, with the role and password hash it
+	// had at login; the idle deadline slides forward (never past the absolute one).
+	UseOAuthLoginSession(ctx context.Context, arg UseOAuthLoginSessionParams) (UseOAuthLoginSessionRow, error)
 	UsePasswordSetupCode(ctx context.Context, codeHash []byte) (int64, error)
 }
 

@@ -44,22 +44,22 @@ func (b Bearer) Wrap(next http.Handler) http.Handler {
 		values := r.Header.Values("Authorization")
 		switch {
 		case len(values) == 0:
-			b.challenge(w, http.StatusUnauthorized, "", "authorization required")
+			b.challenge(w, r, http.StatusUnauthorized, "", "authorization required")
 			return
 		case len(values) > 1:
-			b.challenge(w, http.StatusBadRequest, "invalid_request", "more than one Authorization header")
+			b.challenge(w, r, http.StatusBadRequest, "invalid_request", "more than one Authorization header")
 			return
 		}
 		token, ok := parseBearer(values[0])
 		if !ok {
-			b.challenge(w, http.StatusUnauthorized, "invalid_token", "the credential is not a bearer token")
+			b.challenge(w, r, http.StatusUnauthorized, "invalid_token", "the credential is not a bearer token")
 			return
 		}
 		p, err := b.Verifier.Verify(r.Context(), token)
 		if err != nil {
 			if errors.Is(err, authn.ErrInvalidToken) {
 				b.logger().DebugContext(r.Context(), "bearer token rejected", "reason", err)
-				b.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is invalid or expired")
+				b.challenge(w, r, http.StatusUnauthorized, "invalid_token", "the access token is invalid or expired")
 				return
 			}
 			b.logger().ErrorContext(r.Context(), "token verification failed", "error", err)
@@ -88,7 +88,7 @@ func (b Bearer) logger() *slog.Logger {
 	return slog.Default()
 }
 
-func (b Bearer) challenge(w http.ResponseWriter, status int, code, description string) {
+func (b Bearer) challenge(w http.ResponseWriter, r *http.Request, status int, code, description string) {
 	var params []string
 	if code != "" {
 		params = append(params, fmt.Sprintf("error=%q", code), fmt.Sprintf("error_description=%q", description))
@@ -96,7 +96,7 @@ func (b Bearer) challenge(w http.ResponseWriter, status int, code, description s
 	if b.Scope != "" {
 		params = append(params, fmt.Sprintf("scope=%q", b.Scope))
 	}
-	params = append(params, fmt.Sprintf("resource_metadata=%q", b.ResourceMetadataURL))
+	params = append(params, fmt.Sprintf("resource_metadata=%q", ResourceMetadataURL(r.Context(), b.ResourceMetadataURL)))
 	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
 	if b.Errors != nil {
 		edge := EdgeUnauthorized

@@ -323,7 +323,7 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 				// that re-authorizes with exactly these (the TypeScript SDK 1.x does) keeps the
 				// others. A scope the role can never hold gets no challenge: not found, like a
 				// capability that is not listed.
-				httpx.WriteInsufficientScope(w, h.opts.ResourceMetadataURL, f.StepUpScopes()...)
+				httpx.WriteInsufficientScope(w, httpx.ResourceMetadataURL(r.Context(), h.opts.ResourceMetadataURL), f.StepUpScopes()...)
 				return
 			}
 			h.notFoundEarly(w, env, r)

@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,7 +56,9 @@ type AS struct {
 	pages  *pages
 	secure bool
 
-	resourceKeys []string
+	// resources maps the resourceKey of Resource and of each ResourceAliases entry to the URL
+	// a token for it carries as aud (the first spelling listed).
+	resources map[string]string
 	// extraResources maps the resourceKey of each Options.ExtraResources entry to the entry.
 	extraResources map[string]string
 	limits         ratelimit.Store
@@ -106,19 +107,22 @@ func New(cfg Config) (*AS, error) {
 	if a.limits == nil {
 		a.limits = &ratelimit.Memory{}
 	}
+	a.resources = map[string]string{}
 	for _, r := range append([]string{cfg.Resource}, cfg.ResourceAliases...) {
 		k, ok := resourceKey(r)
 		if !ok {
 			return nil, fmt.Errorf("oauth: resource %q is not an absolute URL", r)
 		}
-		a.resourceKeys = append(a.resourceKeys, k)
+		if _, dup := a.resources[k]; !dup {
+			a.resources[k] = r
+		}
 	}
 	for _, r := range cfg.ExtraResources {
 		k, ok := resourceKey(r)
 		if !ok {
 			return nil, fmt.Errorf("oauth: extra resource %q must be an absolute http(s) URL without query or fragment", r)
 		}
-		if slices.Contains(a.resourceKeys, k) {
+		if _, own := a.resources[k]; own {
 			return nil, fmt.Errorf("oauth: extra resource %q is this server's own MCP endpoint", r)
 		}
 		if a.extraResources == nil {
@@ -159,6 +163,7 @@ func (a *AS) Register(mux *http.ServeMux) {
 	mux.HandleFunc(PathLogin, a.login)
 	mux.HandleFunc(PathConsent, a.consent)
 	mux.HandleFunc(PathSetPassword, a.setPassword)
+	mux.HandleFunc(PathLogout, a.logout)
 	if a.upstream != nil {
 		mux.HandleFunc(PathLoginUpstream, a.upstreamStart)
 		mux.HandleFunc(PathLoginCallback, a.upstreamCallback)
@@ -336,6 +341,7 @@ func (a *AS) maybePurge(ctx context.Context) {
 		defer cancel()
 		for _, purge := range []func(context.Context) (int64, error){
 			a.q.PurgeOAuthAuthRequests, a.q.PurgeOAuthCodes, a.q.PurgeOAuthGrants, a.q.PurgeOAuthClients,
+			a.q.PurgeOAuthLoginSessions,
 		} {
 			if _, err := purge(ctx); err != nil {
 				a.log.WarnContext(ctx, "purging expired authorization-server rows", "error", err)

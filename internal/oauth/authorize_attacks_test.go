@@ -95,7 +95,7 @@ func TestAuthorizeRefusals(t *testing.T) {
 			r.Extra = url.Values{"resource": {e.base + "/mcp", "https://other.example/mcp"}}
 		}), "invalid_target"},
 		// O13: prompt=none cannot be satisfied without a login session.
-		{"prompt=none", with(func(r *oauthtest.Request) { r.Extra = url.Values{"prompt": {"none"}} }), "login_required"},
+		{"prompt=none", with(func(r *oauthtest.Request) { r.Extra = url.Values{"prompt": {"none"}} }), "interaction_required"},
 		{"request object", with(func(r *oauthtest.Request) { r.Extra = url.Values{"request": {"eyJhbGciOiJub25lIn0.e30."}} }), "request_not_supported"},
 	}
 	for _, tc := range redirects {

@@ -17,6 +17,7 @@ import (
 	"github.com/zitadel/oidc/v3/pkg/op"
 
 	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/oauth/cimd"
 )
 
 // errUnknownClient reports a client_id that names no client: not registered, or a metadata
@@ -85,32 +86,32 @@ func (a *AS) metadataClient(ctx context.Context, clientID string) (*Client, erro
 		return nil, fmt.Errorf("%w: metadata document: %w", errUnknownClient, err)
 	}
 	if md == nil || md.ClientID != clientID {
-		return nil, fmt.Errorf("%w: the document's client_id is not its URL", errUnknownClient)
+		return nil, cimd.NewError(cimd.ReasonClientIDMismatch, fmt.Errorf("%w: the document's client_id is not its URL", errUnknownClient))
 	}
 	if len(md.RedirectURIs) == 0 || len(md.RedirectURIs) > 20 {
-		return nil, fmt.Errorf("%w: the document needs 1 to 20 redirect_uris", errUnknownClient)
+		return nil, cimd.NewInvalidMember("redirect_uris", fmt.Errorf("%w: the document needs 1 to 20 redirect_uris", errUnknownClient))
 	}
 	for _, r := range md.RedirectURIs {
 		if _, err := checkRedirectURI(r); err != nil {
-			return nil, fmt.Errorf("%w: %w", errUnknownClient, err)
+			return nil, cimd.NewInvalidMember("redirect_uris", fmt.Errorf("%w: %w", errUnknownClient, err))
 		}
 	}
 	if m := md.TokenEndpointAuthMethod; m != "" && m != "none" {
-		return nil, fmt.Errorf("%w: token_endpoint_auth_method %q is not supported for metadata-document clients (only none)", errUnknownClient, m)
+		return nil, cimd.NewInvalidMember("token_endpoint_auth_method", fmt.Errorf("%w: token_endpoint_auth_method %q is not supported for metadata-document clients (only none)", errUnknownClient, m))
 	}
 	grants := []string{"authorization_code", "refresh_token"}
 	if len(md.GrantTypes) > 0 {
 		grants = slices.DeleteFunc(slices.Clone(md.GrantTypes), func(g string) bool { return g != "authorization_code" && g != "refresh_token" })
 	}
 	if !slices.Contains(grants, "authorization_code") {
-		return nil, fmt.Errorf("%w: the document does not allow the authorization_code grant", errUnknownClient)
+		return nil, cimd.NewInvalidMember("grant_types", fmt.Errorf("%w: the document does not allow the authorization_code grant", errUnknownClient))
 	}
 	if len(md.ResponseTypes) > 0 && !slices.Contains(md.ResponseTypes, "code") {
-		return nil, fmt.Errorf("%w: the document does not allow response_type code", errUnknownClient)
+		return nil, cimd.NewInvalidMember("response_types", fmt.Errorf("%w: the document does not allow response_type code", errUnknownClient))
 	}
 	name, err := cleanName(md.ClientName)
 	if err != nil {
-		return nil, fmt.Errorf("%w: client_name: %w", errUnknownClient, err)
+		return nil, cimd.NewInvalidMember("client_name", fmt.Errorf("%w: client_name: %w", errUnknownClient, err))
 	}
 	if name == "" {
 		name = clientID
@@ -125,21 +126,24 @@ func (a *AS) metadataClient(ctx context.Context, clientID string) (*Client, erro
 // document URL (draft-ietf-oauth-client-id-metadata-document §3): https, a host, a path other
 // than "/", no userinfo, query, fragment or dot segments, no whitespace or control bytes.
 func checkMetadataURL(clientID string) error {
-	if len(clientID) > maxURILen || !strings.HasPrefix(clientID, "https://") {
-		return fmt.Errorf("%w: a URL client_id must be https", errUnknownClient)
+	if !strings.HasPrefix(clientID, "https://") {
+		return cimd.NewError(cimd.ReasonNotHTTPS, fmt.Errorf("%w: a URL client_id must be https", errUnknownClient))
+	}
+	if len(clientID) > maxURILen {
+		return cimd.NewError(cimd.ReasonBadURL, fmt.Errorf("%w: a URL client_id is limited to %d bytes", errUnknownClient, maxURILen))
 	}
 	for i := 0; i < len(clientID); i++ {
 		if c := clientID[i]; c <= 0x20 || c >= 0x7f || c == '\\' || c == '#' || c == '?' {
-			return fmt.Errorf("%w: a URL client_id may not contain whitespace, control characters, a query or a fragment", errUnknownClient)
+			return cimd.NewError(cimd.ReasonBadURL, fmt.Errorf("%w: a URL client_id may not contain whitespace, control characters, a query or a fragment", errUnknownClient))
 		}
 	}
 	u, err := url.Parse(clientID)
 	if err != nil || u.User != nil || u.Hostname() == "" || u.Path == "" || u.Path == "/" || strings.Contains(u.Host, "@") {
-		return fmt.Errorf("%w: a URL client_id needs a host and a path, and no userinfo", errUnknownClient)
+		return cimd.NewError(cimd.ReasonBadURL, fmt.Errorf("%w: a URL client_id needs a host and a path, and no userinfo", errUnknownClient))
 	}
 	for _, seg := range strings.Split(u.EscapedPath(), "/") {
 		if s := strings.ToLower(seg); s == "." || s == ".." || s == "%2e" || s == "%2e%2e" || s == ".%2e" || s == "%2e." {
-			return fmt.Errorf("%w: a URL client_id may not contain dot segments", errUnknownClient)
+			return cimd.NewError(cimd.ReasonBadURL, fmt.Errorf("%w: a URL client_id may not contain dot segments", errUnknownClient))
 		}
 	}
 	return nil
@@ -182,7 +186,8 @@ func (c *Client) GetID() string { return c.ID }
 // RedirectURIs implements op.Client.
 func (c *Client) RedirectURIs() []string { return c.Redirects }
 
-// PostLogoutRedirectURIs implements op.Client: there is no logout endpoint.
+// PostLogoutRedirectURIs implements op.Client: the logout page (PathLogout) is the person's,
+// not an OpenID Connect RP-initiated logout, and redirects nowhere.
 func (c *Client) PostLogoutRedirectURIs() []string { return nil }
 
 // ApplicationType implements op.Client. It is always native: the library's redirect check

@@ -73,6 +73,13 @@ type Options struct {
 	// `resource` parameter the token is for this server's own MCP endpoint, as always. Any
 	// other resource stays invalid_target.
 	ExtraResources []string
+	// LoginSessionIdle and LoginSessionMax bound the login session a browser gets after a
+	// login (session.go): it ends after LoginSessionIdle without use (default 30 minutes) and
+	// LoginSessionMax after the login (default 8 hours), at /logout, and when the account's
+	// password or role changes or it is disabled. A negative LoginSessionIdle turns sessions
+	// off: every authorization request asks for the password.
+	LoginSessionIdle time.Duration
+	LoginSessionMax  time.Duration
 }
 
 // Upstream is an OpenID Connect provider people may log in with. Its accounts map to local
@@ -103,9 +110,13 @@ type Config struct {
 	// Issuer is the public base URL, exactly as published in the metadata and the tokens'
 	// `iss`; never derived from request headers.
 	Issuer string
-	// Resource is the canonical URL of the protected MCP endpoint: the only audience tokens
-	// are issued for. ResourceAliases are other URLs of the same endpoint accepted as the
-	// `resource` parameter (the /sse alias); tokens always carry Resource.
+	// Resource is the canonical URL of the protected MCP endpoint: the audience of tokens
+	// requested without a `resource` parameter. ResourceAliases are the other URLs this
+	// server's MCP endpoint answers at, each with protected-resource metadata of its own (the
+	// /sse and /mcp/ aliases; in a loopback deployment, the same paths under the other
+	// loopback host names): each is accepted as the `resource` parameter (in any equivalent
+	// form, RFC 8707) and a token for it carries it, as listed, as its audience. The resource
+	// server accepts every one of them as an audience.
 	Resource        string
 	ResourceAliases []string
 	Store           *store.Store
@@ -150,6 +161,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TokenBurst <= 0 {
 		o.TokenBurst = 60
+	}
+	if o.LoginSessionIdle == 0 {
+		o.LoginSessionIdle = DefaultLoginSessionIdle
+	}
+	if o.LoginSessionMax <= 0 {
+		o.LoginSessionMax = DefaultLoginSessionMax
+	}
+	if o.LoginSessionIdle > o.LoginSessionMax {
+		o.LoginSessionIdle = o.LoginSessionMax
 	}
 	return o
 }

@@ -38,6 +38,9 @@ type consentView struct {
 	Warning        string
 	// Resource is the server the access is for, when it is not this one (ExtraResources).
 	Resource string
+	// Account is the email of the person logged in (perhaps by the browser's login session);
+	// LogoutAction the "not you?" form's URL, which ends the session and asks for a login.
+	Account, LogoutAction string
 }
 
 func (a *AS) consent(w http.ResponseWriter, r *http.Request) {
@@ -64,9 +67,12 @@ func (a *AS) showConsent(w http.ResponseWriter, r *http.Request) {
 	}
 	v := consentView{
 		Action: a.cfg.Issuer + PathConsent, ID: ar.ID.String(), CSRF: csrfToken(secret, ar.ID), ClientName: ar.ClientName, ClientID: ar.ClientID,
-		RedirectHost: redirectHost(ar.RedirectUri), OpenID: ar.Openid,
+		RedirectHost: redirectHost(ar.RedirectUri), OpenID: ar.Openid, LogoutAction: a.cfg.Issuer + PathLogout,
 	}
-	if ar.Resource != a.cfg.Resource {
+	if u, err := a.q.OAuthUser(r.Context(), *ar.UserID); err == nil {
+		v.Account = u.Email
+	}
+	if k, ok := resourceKey(ar.Resource); ok && a.extraResources[k] != "" {
 		v.Resource = ar.Resource
 	}
 	if u, err := url.Parse(ar.ClientID); err == nil && u.Scheme == "https" {

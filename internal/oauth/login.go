@@ -79,6 +79,9 @@ func (a *AS) showLogin(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, a.cfg.Issuer+PathConsent+"?id="+ar.ID.String(), http.StatusSeeOther)
 		return
 	}
+	if a.loginBySession(w, r, ar) {
+		return
+	}
 	a.render(w, http.StatusOK, "login", a.loginView(ar, secret))
 }
 
@@ -126,11 +129,13 @@ func (a *AS) postLogin(w http.ResponseWriter, r *http.Request) {
 		a.errorPage(w, http.StatusServiceUnavailable, "Serviço indisponível no momento. Tente de novo.", "The service is unavailable right now. Try again.")
 		return
 	}
-	a.loggedIn(w, r, ar.ID, u, "pwd")
+	a.loggedIn(w, r, ar, u, "pwd")
 }
 
-// loggedIn records who logged in on the authorization request and moves on to consent.
-func (a *AS) loggedIn(w http.ResponseWriter, r *http.Request, id uuid.UUID, u loginUser, amr string) {
+// loggedIn records who logged in on the authorization request, starts the browser's login
+// session and moves on to consent.
+func (a *AS) loggedIn(w http.ResponseWriter, r *http.Request, ar db.OauthAuthRequest, u loginUser, amr string) {
+	id := ar.ID
 	n, err := a.q.SetOAuthAuthRequestUser(r.Context(), db.SetOAuthAuthRequestUserParams{
 		ID: id, UserID: &u.ID, ChurchID: &u.ChurchID, Role: &u.Role, Amr: &amr,
 	})
@@ -143,6 +148,7 @@ func (a *AS) loggedIn(w http.ResponseWriter, r *http.Request, id uuid.UUID, u lo
 		a.requestError(w, r, errRequestGone)
 		return
 	}
+	a.startSession(w, r, u, amr, ar.ClientID)
 	http.Redirect(w, r, a.cfg.Issuer+PathConsent+"?id="+id.String(), http.StatusSeeOther)
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/oauth/cimd"
 	"github.com/neemias/neemias-mcp/internal/tokens"
 )
 
@@ -80,7 +81,7 @@ func (s *opServer) Authorize(ctx context.Context, cr *op.ClientRequest[oidc.Auth
 	case !validChallenge(req.CodeChallenge):
 		return nil, oidc.ErrInvalidRequest().WithDescription("code_challenge must be the 43-character base64url SHA-256 of the verifier")
 	case slices.Contains(req.Prompt, oidc.PromptNone):
-		return nil, oidc.ErrLoginRequired().WithDescription("this server keeps no login session; the user must log in")
+		return nil, oidc.ErrInteractionRequired().WithDescription("the person must always approve on the consent page; prompt=none cannot be honoured")
 	case len(req.State) > 1000 || len(req.Nonce) > 1000:
 		return nil, oidc.ErrInvalidRequest().WithDescription("state and nonce are limited to 1000 characters")
 	}
@@ -107,6 +108,9 @@ func (s *opServer) Authorize(ctx context.Context, cr *op.ClientRequest[oidc.Auth
 		State: optional(req.State), Nonce: optional(req.Nonce), Scopes: domain, Openid: openid,
 		CodeChallenge: req.CodeChallenge, Resource: resource, BrowserHash: hash(secret),
 		ExpiresAt: a.now().Add(AuthRequestTTL),
+		// prompt=login and max_age=0 ask for the password even with a login session.
+		ForceLogin: slices.Contains(req.Prompt, oidc.PromptLogin) || req.MaxAge != nil && *req.MaxAge == 0,
+		MaxAge:     maxAge(req.MaxAge),
 	})
 	if err != nil {
 		a.log.ErrorContext(ctx, "storing an authorization request", "error", err)
@@ -128,7 +132,11 @@ func (s *opServer) VerifyClient(ctx context.Context, r *op.Request[op.ClientCred
 	}
 	c, err := s.as.lookupClient(ctx, cc.ClientID)
 	if errors.Is(err, errUnknownClient) {
-		return nil, op.NewStatusError(oidc.ErrInvalidClient().WithDescription("unknown client"), http.StatusUnauthorized)
+		desc := "unknown client"
+		if e, ok := cimd.ReasonOf(err); ok {
+			desc = "client metadata document refused: " + string(e.Reason)
+		}
+		return nil, op.NewStatusError(oidc.ErrInvalidClient().WithDescription("%s", desc), http.StatusUnauthorized)
 	}
 	if err != nil {
 		s.as.log.ErrorContext(ctx, "loading a client", "error", err)
@@ -352,7 +360,10 @@ func (s *opServer) Revocation(ctx context.Context, r *op.ClientRequest[oidc.Revo
 // accessTokenClaims returns the claims of token if it is a valid access token of ours.
 func (a *AS) accessTokenClaims(ctx context.Context, token string) *tokens.Claims {
 	var got *tokens.Claims
-	auds := []string{a.cfg.Resource}
+	var auds []string
+	for _, r := range a.resources {
+		auds = append(auds, r)
+	}
 	for _, r := range a.extraResources {
 		auds = append(auds, r)
 	}
@@ -476,4 +487,13 @@ func tokenRequests(next http.Handler) http.Handler {
 		r.Form = url.Values(r.PostForm)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// maxAge is the OpenID Connect max_age of a request, as stored (nil: none; capped at a year).
+func maxAge(v *uint) *int32 {
+	if v == nil {
+		return nil
+	}
+	n := int32(min(*v, 366*24*3600))
+	return &n
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/neemias/neemias-mcp/gen/db"
+	"github.com/neemias/neemias-mcp/internal/oauth/cimd"
 )
 
 //go:embed templates/*.html
@@ -33,7 +34,7 @@ type pages struct {
 
 func newPages() (*pages, error) {
 	p := &pages{byName: map[string]*template.Template{}}
-	for _, name := range []string{"login", "consent", "error", "setpassword"} {
+	for _, name := range []string{"login", "consent", "error", "setpassword", "logout"} {
 		t, err := template.ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("oauth: page %s: %w", name, err)
@@ -72,6 +73,8 @@ type errorView struct {
 	Title   string
 	Pt, En  string
 	BackURL string
+	// Code is shown as code (a client_id); Reason marks the page for tests and tools.
+	Code, Reason string
 }
 
 // errorPage answers with an HTML page and never a redirect: used whenever the client or its
@@ -215,6 +218,11 @@ func (a *AS) authorize(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	c, err := a.lookupClient(r.Context(), r.Form.Get("client_id"))
+	if me, ok := cimd.ReasonOf(err); ok && errors.Is(err, errUnknownClient) {
+		a.log.InfoContext(r.Context(), "authorization request for a client whose metadata document was refused", "reason", err, "rule", me.Reason)
+		a.metadataErrorPage(w, r.Form.Get("client_id"), me)
+		return
+	}
 	if errors.Is(err, errUnknownClient) {
 		a.log.InfoContext(r.Context(), "authorization request for an unknown client", "reason", err)
 		a.errorPage(w, http.StatusBadRequest,
@@ -228,6 +236,11 @@ func (a *AS) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ru := r.Form.Get("redirect_uri"); ru == "" || !matchRedirectURI(c.Redirects, ru) {
+		if c.FromMetadataDocument {
+			a.log.InfoContext(r.Context(), "authorization request with a redirect_uri its metadata document does not list", "client_id", c.ID)
+			a.metadataErrorPage(w, c.ID, cimd.NewError(cimd.ReasonRedirectURINotListed, errors.New("redirect_uri not listed")))
+			return
+		}
 		a.errorPage(w, http.StatusBadRequest,
 			"O endereço de retorno (redirect_uri) não está registrado para este aplicativo.",
 			"The redirect_uri is not registered for this application.")

@@ -34,8 +34,9 @@ func resourceKey(raw string) (key string, ok bool) {
 
 // resolveResource maps the `resource` parameters of a request to the canonical resource this
 // server issues tokens for: none means this server's MCP endpoint; one must be an equivalent
-// form of it (or of an alias), which resolves to it, or of an Options.ExtraResources entry,
-// which resolves to that entry; anything else is invalid_target (RFC 8707 §2).
+// form of it or of an alias, which resolves to that URL as configured, or of an
+// Options.ExtraResources entry, which resolves to that entry; anything else is
+// invalid_target (RFC 8707 §2).
 func (a *AS) resolveResource(values []string) (string, *oidc.Error) {
 	switch len(values) {
 	case 0:
@@ -48,10 +49,8 @@ func (a *AS) resolveResource(values []string) (string, *oidc.Error) {
 	if !ok {
 		return "", oidc.ErrInvalidTarget().WithDescription("the resource must be an absolute URL without fragment or query")
 	}
-	for _, known := range a.resourceKeys {
-		if key == known {
-			return a.cfg.Resource, nil
-		}
+	if own, ok := a.resources[key]; ok {
+		return own, nil
 	}
 	if extra, ok := a.extraResources[key]; ok {
 		return extra, nil

@@ -163,5 +163,5 @@ func (a *AS) upstreamCallback(w http.ResponseWriter, r *http.Request) {
 		a.requestError(w, r, err)
 		return
 	}
-	a.loggedIn(w, r, ar.ID, loginUser{ID: user.ID, ChurchID: user.ChurchID, Role: user.Role}, "fed")
+	a.loggedIn(w, r, ar, loginUser{ID: user.ID, ChurchID: user.ChurchID, Role: user.Role}, "fed")
 }

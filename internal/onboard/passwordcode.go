@@ -194,8 +194,8 @@ func PasswordCodeAccount(ctx context.Context, st *store.Store, code string) (ema
 // RedeemPasswordCode sets the password of the code's account and uses the code up, in one
 // transaction: the password is checked against the store's rules first (a refusal writes
 // nothing), hashed with argon2id, the code marked used, the account's earlier codes revoked
-// and its sessions ended (OAuth grants revoked with reason password_set, pending logins and
-// unredeemed authorization codes deleted), and the use audited as the user's own action.
+// and its sessions ended (OAuth grants revoked with reason password_set, pending logins,
+// login sessions and unredeemed authorization codes deleted), and the use audited as the user's own action.
 // A code that cannot be used is [ErrPasswordCodeInvalid]; when it names an account (expired,
 // used, revoked), the refusal is audited too.
 func RedeemPasswordCode(ctx context.Context, st *store.Store, code, password string) error {
@@ -260,6 +260,11 @@ func setPassword(ctx context.Context, q *db.Queries, church, user uuid.UUID, has
 		return err
 	}
 	if _, err := q.DeleteUserOAuthLogins(ctx, db.DeleteUserOAuthLoginsParams{ChurchID: church, UserID: user}); err != nil {
+		return err
+	}
+	// Its login sessions would end at their next use anyway (the password fingerprint no
+	// longer matches); deleting them says so at once.
+	if _, err := q.DeleteUserOAuthLoginSessions(ctx, db.DeleteUserOAuthLoginSessionsParams{ChurchID: church, UserID: user}); err != nil {
 		return err
 	}
 	_, err = q.DeleteUserOAuthCodes(ctx, db.DeleteUserOAuthCodesParams{ChurchID: church, UserID: user})

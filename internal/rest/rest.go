@@ -99,7 +99,7 @@ func (r *runner) authorize(srv *oas.Server, next http.Handler) http.Handler {
 		if err != nil {
 			var f *errs.Forbidden
 			if errors.As(err, &f) && !f.Unreachable { // step-up keeps the scopes held; see internal/mcp
-				httpx.SetInsufficientScope(w.Header(), r.o.ResourceMetadataURL, f.StepUpScopes()...)
+				httpx.SetInsufficientScope(w.Header(), httpx.ResourceMetadataURL(req.Context(), r.o.ResourceMetadataURL), f.StepUpScopes()...)
 			}
 			r.writeError(w, req.Context(), err)
 			return

@@ -174,6 +174,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	resource := publicURL + "/mcp"
 	out := &Server{ResourceURL: resource}
 	limits := cfg.limitStore(ctx, st)
+	eps := newEndpoints(base) // /mcp, /mcp/ and /sse, per loopback host (endpoints.go)
 	var verifier authn.Verifier
 	if cfg.External != nil {
 		ev, err := newExternalVerifier(ctx, *cfg.External, resource, st, cfg.Logger)
@@ -197,13 +198,13 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			}
 		}
 		authServer, err := oauth.New(oauth.Config{
-			Issuer: publicURL, Resource: resource, ResourceAliases: []string{publicURL + "/sse"},
+			Issuer: publicURL, Resource: resource, ResourceAliases: eps.resources()[1:],
 			Store: st, Keys: keys, Logger: cfg.Logger, Options: asOpts, Limits: limits,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("server: %w", err)
 		}
-		tv := &tokens.Verifier{Issuer: publicURL, Audiences: []string{resource, resource + "/"}, Keys: keys.Public,
+		tv := &tokens.Verifier{Issuer: publicURL, Audiences: eps.audiences(), Keys: keys.Public,
 			Check: authServer.CheckToken, // tokens of a revoked grant are refused, cached or not
 			Cache: &tokens.Cache{}}
 		verifier, out.Verifier, out.AuthServer, out.AuthorizationServer = tv, tv, authServer, publicURL
@@ -262,17 +263,26 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpHandler)
-	mux.Handle("/sse", mcpHandler) // compatibility alias of the same stateless endpoint
-	mux.Handle("/api/v1/", restHandler)
+	var mcpEndpoint, restEndpoint http.Handler = mcpHandler, restHandler
+	if cfg.External == nil {
+		mcpEndpoint, restEndpoint = eps.challenges(mcpHandler), eps.challenges(restHandler)
+	}
+	mux.Handle("/mcp", mcpEndpoint)
+	mux.Handle("/mcp/{$}", mcpEndpoint) // the same endpoint: a trailing slash is a common typo
+	mux.Handle("/sse", mcpEndpoint)     // compatibility alias of the same stateless endpoint
+	mux.Handle("/api/v1/", restEndpoint)
 	if out.AuthServer != nil {
 		out.AuthServer.Register(mux) // /authorize, /token, /register, /login, /consent, AS metadata…
 	}
 	registerExternalMode(mux, cfg.External, out.External, cfg.Logger) // metadata proxy
 	mux.Handle("GET /readyz", out.drain.readyUnlessDraining(readiness(st, out.External)))
-	prm := protectedResourceMetadata(resource, out.AuthorizationServer)
-	mux.HandleFunc("GET /.well-known/oauth-protected-resource", prm)
-	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
+	if cfg.External == nil {
+		eps.register(mux, out.AuthorizationServer)
+	} else {
+		prm := protectedResourceMetadata(resource, out.AuthorizationServer)
+		mux.HandleFunc("GET /.well-known/oauth-protected-resource", prm)
+		mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()

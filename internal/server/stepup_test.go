@@ -36,7 +36,8 @@ type stepUpReport struct {
 // the ADMIN role listed, and on calling neemias_child_enroll step up through the 403
 // insufficient_scope challenge: the second authorization asks for the scopes already held plus
 // children:write, so the new token keeps the earlier ones (1.x re-authorizes with exactly the
-// challenge's scope, which used to lose them) and an earlier capability still works.
+// challenge's scope, which used to lose them) and an earlier capability still works. The
+// step-up asks for consent only: the browser's login session skips the password.
 // @modelcontextprotocol/client 2.4.0 keeps its refresh token; SDK 1.32.2 runs as a client that
 // keeps none (see the table).
 func TestTypeScriptOAuthStepUpKeepsScopes(t *testing.T) {
@@ -85,6 +86,9 @@ func TestTypeScriptOAuthStepUpKeepsScopes(t *testing.T) {
 			}
 			if !rep.Authorizations[1].ConsentShown {
 				t.Errorf("the step-up did not ask for consent to the new scope: %+v", rep.Authorizations[1])
+			}
+			if !rep.Authorizations[0].PasswordAsked || rep.Authorizations[1].PasswordAsked {
+				t.Errorf("authorizations %+v: want the password once, then the login session (consent only)", rep.Authorizations)
 			}
 			if rep.Enroll.IsError || rep.Enroll.ChildID == nil {
 				t.Errorf("enroll after step-up: %+v", rep.Enroll)

@@ -22,10 +22,11 @@ WHERE client_id = sqlc.arg(client_id) AND (last_used_at IS NULL OR last_used_at 
 
 -- name: InsertOAuthAuthRequest :one
 INSERT INTO oauth_auth_requests (client_id, client_name, redirect_uri, state, nonce, scopes, openid,
-                                 code_challenge, resource, browser_hash, expires_at)
+                                 code_challenge, resource, browser_hash, expires_at, force_login, max_age)
 VALUES (sqlc.arg(client_id), sqlc.arg(client_name), sqlc.arg(redirect_uri), sqlc.narg(state)::text,
         sqlc.narg(nonce)::text, sqlc.arg(scopes)::text[], sqlc.arg(openid), sqlc.arg(code_challenge),
-        sqlc.arg(resource), sqlc.arg(browser_hash), sqlc.arg(expires_at))
+        sqlc.arg(resource), sqlc.arg(browser_hash), sqlc.arg(expires_at), sqlc.arg(force_login),
+        sqlc.narg(max_age)::integer)
 RETURNING id;
 
 -- name: GetOAuthAuthRequest :one
@@ -128,8 +129,9 @@ JOIN oauth_grants g ON g.id = rt.grant_id
 WHERE rt.token_hash = sqlc.arg(token_hash);
 
 -- name: OAuthUser :one
--- A local account by id, with what a token needs: church, role and whether it is enabled.
-SELECT u.id, u.church_id, u.role, u.disabled_at
+-- A local account by id, with what a token needs: church, role and whether it is enabled
+-- (and its email, which the consent page shows the person).
+SELECT u.id, u.church_id, u.role, u.disabled_at, u.email
 FROM users u
 WHERE u.id = sqlc.arg(id);
 

@@ -69,10 +69,10 @@ type addrPolicy struct {
 // The reason never contains the address itself.
 func (p addrPolicy) check(a netip.Addr) error {
 	if !a.IsValid() {
-		return fmt.Errorf("%w: invalid address", ErrForbiddenAddress)
+		return because(ReasonAddress, fmt.Errorf("%w: invalid address", ErrForbiddenAddress))
 	}
 	if a.Zone() != "" {
-		return fmt.Errorf("%w: scoped IPv6 address", ErrForbiddenAddress)
+		return because(ReasonAddress, fmt.Errorf("%w: scoped IPv6 address", ErrForbiddenAddress))
 	}
 	a = a.Unmap() // resolvers hand IPv4 answers back as ::ffff:a.b.c.d; judge the IPv4 address
 	if p.allowLoopback && a.IsLoopback() {
@@ -80,30 +80,30 @@ func (p addrPolicy) check(a netip.Addr) error {
 	}
 	switch {
 	case a.IsLoopback():
-		return fmt.Errorf("%w: loopback address", ErrForbiddenAddress)
+		return because(ReasonAddress, fmt.Errorf("%w: loopback address", ErrForbiddenAddress))
 	case a.IsUnspecified():
-		return fmt.Errorf("%w: unspecified address", ErrForbiddenAddress)
+		return because(ReasonAddress, fmt.Errorf("%w: unspecified address", ErrForbiddenAddress))
 	case a.IsPrivate():
-		return fmt.Errorf("%w: private address", ErrForbiddenAddress)
+		return because(ReasonAddress, fmt.Errorf("%w: private address", ErrForbiddenAddress))
 	case a.IsLinkLocalUnicast():
-		return fmt.Errorf("%w: link-local address", ErrForbiddenAddress)
+		return because(ReasonAddress, fmt.Errorf("%w: link-local address", ErrForbiddenAddress))
 	case a.IsMulticast():
-		return fmt.Errorf("%w: multicast address", ErrForbiddenAddress)
+		return because(ReasonAddress, fmt.Errorf("%w: multicast address", ErrForbiddenAddress))
 	}
 	if a.Is4() {
 		for _, b := range blockedV4 {
 			if b.Contains(a) {
-				return fmt.Errorf("%w: special-purpose IPv4 address", ErrForbiddenAddress)
+				return because(ReasonAddress, fmt.Errorf("%w: special-purpose IPv4 address", ErrForbiddenAddress))
 			}
 		}
 		return nil
 	}
 	if !allowedV6.Contains(a) {
-		return fmt.Errorf("%w: non-global IPv6 address", ErrForbiddenAddress)
+		return because(ReasonAddress, fmt.Errorf("%w: non-global IPv6 address", ErrForbiddenAddress))
 	}
 	for _, b := range blockedV6 {
 		if b.Contains(a) {
-			return fmt.Errorf("%w: special-purpose IPv6 address", ErrForbiddenAddress)
+			return because(ReasonAddress, fmt.Errorf("%w: special-purpose IPv6 address", ErrForbiddenAddress))
 		}
 	}
 	return nil
@@ -114,7 +114,7 @@ func (p addrPolicy) check(a netip.Addr) error {
 func (p addrPolicy) control(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return fmt.Errorf("%w: unparsable dial address", ErrForbiddenAddress)
+		return because(ReasonAddress, fmt.Errorf("%w: unparsable dial address", ErrForbiddenAddress))
 	}
 	return p.check(ap.Addr())
 }
@@ -133,15 +133,15 @@ func (p addrPolicy) resolve(ctx context.Context, r Resolver, host string) ([]net
 	if err != nil {
 		var dnsErr *net.DNSError
 		if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
-			return nil, fmt.Errorf("%w: host not found", ErrFetch)
+			return nil, because(ReasonUnreachable, fmt.Errorf("%w: host not found", ErrFetch))
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%w: resolving host: %w", ErrFetch, ctx.Err())
+			return nil, because(ReasonUnreachable, fmt.Errorf("%w: resolving host: %w", ErrFetch, ctx.Err()))
 		}
-		return nil, fmt.Errorf("%w: resolving host failed", ErrFetch)
+		return nil, because(ReasonUnreachable, fmt.Errorf("%w: resolving host failed", ErrFetch))
 	}
 	if len(addrs) == 0 {
-		return nil, fmt.Errorf("%w: host has no addresses", ErrFetch)
+		return nil, because(ReasonUnreachable, fmt.Errorf("%w: host has no addresses", ErrFetch))
 	}
 	for _, a := range addrs {
 		if err := p.check(a); err != nil {
@@ -157,45 +157,45 @@ func (p addrPolicy) resolve(ctx context.Context, r Resolver, host string) ([]net
 // 0x7f.1), and names that are local by definition.
 func checkHostSyntax(host string) error {
 	if host == "" {
-		return fmt.Errorf("%w: no host", ErrNotMetadataURL)
+		return because(ReasonBadURL, fmt.Errorf("%w: no host", ErrNotMetadataURL))
 	}
 	if a, err := netip.ParseAddr(host); err == nil {
 		if a.Zone() != "" {
-			return fmt.Errorf("%w: scoped IPv6 literal", ErrNotMetadataURL)
+			return because(ReasonBadURL, fmt.Errorf("%w: scoped IPv6 literal", ErrNotMetadataURL))
 		}
 		if a.Is4In6() {
-			return fmt.Errorf("%w: IPv4-mapped IPv6 literal", ErrNotMetadataURL)
+			return because(ReasonBadURL, fmt.Errorf("%w: IPv4-mapped IPv6 literal", ErrNotMetadataURL))
 		}
 		return nil
 	}
 	if len(host) > 253 {
-		return fmt.Errorf("%w: host name too long", ErrNotMetadataURL)
+		return because(ReasonBadURL, fmt.Errorf("%w: host name too long", ErrNotMetadataURL))
 	}
 	labels := strings.Split(host, ".")
 	if len(labels) < 2 {
-		return fmt.Errorf("%w: host is not a fully qualified domain name", ErrNotMetadataURL)
+		return because(ReasonBadURL, fmt.Errorf("%w: host is not a fully qualified domain name", ErrNotMetadataURL))
 	}
 	for _, l := range labels {
 		if l == "" || len(l) > 63 {
-			return fmt.Errorf("%w: malformed host name", ErrNotMetadataURL)
+			return because(ReasonBadURL, fmt.Errorf("%w: malformed host name", ErrNotMetadataURL))
 		}
 		if l[0] == '-' || l[len(l)-1] == '-' {
-			return fmt.Errorf("%w: malformed host name", ErrNotMetadataURL)
+			return because(ReasonBadURL, fmt.Errorf("%w: malformed host name", ErrNotMetadataURL))
 		}
 		for i := 0; i < len(l); i++ {
 			c := l[i]
 			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-				return fmt.Errorf("%w: malformed host name", ErrNotMetadataURL)
+				return because(ReasonBadURL, fmt.Errorf("%w: malformed host name", ErrNotMetadataURL))
 			}
 		}
 	}
 	tld := strings.ToLower(labels[len(labels)-1])
 	if c := tld[0]; c < 'a' || c > 'z' {
-		return fmt.Errorf("%w: host looks like a numeric address", ErrNotMetadataURL)
+		return because(ReasonBadURL, fmt.Errorf("%w: host looks like a numeric address", ErrNotMetadataURL))
 	}
 	switch tld {
 	case "localhost", "local", "internal", "localdomain", "home", "lan", "arpa", "invalid", "test", "onion":
-		return fmt.Errorf("%w: host is in a local or special-use domain", ErrNotMetadataURL)
+		return because(ReasonBadURL, fmt.Errorf("%w: host is in a local or special-use domain", ErrNotMetadataURL))
 	}
 	return nil
 }

@@ -225,7 +225,7 @@ func (f *Fetcher) Fetch(ctx context.Context, clientID string) (*Metadata, error)
 	select {
 	case <-c.done:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %w", ErrFetch, ctx.Err())
+		return nil, because(ReasonUnreachable, fmt.Errorf("%w: %w", ErrFetch, ctx.Err()))
 	}
 	if c.err != nil {
 		return nil, c.err
@@ -273,7 +273,7 @@ func (f *Fetcher) fetch(ctx context.Context, clientID string, u *url.URL) (*Meta
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, clientID, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: building request", ErrNotMetadataURL)
+		return nil, nil, because(ReasonBadURL, fmt.Errorf("%w: building request", ErrNotMetadataURL))
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "neemias-mcp (client metadata fetcher)")
@@ -283,16 +283,16 @@ func (f *Fetcher) fetch(ctx context.Context, clientID string, u *url.URL) (*Meta
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-		return nil, nil, fmt.Errorf("%w: redirect (status %d) not followed", ErrFetch, resp.StatusCode)
+		return nil, nil, withStatus(because(ReasonRedirect, fmt.Errorf("%w: redirect (status %d) not followed", ErrFetch, resp.StatusCode)), resp.StatusCode)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, nil, fmt.Errorf("%w: status %d", ErrFetch, resp.StatusCode)
+		return nil, nil, withStatus(because(ReasonStatus, fmt.Errorf("%w: status %d", ErrFetch, resp.StatusCode)), resp.StatusCode)
 	}
 	if !isJSONType(resp.Header.Get("Content-Type")) {
-		return nil, nil, fmt.Errorf("%w: content type is not JSON", ErrFetch)
+		return nil, nil, because(ReasonContentType, fmt.Errorf("%w: content type is not JSON", ErrFetch))
 	}
 	if resp.ContentLength > f.maxBytes {
-		return nil, nil, fmt.Errorf("%w: document larger than %d bytes", ErrFetch, f.maxBytes)
+		return nil, nil, because(ReasonTooLarge, fmt.Errorf("%w: document larger than %d bytes", ErrFetch, f.maxBytes))
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, f.maxBytes+1))
 	if err == nil && ctx.Err() != nil {
@@ -303,7 +303,7 @@ func (f *Fetcher) fetch(ctx context.Context, clientID string, u *url.URL) (*Meta
 		return nil, nil, classify(err)
 	}
 	if int64(len(body)) > f.maxBytes {
-		return nil, nil, fmt.Errorf("%w: document larger than %d bytes", ErrFetch, f.maxBytes)
+		return nil, nil, because(ReasonTooLarge, fmt.Errorf("%w: document larger than %d bytes", ErrFetch, f.maxBytes))
 	}
 	md, err := parseDocument(body, clientID)
 	if err != nil {
@@ -317,11 +317,11 @@ func (f *Fetcher) fetch(ctx context.Context, clientID string, u *url.URL) (*Meta
 func (f *Fetcher) dial(ctx context.Context, _, address string) (net.Conn, error) {
 	host, portStr, err := net.SplitHostPort(address)
 	if err != nil {
-		return nil, &refusal{fmt.Errorf("%w: bad address", ErrFetch)}
+		return nil, &refusal{because(ReasonUnreachable, fmt.Errorf("%w: bad address", ErrFetch))}
 	}
 	port, err := strconv.ParseUint(portStr, 10, 16)
 	if err != nil {
-		return nil, &refusal{fmt.Errorf("%w: bad port", ErrFetch)}
+		return nil, &refusal{because(ReasonUnreachable, fmt.Errorf("%w: bad port", ErrFetch))}
 	}
 	addrs, err := f.policy.resolve(ctx, f.resolver, host)
 	if err != nil {
@@ -356,17 +356,17 @@ func classify(err error) error {
 		return r.err
 	}
 	if errors.Is(err, ErrForbiddenAddress) {
-		return fmt.Errorf("%w: refused at connect time", ErrForbiddenAddress)
+		return because(ReasonAddress, fmt.Errorf("%w: refused at connect time", ErrForbiddenAddress))
 	}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-		return fmt.Errorf("%w: timed out", ErrFetch)
+		return because(ReasonUnreachable, fmt.Errorf("%w: timed out", ErrFetch))
 	}
 	var cv *tls.CertificateVerificationError
 	if errors.As(err, &cv) {
-		return fmt.Errorf("%w: TLS certificate not accepted", ErrFetch)
+		return because(ReasonUnreachable, fmt.Errorf("%w: TLS certificate not accepted", ErrFetch))
 	}
-	return fmt.Errorf("%w: connection failed", ErrFetch)
+	return because(ReasonUnreachable, fmt.Errorf("%w: connection failed", ErrFetch))
 }
 
 // isJSONType accepts application/json and application/<anything>+json.

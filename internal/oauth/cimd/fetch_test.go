@@ -169,31 +169,38 @@ func TestFetchRefusesBadResponses(t *testing.T) {
 	cases := []struct {
 		path, want string
 		kind       error
+		reason     Reason
 	}{
-		{"/redirect301.json", "redirect (status 301) not followed", ErrFetch},
-		{"/redirect302.json", "redirect (status 302) not followed", ErrFetch},
-		{"/redirect303.json", "redirect (status 303) not followed", ErrFetch},
-		{"/redirect307.json", "redirect (status 307) not followed", ErrFetch},
-		{"/redirect308.json", "redirect (status 308) not followed", ErrFetch},
-		{"/big-declared.json", "larger than 5120 bytes", ErrFetch},
-		{"/big-chunked.json", "larger than 5120 bytes", ErrFetch},
-		{"/html.json", "content type is not JSON", ErrFetch},
-		{"/notype.json", "content type is not JSON", ErrFetch},
-		{"/invalid.json", "malformed JSON", ErrInvalidDocument},
-		{"/array.json", "not a JSON object", ErrInvalidDocument},
-		{"/utf8.json", "not valid UTF-8", ErrInvalidDocument},
-		{"/trailing.json", "trailing data", ErrInvalidDocument},
-		{"/secret.json", "status 500", ErrFetch},
-		{"/notfound.json", "status 404", ErrFetch},
-		{"/mismatch.json", "client_id does not equal the document URL", ErrInvalidDocument},
-		{"/mismatch-port.json", "client_id does not equal the document URL", ErrInvalidDocument},
-		{"/js.json", `scheme "javascript" is not allowed`, ErrInvalidDocument},
+		{"/redirect301.json", "redirect (status 301) not followed", ErrFetch, ReasonRedirect},
+		{"/redirect302.json", "redirect (status 302) not followed", ErrFetch, ReasonRedirect},
+		{"/redirect303.json", "redirect (status 303) not followed", ErrFetch, ReasonRedirect},
+		{"/redirect307.json", "redirect (status 307) not followed", ErrFetch, ReasonRedirect},
+		{"/redirect308.json", "redirect (status 308) not followed", ErrFetch, ReasonRedirect},
+		{"/big-declared.json", "larger than 5120 bytes", ErrFetch, ReasonTooLarge},
+		{"/big-chunked.json", "larger than 5120 bytes", ErrFetch, ReasonTooLarge},
+		{"/html.json", "content type is not JSON", ErrFetch, ReasonContentType},
+		{"/notype.json", "content type is not JSON", ErrFetch, ReasonContentType},
+		{"/invalid.json", "malformed JSON", ErrInvalidDocument, ReasonInvalidJSON},
+		{"/array.json", "not a JSON object", ErrInvalidDocument, ReasonInvalidJSON},
+		{"/utf8.json", "not valid UTF-8", ErrInvalidDocument, ReasonInvalidJSON},
+		{"/trailing.json", "trailing data", ErrInvalidDocument, ReasonInvalidJSON},
+		{"/secret.json", "status 500", ErrFetch, ReasonStatus},
+		{"/notfound.json", "status 404", ErrFetch, ReasonStatus},
+		{"/mismatch.json", "client_id does not equal the document URL", ErrInvalidDocument, ReasonClientIDMismatch},
+		{"/mismatch-port.json", "client_id does not equal the document URL", ErrInvalidDocument, ReasonClientIDMismatch},
+		{"/js.json", `scheme "javascript" is not allowed`, ErrInvalidDocument, ReasonInvalidMember},
 	}
 	for _, tc := range cases {
 		t.Run(tc.path, func(t *testing.T) {
 			_, err := f.Fetch(context.Background(), d.id("example.com", tc.path))
 			if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Fetch = %v, want %v containing %q", err, tc.kind, tc.want)
+			}
+			if e, ok := ReasonOf(err); !ok || e.Reason != tc.reason {
+				t.Errorf("Fetch = %v: reason %+v, want %s", err, e, tc.reason)
+			}
+			if e, _ := ReasonOf(err); tc.reason == ReasonInvalidMember && e.Member != "redirect_uris" || tc.reason == ReasonStatus && e.Status == 0 {
+				t.Errorf("Fetch = %v: member %q status %d", err, e.Member, e.Status)
 			}
 			if strings.Contains(err.Error(), "SECRET_BODY_CANARY") || strings.Contains(err.Error(), "yyyy") {
 				t.Errorf("error echoes the response body: %v", err)

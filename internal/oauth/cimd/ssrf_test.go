@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 	"testing"
 )
 
@@ -146,6 +147,15 @@ func TestFetchSSRF(t *testing.T) {
 			_, err := f.Fetch(context.Background(), tc.id)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Fetch = %v, want %v", err, tc.want)
+			}
+			// The reason the error page names: not https, a bad URL, a refused address, or
+			// no answer.
+			want := map[error]Reason{ErrNotMetadataURL: ReasonBadURL, ErrForbiddenAddress: ReasonAddress, ErrFetch: ReasonUnreachable}[tc.want]
+			if strings.HasPrefix(tc.id, "http://") {
+				want = ReasonNotHTTPS
+			}
+			if e, ok := ReasonOf(err); !ok || e.Reason != want {
+				t.Errorf("Fetch = %v: reason %+v, want %s", err, e, want)
 			}
 		})
 	}

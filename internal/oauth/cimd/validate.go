@@ -35,19 +35,19 @@ func IsMetadataURL(clientID string) bool {
 // touching the network, and returns it parsed. Errors wrap ErrNotMetadataURL.
 func ParseClientID(clientID string) (*url.URL, error) {
 	if clientID == "" || len(clientID) > maxURLLen {
-		return nil, fmt.Errorf("%w: empty or longer than %d bytes", ErrNotMetadataURL, maxURLLen)
+		return nil, because(ReasonBadURL, fmt.Errorf("%w: empty or longer than %d bytes", ErrNotMetadataURL, maxURLLen))
 	}
 	if !strings.HasPrefix(clientID, "https://") {
-		return nil, fmt.Errorf("%w: scheme must be https", ErrNotMetadataURL)
+		return nil, because(ReasonNotHTTPS, fmt.Errorf("%w: scheme must be https", ErrNotMetadataURL))
 	}
 	for i := 0; i < len(clientID); i++ {
 		switch c := clientID[i]; {
 		case c <= 0x20 || c >= 0x7f:
-			return nil, fmt.Errorf("%w: whitespace, control or non-ASCII character", ErrNotMetadataURL)
+			return nil, because(ReasonBadURL, fmt.Errorf("%w: whitespace, control or non-ASCII character", ErrNotMetadataURL))
 		case c == '\\':
-			return nil, fmt.Errorf("%w: backslash", ErrNotMetadataURL)
+			return nil, because(ReasonBadURL, fmt.Errorf("%w: backslash", ErrNotMetadataURL))
 		case c == '#':
-			return nil, fmt.Errorf("%w: fragment", ErrNotMetadataURL)
+			return nil, because(ReasonBadURL, fmt.Errorf("%w: fragment", ErrNotMetadataURL))
 		}
 	}
 	rest := clientID[len("https://"):]
@@ -56,33 +56,33 @@ func ParseClientID(clientID string) (*url.URL, error) {
 		authority, pathAndQuery = rest[:i], rest[i:]
 	}
 	if strings.Contains(authority, "@") {
-		return nil, fmt.Errorf("%w: userinfo", ErrNotMetadataURL)
+		return nil, because(ReasonBadURL, fmt.Errorf("%w: userinfo", ErrNotMetadataURL))
 	}
 	if strings.Contains(authority, "%") {
-		return nil, fmt.Errorf("%w: percent-encoded host", ErrNotMetadataURL)
+		return nil, because(ReasonBadURL, fmt.Errorf("%w: percent-encoded host", ErrNotMetadataURL))
 	}
 	u, err := url.Parse(clientID)
 	if err != nil || u.Scheme != "https" || u.Opaque != "" || u.User != nil || u.Host == "" {
-		return nil, fmt.Errorf("%w: not an absolute https URL", ErrNotMetadataURL)
+		return nil, because(ReasonBadURL, fmt.Errorf("%w: not an absolute https URL", ErrNotMetadataURL))
 	}
 	if err := checkHostSyntax(u.Hostname()); err != nil {
 		return nil, err
 	}
 	if strings.HasSuffix(u.Host, ":") {
-		return nil, fmt.Errorf("%w: empty port", ErrNotMetadataURL)
+		return nil, because(ReasonBadURL, fmt.Errorf("%w: empty port", ErrNotMetadataURL))
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 || p[0] == '0' {
-			return nil, fmt.Errorf("%w: bad port", ErrNotMetadataURL)
+			return nil, because(ReasonBadURL, fmt.Errorf("%w: bad port", ErrNotMetadataURL))
 		}
 	}
 	path, _, _ := strings.Cut(pathAndQuery, "?")
 	if path == "" || path == "/" {
-		return nil, fmt.Errorf("%w: no path", ErrNotMetadataURL)
+		return nil, because(ReasonBadURL, fmt.Errorf("%w: no path", ErrNotMetadataURL))
 	}
 	for _, seg := range strings.Split(path, "/") {
 		if s := strings.ReplaceAll(strings.ToLower(seg), "%2e", "."); s == "." || s == ".." {
-			return nil, fmt.Errorf("%w: dot segment in path", ErrNotMetadataURL)
+			return nil, because(ReasonBadURL, fmt.Errorf("%w: dot segment in path", ErrNotMetadataURL))
 		}
 	}
 	return u, nil
@@ -195,7 +195,7 @@ var secretMembers = []string{"client_secret", "client_secret_expires_at"}
 // parseDocument validates body as the metadata document published at clientID.
 func parseDocument(body []byte, clientID string) (*Metadata, error) {
 	if !utf8.Valid(body) {
-		return nil, fmt.Errorf("%w: not valid UTF-8", ErrInvalidDocument)
+		return nil, because(ReasonInvalidJSON, fmt.Errorf("%w: not valid UTF-8", ErrInvalidDocument))
 	}
 	keys, err := topLevelKeys(body)
 	if err != nil {
@@ -203,29 +203,29 @@ func parseDocument(body []byte, clientID string) (*Metadata, error) {
 	}
 	for _, k := range secretMembers {
 		if slices.Contains(keys, k) {
-			return nil, fmt.Errorf("%w: %s is not allowed in a public document", ErrInvalidDocument, k)
+			return nil, invalidMember(k, fmt.Errorf("%w: %s is not allowed in a public document", ErrInvalidDocument, k))
 		}
 	}
 	var d document
 	if err := json.Unmarshal(body, &d); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return nil, fmt.Errorf("%w: member %q has the wrong type", ErrInvalidDocument, te.Field)
+			return nil, invalidMember(te.Field, fmt.Errorf("%w: member %q has the wrong type", ErrInvalidDocument, te.Field))
 		}
-		return nil, fmt.Errorf("%w: malformed JSON", ErrInvalidDocument)
+		return nil, because(ReasonInvalidJSON, fmt.Errorf("%w: malformed JSON", ErrInvalidDocument))
 	}
 	if d.ClientID != clientID {
-		return nil, fmt.Errorf("%w: client_id does not equal the document URL", ErrInvalidDocument)
+		return nil, because(ReasonClientIDMismatch, fmt.Errorf("%w: client_id does not equal the document URL", ErrInvalidDocument))
 	}
 	if len(d.RedirectURIs) == 0 {
-		return nil, fmt.Errorf("%w: redirect_uris missing or empty", ErrInvalidDocument)
+		return nil, invalidMember("redirect_uris", fmt.Errorf("%w: redirect_uris missing or empty", ErrInvalidDocument))
 	}
 	if len(d.RedirectURIs) > maxRedirectURIs {
-		return nil, fmt.Errorf("%w: more than %d redirect_uris", ErrInvalidDocument, maxRedirectURIs)
+		return nil, invalidMember("redirect_uris", fmt.Errorf("%w: more than %d redirect_uris", ErrInvalidDocument, maxRedirectURIs))
 	}
 	for i, r := range d.RedirectURIs {
 		if err := ValidateRedirectURI(r); err != nil {
-			return nil, fmt.Errorf("%w: redirect_uris[%d]: %w", ErrInvalidDocument, i, err)
+			return nil, invalidMember("redirect_uris", fmt.Errorf("%w: redirect_uris[%d]: %w", ErrInvalidDocument, i, err))
 		}
 	}
 	if err := checkName(d.ClientName); err != nil {
@@ -236,18 +236,18 @@ func parseDocument(body []byte, clientID string) (*Metadata, error) {
 	}
 	for _, g := range d.GrantTypes {
 		if g != "authorization_code" && g != "refresh_token" {
-			return nil, fmt.Errorf("%w: grant type %q is not allowed", ErrInvalidDocument, truncate(g))
+			return nil, invalidMember("grant_types", fmt.Errorf("%w: grant type %q is not allowed", ErrInvalidDocument, truncate(g)))
 		}
 	}
 	if !slices.Contains(d.GrantTypes, "authorization_code") {
-		return nil, fmt.Errorf("%w: grant_types must include authorization_code", ErrInvalidDocument)
+		return nil, invalidMember("grant_types", fmt.Errorf("%w: grant_types must include authorization_code", ErrInvalidDocument))
 	}
 	if d.ResponseTypes == nil {
 		d.ResponseTypes = []string{"code"}
 	}
 	for _, r := range d.ResponseTypes {
 		if r != "code" {
-			return nil, fmt.Errorf("%w: response type %q is not allowed", ErrInvalidDocument, truncate(r))
+			return nil, invalidMember("response_types", fmt.Errorf("%w: response type %q is not allowed", ErrInvalidDocument, truncate(r)))
 		}
 	}
 	switch d.TokenEndpointAuthMethod {
@@ -256,20 +256,20 @@ func parseDocument(body []byte, clientID string) (*Metadata, error) {
 		d.TokenEndpointAuthMethod = AuthMethodNone
 	case AuthMethodNone, AuthMethodPrivateKeyJWT:
 	default:
-		return nil, fmt.Errorf("%w: token_endpoint_auth_method %q is not allowed (none or private_key_jwt)",
-			ErrInvalidDocument, truncate(d.TokenEndpointAuthMethod))
+		return nil, invalidMember("token_endpoint_auth_method", fmt.Errorf("%w: token_endpoint_auth_method %q is not allowed (none or private_key_jwt)",
+			ErrInvalidDocument, truncate(d.TokenEndpointAuthMethod)))
 	}
 	for _, f := range []struct{ name, v string }{
 		{"client_uri", d.ClientURI}, {"logo_uri", d.LogoURI}, {"tos_uri", d.TOSURI},
 		{"policy_uri", d.PolicyURI}, {"jwks_uri", d.JWKSURI},
 	} {
 		if f.v != "" && !isHTTPSURL(f.v) {
-			return nil, fmt.Errorf("%w: %s must be an absolute https URL", ErrInvalidDocument, f.name)
+			return nil, invalidMember(f.name, fmt.Errorf("%w: %s must be an absolute https URL", ErrInvalidDocument, f.name))
 		}
 	}
 	hasJWKS := len(d.JWKS) > 0 && string(d.JWKS) != "null"
 	if hasJWKS && d.JWKSURI != "" {
-		return nil, fmt.Errorf("%w: jwks and jwks_uri are mutually exclusive", ErrInvalidDocument)
+		return nil, invalidMember("jwks", fmt.Errorf("%w: jwks and jwks_uri are mutually exclusive", ErrInvalidDocument))
 	}
 	if hasJWKS {
 		if err := checkPublicJWKS(d.JWKS); err != nil {
@@ -277,10 +277,10 @@ func parseDocument(body []byte, clientID string) (*Metadata, error) {
 		}
 	}
 	if d.TokenEndpointAuthMethod == AuthMethodPrivateKeyJWT && !hasJWKS && d.JWKSURI == "" {
-		return nil, fmt.Errorf("%w: private_key_jwt needs jwks or jwks_uri", ErrInvalidDocument)
+		return nil, invalidMember("jwks", fmt.Errorf("%w: private_key_jwt needs jwks or jwks_uri", ErrInvalidDocument))
 	}
 	if len(d.Scope) > maxScopeLen {
-		return nil, fmt.Errorf("%w: scope too long", ErrInvalidDocument)
+		return nil, invalidMember("scope", fmt.Errorf("%w: scope too long", ErrInvalidDocument))
 	}
 	m := &Metadata{
 		ClientID: d.ClientID, ClientName: d.ClientName,
@@ -300,45 +300,45 @@ func parseDocument(body []byte, clientID string) (*Metadata, error) {
 func topLevelKeys(body []byte) ([]string, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("%w: not a JSON object", ErrInvalidDocument)
+		return nil, because(ReasonInvalidJSON, fmt.Errorf("%w: not a JSON object", ErrInvalidDocument))
 	}
 	var keys []string
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("%w: malformed JSON", ErrInvalidDocument)
+			return nil, because(ReasonInvalidJSON, fmt.Errorf("%w: malformed JSON", ErrInvalidDocument))
 		}
 		k, ok := t.(string)
 		if !ok {
-			return nil, fmt.Errorf("%w: malformed JSON", ErrInvalidDocument)
+			return nil, because(ReasonInvalidJSON, fmt.Errorf("%w: malformed JSON", ErrInvalidDocument))
 		}
 		if slices.Contains(keys, k) {
-			return nil, fmt.Errorf("%w: duplicate member %q", ErrInvalidDocument, truncate(k))
+			return nil, because(ReasonInvalidJSON, fmt.Errorf("%w: duplicate member %q", ErrInvalidDocument, truncate(k)))
 		}
 		keys = append(keys, k)
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
-			return nil, fmt.Errorf("%w: malformed JSON", ErrInvalidDocument)
+			return nil, because(ReasonInvalidJSON, fmt.Errorf("%w: malformed JSON", ErrInvalidDocument))
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, fmt.Errorf("%w: malformed JSON", ErrInvalidDocument)
+		return nil, because(ReasonInvalidJSON, fmt.Errorf("%w: malformed JSON", ErrInvalidDocument))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: trailing data after the JSON object", ErrInvalidDocument)
+		return nil, because(ReasonInvalidJSON, fmt.Errorf("%w: trailing data after the JSON object", ErrInvalidDocument))
 	}
 	return keys, nil
 }
 
 func checkName(name string) error {
 	if utf8.RuneCountInString(name) > maxClientNameRunes {
-		return fmt.Errorf("%w: client_name longer than %d characters", ErrInvalidDocument, maxClientNameRunes)
+		return invalidMember("client_name", fmt.Errorf("%w: client_name longer than %d characters", ErrInvalidDocument, maxClientNameRunes))
 	}
 	for _, r := range name {
 		// Control characters and bidirectional overrides could disguise the name on the
 		// consent page.
 		if unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) {
-			return fmt.Errorf("%w: client_name contains control or bidi-override characters", ErrInvalidDocument)
+			return invalidMember("client_name", fmt.Errorf("%w: client_name contains control or bidi-override characters", ErrInvalidDocument))
 		}
 	}
 	return nil
@@ -363,15 +363,15 @@ func checkPublicJWKS(raw json.RawMessage) error {
 		Keys []json.RawMessage `json:"keys"`
 	}
 	if err := json.Unmarshal(raw, &set); err != nil || len(set.Keys) == 0 {
-		return fmt.Errorf("%w: jwks is not a non-empty JWK set", ErrInvalidDocument)
+		return invalidMember("jwks", fmt.Errorf("%w: jwks is not a non-empty JWK set", ErrInvalidDocument))
 	}
 	for i, k := range set.Keys {
 		var jwk jose.JSONWebKey
 		if err := jwk.UnmarshalJSON(k); err != nil {
-			return fmt.Errorf("%w: jwks key %d is unparsable", ErrInvalidDocument, i)
+			return invalidMember("jwks", fmt.Errorf("%w: jwks key %d is unparsable", ErrInvalidDocument, i))
 		}
 		if !jwk.IsPublic() {
-			return fmt.Errorf("%w: jwks key %d is private or symmetric key material", ErrInvalidDocument, i)
+			return invalidMember("jwks", fmt.Errorf("%w: jwks key %d is private or symmetric key material", ErrInvalidDocument, i))
 		}
 	}
 	return nil

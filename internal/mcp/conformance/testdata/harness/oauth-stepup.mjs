@@ -74,10 +74,10 @@ async function authorizeInBrowser(authURL) {
       return next.searchParams;
     }
     const page = await get(next.href);
-    if (next.pathname.endsWith('/login')) {
+    if (next.pathname.endsWith('/login') && page.status === 200) { // a login session answers with a redirect to consent
       entry.passwordAsked = true;
       r = await post(new URL('/login', next).href, { id: hidden(page.body, 'id'), csrf: hidden(page.body, 'csrf'), email, password });
-    } else if (next.pathname.endsWith('/consent')) {
+    } else if (next.pathname.endsWith('/consent') && page.status === 200) {
       entry.consentShown = true;
       r = await post(new URL('/consent', next).href, { id: hidden(page.body, 'id'), csrf: hidden(page.body, 'csrf'), action: 'approve' });
     } else {
