@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
@@ -27,6 +28,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/logic"
 	"github.com/neemias/neemias-mcp/internal/mcp"
+	"github.com/neemias/neemias-mcp/internal/metrics"
 	"github.com/neemias/neemias-mcp/internal/oauth"
 	"github.com/neemias/neemias-mcp/internal/oauth/cimd"
 	"github.com/neemias/neemias-mcp/internal/oauth/external"
@@ -64,6 +66,14 @@ type Config struct {
 	// External, when set, is external provider mode: Neemias is a pure resource server of
 	// that OpenID Connect provider. Nil (the default) is built-in mode.
 	External *ExternalAuth
+	// Operations (operate.go). Metrics, when set, instruments the server; MetricsOnMain also
+	// serves it at /metrics of Handler. Tracer, when set, makes spans (HTTP, MCP method,
+	// capability; SQL spans come from the pool's tracer). MCPHost and APIHost split the
+	// origin by Host; both empty, one origin serves everything.
+	Metrics          *metrics.Metrics
+	MetricsOnMain    bool
+	Tracer           trace.TracerProvider
+	MCPHost, APIHost string
 }
 
 // ExternalAuth is external provider mode: no built-in authorization server is mounted (no
@@ -166,6 +176,11 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	publicURL := base.String()
 	resource := publicURL + "/mcp"
 	out := &Server{ResourceURL: resource}
+	head, err := schemaHead()
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	ready := readinessChecks{st: st, head: head}
 	var verifier authn.Verifier
 	if cfg.External != nil {
 		ev, err := newExternalVerifier(ctx, *cfg.External, resource, st, cfg.Logger)
@@ -196,19 +211,23 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		tv := &tokens.Verifier{Issuer: publicURL, Audiences: []string{resource, resource + "/"}, Keys: keys.Public,
-			Check: authServer.CheckToken, // tokens of a revoked grant are refused, cached or not
+			// tokens of a revoked grant, and dev tokens of a disabled user, are refused, cached or not
+			Check: devTokenCheck(st, authServer.CheckToken),
 			Cache: &tokens.Cache{}}
 		verifier, out.Verifier, out.AuthServer, out.AuthorizationServer = tv, tv, authServer, publicURL
 		out.Minter = tokens.Minter{Issuer: publicURL, Audience: resource, Key: key}
+		ready.keys = signingKeysLoaded(keys, key.ID)
 	}
+	verifier = cfg.Metrics.WrapVerifier(verifier)
 	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From), logic.WithCheckinWindow(cfg.CheckinWindowDays))
 	metadataURL := publicURL + "/.well-known/oauth-protected-resource/mcp"
 	hosts, origins := allowlists(base, cfg.AllowedOrigins)
 
 	// The one invocation pipeline both transports call: the scope check (refusals audited),
 	// then validation, the hand-written logic, redaction and one encoding.
+	call, onRefused := instrument(cfg, dispatch.Bind(svc), svc.OnRefused)
 	gate, err := pipeline.New(pipeline.Config{
-		RequiredScope: scopes.Required, RoleScopes: scopes.RoleScopes, Call: dispatch.Bind(svc), OnRefused: svc.OnRefused,
+		RequiredScope: scopes.Required, RoleScopes: scopes.RoleScopes, Call: call, OnRefused: onRefused,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -239,6 +258,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		AllowedHosts:   hosts,
 		AllowedOrigins: origins,
 		RateLimit:      limiter,
+		Observe:        observeMCP(cfg),
 		Logger:         cfg.Logger,
 	})
 	if err != nil {
@@ -246,7 +266,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	}
 	restHandler, err := rest.New(rest.Options{
 		Gate: gate, Verifier: verifier, ResourceMetadataURL: metadataURL, ChallengeScope: challengeScope,
-		AllowedHosts: hosts, AllowedOrigins: origins, RateLimit: limiter, Logger: cfg.Logger,
+		AllowedHosts: withHost(hosts, cfg.APIHost), AllowedOrigins: origins, RateLimit: limiter, Logger: cfg.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -260,7 +280,11 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		out.AuthServer.Register(mux) // /authorize, /token, /register, /login, /consent, AS metadata…
 	}
 	registerExternalMode(mux, cfg.External, out.External, cfg.Logger) // metadata proxy
-	mux.Handle("GET /readyz", readiness(st, out.External))
+	ready.provider = out.External
+	mux.Handle("GET /readyz", readiness(ready))
+	if cfg.Metrics != nil && cfg.MetricsOnMain {
+		mux.Handle("GET /metrics", cfg.Metrics.Handler())
+	}
 	prm := protectedResourceMetadata(resource, out.AuthorizationServer)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", prm)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
@@ -273,7 +297,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	})
-	out.Handler = reqid.Middleware(securityHeaders(mux))
+	out.Handler = outermost(cfg, reqid.Middleware(securityHeaders(hostRouting(cfg.MCPHost, cfg.APIHost, mux))))
 	return out, nil
 }
 
