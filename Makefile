@@ -71,8 +71,22 @@ lint: ## go vet and gofmt
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt'd:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
+# db-deps: make run needs a PostgreSQL it can reach (DATABASE_URL, 127.0.0.1:5432) or binaries
+# to start its private cluster under .data/postgres (internal/devdb). With neither, it installs
+# Debian's postgresql where apt exists (as test-deps does chromium), else says what to install.
+.PHONY: db-deps
+db-deps: ## Install Debian's postgresql for make run when no PostgreSQL is reachable or installed
+	@if [ -n "$$DATABASE_URL$$NEEMIAS_DATABASE_URL" ] || (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null \
+		|| command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		echo "no PostgreSQL found: installing Debian's postgresql for the private cluster under .data/postgres"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -qq postgresql >/dev/null; \
+	else echo "make run needs PostgreSQL: install it (macOS: brew install postgresql@17; Fedora: dnf install postgresql-server) or set DATABASE_URL" >&2; exit 1; fi
+
 .PHONY: run
-run: ## Run the server with demo data and zero configuration
+run: db-deps ## Run the server with demo data and zero configuration
 	$(GO) run ./cmd/neemias-mcp serve --demo
 
 # The load generator of issue 8 (docs/performance.md): its own database (neemias_bench, from

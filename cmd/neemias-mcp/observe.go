@@ -53,7 +53,8 @@ func observability(ctx context.Context, cfg config.Serve, version string) (*obs,
 	return o, nil
 }
 
-// openStore opens the store over url with the pool traced (when tracing is on) and observed.
+// openStore opens the store over url with the pool traced when tracing is on (server.New
+// exports the pool's figures).
 func (o *obs) openStore(ctx context.Context, url string) (*store.Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -73,7 +74,6 @@ func (o *obs) openStore(ctx context.Context, url string) (*store.Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store: connect: %w", err)
 	}
-	o.metrics.ObservePool(pool)
 	return store.FromPool(pool), nil
 }
 

@@ -187,7 +187,7 @@ func MarkSecret(fs *pflag.FlagSet, flag string) {
 }
 
 // Apply completes fs after the command line was parsed: every flag not given on the command
-// line takes its NEEMIAS_* variable when set; then each secret's --x-file, when given, sets
+// line takes its NEEMIAS_* variable when set and not empty; then each secret's --x-file, when given, sets
 // --x from the file. Errors name the setting and never quote a secret's value. lookup is
 // os.LookupEnv in production. With names, only those flags (and their -file twins) are
 // completed: the administrative commands take only the database and log settings from the
@@ -210,7 +210,7 @@ func Apply(fs *pflag.FlagSet, lookup func(string) (string, bool), names ...strin
 			return
 		}
 		v, ok := lookup(EnvName(f.Name))
-		if !ok {
+		if !ok || v == "" { // an empty variable is an unset one (docker --env X= , a blank ConfigMap key)
 			return
 		}
 		if sv, isSlice := f.Value.(pflag.SliceValue); isSlice {

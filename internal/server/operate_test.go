@@ -2,9 +2,12 @@ package server_test
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -147,7 +150,7 @@ func serveOver(t *testing.T, st *store.Store, cfg server.Config) *app {
 // disabled, on every request (the verifier's cache notwithstanding).
 func TestDevTokens(t *testing.T) {
 	t.Parallel()
-	a := newApp(t)
+	a := newAppWith(t, server.Config{Metrics: newMetrics(), MetricsOnMain: true})
 	mint := func(ttl time.Duration) string {
 		all, _ := scopes.RoleScopes("VOLUNTARIO")
 		tok, err := a.srv.Minter.Mint(principal.Principal{UserID: seed.DemoVoluntarioID, ChurchID: seed.DemoChurchID, Role: "VOLUNTARIO",
@@ -171,6 +174,18 @@ func TestDevTokens(t *testing.T) {
 	a.exec(t, `UPDATE users SET disabled_at = now() WHERE id = $1`, seed.DemoVoluntarioID)
 	if s := get(ok); s != http.StatusUnauthorized {
 		t.Errorf("a dev token of a disabled user: %d, want 401", s)
+	}
+	get("")
+	// The refusals are counted by reason.
+	_, _, text := restCall(t, "GET", a.base+"/metrics", "", "")
+	for _, want := range []string{
+		`neemias_auth_failures_total{reason="lifetime",surface="rest"} 1`,
+		`neemias_auth_failures_total{reason="disabled",surface="rest"} 1`,
+		`neemias_auth_failures_total{reason="missing",surface="rest"} 1`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 }
 
@@ -217,4 +232,63 @@ func TestHostRouting(t *testing.T) {
 			t.Errorf("%s %s%s: %d, want %d", tc.method, tc.host, tc.path, resp.StatusCode, tc.want)
 		}
 	}
+}
+
+// checkMetrics scrapes /metrics after the canary run: no personal data, no pick-up code, every
+// label value from its fixed list, and the run's figures present (an internal error, a
+// refusal, a bad input, check-ins, REST and MCP, the pool).
+func checkMetrics(t *testing.T, base string, secrets []string) {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	text := string(b)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics: %d", resp.StatusCode)
+	}
+	if frag, ok := leaks(text, append(append(append([]string{}, nameFragments...), phoneFragments...), secrets...)); ok {
+		t.Errorf("/metrics carries %q", frag)
+	}
+	allowed := map[string][]string{
+		"surface": {"mcp", "rest", "oauth", "metadata", "health", "other"},
+		"outcome": {"ok", "internal", "invalid", "not_found", "unauthenticated", "forbidden", "conflict", "not_implemented", "rate_limited", "unavailable"},
+		"method":  {"initialize", "ping", "tools/list", "tools/call", "resources/list", "resources/read", "resources/templates/list", "completion/complete", "logging/setLevel", "prompts/list", "prompts/get", "server/discover", "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "unknown"},
+		"capability": {"none", "unknown"},
+		"reason":     {"missing", "expired", "revoked", "disabled", "audience", "signature", "lifetime", "invalid", "unavailable"},
+	}
+	for _, c := range capapi.Capabilities() {
+		allowed["capability"] = append(allowed["capability"], c.ID)
+	}
+	label := regexp.MustCompile(`(\w+)="([^"]*)"`)
+	series := 0
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "neemias_") {
+			continue
+		}
+		series++
+		for _, m := range label.FindAllStringSubmatch(line, -1) {
+			if m[1] == "le" {
+				continue
+			}
+			if vals, ok := allowed[m[1]]; !ok || !slices.Contains(vals, m[2]) {
+				t.Errorf("label %s=%q is not from its fixed list: %s", m[1], m[2], line)
+			}
+		}
+	}
+	for _, want := range []string{
+		`neemias_requests_total{capability="neemias_checkin_register",method="tools/call",outcome="internal",surface="mcp"}`,
+		`neemias_requests_total{capability="neemias_child_enroll",method="tools/call",outcome="forbidden",surface="mcp"}`,
+		`neemias_requests_total{capability="neemias_child_enroll",method="POST",outcome="invalid",surface="rest"}`,
+		`neemias_requests_total{capability="roster_child",method="GET",outcome="ok",surface="rest"}`,
+		`neemias_request_duration_seconds_bucket{capability="roster_child",method="resources/read",surface="mcp",le="+Inf"}`,
+		`neemias_checkins_registered_total `, `neemias_db_pool_total_conns `, `neemias_db_pool_acquires_total `,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	t.Logf("/metrics: %d neemias series, all labels bounded", series)
 }

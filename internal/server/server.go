@@ -226,6 +226,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	// The one invocation pipeline both transports call: the scope check (refusals audited),
 	// then validation, the hand-written logic, redaction and one encoding.
 	call, onRefused := instrument(cfg, dispatch.Bind(svc), svc.OnRefused)
+	cfg.Metrics.ObservePool(st.Pool())
 	gate, err := pipeline.New(pipeline.Config{
 		RequiredScope: scopes.Required, RoleScopes: scopes.RoleScopes, Call: call, OnRefused: onRefused,
 	})
