@@ -93,6 +93,11 @@ type Querier interface {
 	InsertSigningKey(ctx context.Context, arg InsertSigningKeyParams) (int64, error)
 	LinkGuardianChild(ctx context.Context, arg LinkGuardianChildParams) error
 	LinkOAuthUpstreamIdentity(ctx context.Context, arg LinkOAuthUpstreamIdentityParams) error
+	// The audit trail of one church for an operator (neemias-mcp audit list|export, the answer to a
+	// guardian's data-access request): optionally only the entries naming one record (a child's id
+	// among the targets), one user, one client, and a period [since, until); oldest first, at most
+	// max_rows. Run in the owner's maintenance transaction.
+	ListAudit(ctx context.Context, arg ListAuditParams) ([]AuditLog, error)
 	// The classes the caller may use, youngest first: all of the church, a volunteer's own only.
 	ListVisibleClasses(ctx context.Context, arg ListVisibleClassesParams) ([]ListVisibleClassesRow, error)
 	// Serializes enrollments of one child (church, name, birth date) for the rest of the
