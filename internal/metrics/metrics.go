@@ -82,7 +82,7 @@ func New(ids []string, checkinID string) *Metrics {
 	}, []string{"surface", "method", "capability"})
 	m.authFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "neemias_auth_failures_total",
-		Help: "Refused credentials by surface and reason (missing, expired, revoked, disabled, audience, signature, invalid, unavailable).",
+		Help: "Refused credentials by surface and reason (missing, expired, revoked, disabled, audience, signature, lifetime, api_key_on_mcp, invalid, unavailable).",
 	}, []string{"surface", "reason"})
 	m.checkins = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "neemias_checkins_registered_total",
@@ -353,3 +353,13 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // KnownMCPMethod reports whether method is one counted by name.
 func KnownMCPMethod(method string) bool { return slices.Contains(mcpMethods, method) }
+
+// SetAuthReason records why the request's credential was refused, when a layer other than the
+// verifier refuses it (e.g. "api_key_on_mcp").
+func SetAuthReason(ctx context.Context, reason string) {
+	if l := from(ctx); l != nil {
+		l.mu.Lock()
+		l.authReason = reason
+		l.mu.Unlock()
+	}
+}

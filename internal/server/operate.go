@@ -16,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/neemias/neemias-mcp/gen/db"
+	"github.com/neemias/neemias-mcp/gen/schemas"
+	"github.com/neemias/neemias-mcp/internal/apikey"
 	"github.com/neemias/neemias-mcp/internal/authn"
 	"github.com/neemias/neemias-mcp/internal/metrics"
 	"github.com/neemias/neemias-mcp/internal/oauth/external"
@@ -231,4 +233,38 @@ func withHost(hosts []string, apiHost string) []string {
 		return hosts
 	}
 	return append(append([]string{}, hosts...), apiHost)
+}
+
+// openAPIDocument serves the REST API's OpenAPI document (gen/openapi/openapi.json, embedded by
+// gen/schemas): both credentials (OAuth, API keys), every operation, the problem format.
+func openAPIDocument(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	_, _ = w.Write(schemas.OpenAPI())
+}
+
+// restVerifier is REST's credential check: church API keys (internal/apikey) or the OAuth
+// tokens MCP accepts too.
+func restVerifier(cfg Config, st *store.Store, oauth authn.Verifier) authn.Verifier {
+	return apikey.Either(cfg.Metrics.WrapVerifier(apikey.Verifier{Store: st}), oauth)
+}
+
+// refuseAPIKeys answers a request to the MCP endpoint that presents an API key with 401 and a
+// challenge that says why: API keys are for the REST API; MCP clients use OAuth (the
+// protected-resource metadata names the authorization server).
+func refuseAPIKeys(metadataURL string, next http.Handler) http.Handler {
+	const desc = "API keys are accepted on the REST API (/api/v1) only; MCP needs OAuth: discover the authorization server from resource_metadata"
+	body, _ := json.Marshal(map[string]string{"error": "invalid_token", "error_description": desc})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && apikey.Is(strings.TrimSpace(tok)) {
+			metrics.SetAuthReason(r.Context(), "api_key_on_mcp")
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf("Bearer error=%q, error_description=%q, resource_metadata=%q", "invalid_token", desc, metadataURL))
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write(body)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

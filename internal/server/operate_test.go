@@ -253,9 +253,9 @@ func checkMetrics(t *testing.T, base string, secrets []string) {
 		t.Errorf("/metrics carries %q", frag)
 	}
 	allowed := map[string][]string{
-		"surface": {"mcp", "rest", "oauth", "metadata", "health", "other"},
-		"outcome": {"ok", "internal", "invalid", "not_found", "unauthenticated", "forbidden", "conflict", "not_implemented", "rate_limited", "unavailable"},
-		"method":  {"initialize", "ping", "tools/list", "tools/call", "resources/list", "resources/read", "resources/templates/list", "completion/complete", "logging/setLevel", "prompts/list", "prompts/get", "server/discover", "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "unknown"},
+		"surface":    {"mcp", "rest", "oauth", "metadata", "health", "other"},
+		"outcome":    {"ok", "internal", "invalid", "not_found", "unauthenticated", "forbidden", "conflict", "not_implemented", "rate_limited", "unavailable"},
+		"method":     {"initialize", "ping", "tools/list", "tools/call", "resources/list", "resources/read", "resources/templates/list", "completion/complete", "logging/setLevel", "prompts/list", "prompts/get", "server/discover", "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "unknown"},
 		"capability": {"none", "unknown"},
 		"reason":     {"missing", "expired", "revoked", "disabled", "audience", "signature", "lifetime", "invalid", "unavailable"},
 	}

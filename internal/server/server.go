@@ -266,7 +266,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, fmt.Errorf("server: MCP handler: %w", err)
 	}
 	restHandler, err := rest.New(rest.Options{
-		Gate: gate, Verifier: verifier, ResourceMetadataURL: metadataURL, ChallengeScope: challengeScope,
+		Gate: gate, Verifier: restVerifier(cfg, st, verifier), ResourceMetadataURL: metadataURL, ChallengeScope: challengeScope,
 		AllowedHosts: withHost(hosts, cfg.APIHost), AllowedOrigins: origins, RateLimit: limiter, Logger: cfg.Logger,
 	})
 	if err != nil {
@@ -274,9 +274,11 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpHandler)
-	mux.Handle("/sse", mcpHandler) // compatibility alias of the same stateless endpoint
+	mcpOnly := refuseAPIKeys(metadataURL, mcpHandler) // API keys are REST's; MCP needs OAuth
+	mux.Handle("/mcp", mcpOnly)
+	mux.Handle("/sse", mcpOnly) // compatibility alias of the same stateless endpoint
 	mux.Handle("/api/v1/", restHandler)
+	mux.HandleFunc("GET /api/openapi.json", openAPIDocument)
 	if out.AuthServer != nil {
 		out.AuthServer.Register(mux) // /authorize, /token, /register, /login, /consent, AS metadata…
 	}
