@@ -36,7 +36,13 @@ import (
 const version = "0.1.0"
 
 func main() {
-	if err := root().Execute(); err != nil {
+	// One JSON log format from the first line on (configure re-installs it at --log-level); a
+	// failure is logged as such a line too.
+	logging.Install(logging.New(os.Stderr, &logLevel))
+	r := root()
+	r.SilenceErrors = true
+	if err := r.Execute(); err != nil {
+		slog.Error("neemias-mcp: "+err.Error(), "command", strings.Join(os.Args[1:2], ""))
 		os.Exit(1)
 	}
 }
