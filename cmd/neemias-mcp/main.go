@@ -105,7 +105,7 @@ func configure(cmd *cobra.Command, level *string) error {
 		return fmt.Errorf("%s %v", config.Setting("log-level"), err)
 	}
 	logLevel.Set(l)
-	logging.Install(logging.New(cmd.ErrOrStderr(), &logLevel))
+	logging.Install(logging.New(os.Stderr, &logLevel)) // the process's standard error, whatever the command's writer
 	return nil
 }
 
