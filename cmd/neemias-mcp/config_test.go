@@ -89,3 +89,17 @@ func TestServeRefusesBadSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenLifetimeBounded: development tokens cannot be minted for more than 12 hours (the
+// verifier refuses longer ones too: internal/server TestDevTokens).
+func TestTokenLifetimeBounded(t *testing.T) {
+	for _, ttl := range []string{"13h", "0s", "-1h"} {
+		cmd := root()
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		cmd.SetArgs([]string{"token", "--ttl", ttl})
+		if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--ttl must be between 1s and 12h") {
+			t.Errorf("token --ttl %s: %v", ttl, err)
+		}
+	}
+}
