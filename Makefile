@@ -33,7 +33,7 @@ generate: $(SQLC) $(OGEN) ## Regenerate everything from spec/capabilities.yaml
 	cd queries && $(SQLC) generate -f .sqlc.new.yaml; status=$$?; rm -f .sqlc.new.yaml; \
 		if [ $$status -ne 0 ]; then rm -rf ../gen/.db.new; exit $$status; fi
 	rm -rf gen/db && mv gen/.db.new gen/db
-	$(OGEN) --target gen/openapi/oas --package oas --clean gen/openapi/openapi.json 2>&1 | { grep -v '^INFO' || true; }; exit $${PIPESTATUS[0]}
+	$(OGEN) --target gen/openapi/oas --package oas --clean gen/openapi/openapi.json 2>&1 | { grep -v -e '^INFO' -e 'Ensuring "status" matching HTTP status' || true; }; exit $${PIPESTATUS[0]}
 	@test -z "$$(gofmt -l gen)" || { echo "generated Go is not gofmt'd:"; gofmt -l gen; exit 1; }
 
 .PHONY: scaffold
@@ -76,8 +76,22 @@ lint: ## go vet and gofmt
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "not gofmt'd:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
+# db-deps: make run needs a PostgreSQL it can reach (DATABASE_URL, 127.0.0.1:5432) or binaries
+# to start its private cluster under .data/postgres (internal/devdb). With neither, it installs
+# Debian's postgresql where apt exists (as test-deps does chromium), else says what to install.
+.PHONY: db-deps
+db-deps: ## Install Debian's postgresql for make run when no PostgreSQL is reachable or installed
+	@if [ -n "$$DATABASE_URL$$NEEMIAS_DATABASE_URL" ] || (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null \
+		|| command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		echo "no PostgreSQL found: installing Debian's postgresql for the private cluster under .data/postgres"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -qq postgresql >/dev/null; \
+	else echo "make run needs PostgreSQL: install it (macOS: brew install postgresql@17; Fedora: dnf install postgresql-server) or set DATABASE_URL" >&2; exit 1; fi
+
 .PHONY: run
-run: ## Run the server with demo data and zero configuration
+run: db-deps ## Run the server with demo data and zero configuration
 	$(GO) build -o $(BIN)/neemias-mcp ./cmd/neemias-mcp
 	$(BIN)/neemias-mcp serve --demo
 

@@ -39,18 +39,15 @@ func notifyShutdown(parent context.Context) (ctx context.Context, got func() os.
 	return ctx, got, func() { signal.Stop(ch); cancel() }
 }
 
-// shutdownGrace bounds how long the graceful shutdown waits for requests in flight.
-const shutdownGrace = 30 * time.Second
-
 // drainThenShutdown is serve's answer to SIGTERM: /readyz turns 503 at once and for the drain
 // period (none after Ctrl-C) everything else is still served (a load balancer takes that long to stop sending
 // requests: a Kubernetes endpoint update, a readiness probe period), then the listener closes
-// and the requests in flight finish (at most shutdownGrace) before the process exits.
-func drainThenShutdown(log *slog.Logger, srv *server.Server, hs *http.Server, drain time.Duration) {
+// and the requests in flight finish (at most grace, --shutdown-timeout) before the process exits.
+func drainThenShutdown(log *slog.Logger, srv *server.Server, hs *http.Server, drain, grace time.Duration) {
 	srv.Drain()
 	log.Info("draining: readiness is 503", "drain", drain)
 	time.Sleep(drain)
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := hs.Shutdown(ctx); err != nil {
 		log.Warn("graceful shutdown cut requests short", "error", err)

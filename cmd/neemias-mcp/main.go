@@ -21,8 +21,10 @@ import (
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/config"
 	"github.com/neemias/neemias-mcp/internal/devdb"
-	"github.com/neemias/neemias-mcp/internal/logic"
+	"github.com/neemias/neemias-mcp/internal/logging"
+	"github.com/neemias/neemias-mcp/internal/oauth"
 	"github.com/neemias/neemias-mcp/internal/principal"
 	"github.com/neemias/neemias-mcp/internal/seed"
 	"github.com/neemias/neemias-mcp/internal/server"
@@ -33,7 +35,13 @@ import (
 const version = capapi.ServerVersion
 
 func main() {
-	if err := root().Execute(); err != nil {
+	// One JSON log format from the first line on (configure re-installs it at --log-level); a
+	// failure is logged as such a line too.
+	logging.Install(logging.New(os.Stderr, &logLevel))
+	r := root()
+	r.SilenceErrors = true
+	if err := r.Execute(); err != nil {
+		slog.Error("neemias-mcp: "+err.Error(), "command", strings.Join(os.Args[1:2], ""))
 		os.Exit(1)
 	}
 }
@@ -45,7 +53,8 @@ type dbFlags struct {
 
 func (f *dbFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.url, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL (default: $DATABASE_URL, else 127.0.0.1:5432, else a private cluster)")
-	c.Flags().StringVar(&f.dataDir, "data-dir", ".data/postgres", "folder of the private cluster, when one is needed")
+	c.Flags().StringVar(&f.dataDir, "data-dir", config.DefaultDataDir, "folder of the private cluster, when one is needed")
+	config.MarkSecret(c.Flags(), "database-url")
 }
 
 func (f *dbFlags) resolve(ctx context.Context, log *slog.Logger) (*devdb.DB, error) {
@@ -72,33 +81,52 @@ func openStore(ctx context.Context, f *dbFlags) (*store.Store, func(), error) {
 }
 
 func root() *cobra.Command {
-	r := &cobra.Command{Use: "neemias-mcp", Short: "Neemias MCP server", SilenceUsage: true}
-	r.AddCommand(serveCmd(), migrateCmd(), seedCmd(), tokenCmd(), identityCmd(), keysCmd(), churchCmd(), userCmd(), classCmd(), volunteerCmd(), importCmd(), upstreamCmd())
+	var level string
+	r := &cobra.Command{Use: "neemias-mcp", Short: "Neemias MCP server", SilenceUsage: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return configure(cmd, &level) }}
+	config.AddLogFlags(r.PersistentFlags(), &level)
+	r.AddCommand(serveCmd(), migrateCmd(), seedCmd(), tokenCmd(), identityCmd(), keysCmd(), churchCmd(), userCmd(), classCmd(), volunteerCmd(), importCmd(), auditCmd(), apikeyCmd(), upstreamCmd())
 	return r
 }
 
-func logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+// configure completes the command's flags from the environment (every flag of serve; the
+// database and log settings of the others) and installs the one JSON log format.
+func configure(cmd *cobra.Command, level *string) error {
+	var only []string
+	if cmd.Name() != "serve" {
+		only = []string{"database-url", "data-dir", "log-level"}
+	}
+	if err := config.Apply(cmd.Flags(), os.LookupEnv, only...); err != nil {
+		return err
+	}
+	l, err := logging.ParseLevel(*level)
+	if err != nil {
+		return fmt.Errorf("%s %v", config.Setting("log-level"), err)
+	}
+	logLevel.Set(l)
+	logging.Install(logging.New(os.Stderr, &logLevel)) // the process's standard error, whatever the command's writer
+	return nil
 }
+
+// logLevel is the process's level (--log-level), shared by every logger() handler.
+var logLevel slog.LevelVar
+
+func logger() *slog.Logger { return slog.Default() }
 
 func serveCmd() *cobra.Command {
 	var (
-		db        dbFlags
-		addr      string
-		publicURL string
-		demo      bool
-		origins   []string
-		as        authServerFlags
-		ext       externalFlags
-		rateLimit float64
-		rateBurst int
-		window    int
-		drain     time.Duration
+		cfg config.Serve
+		as  authServerFlags
+		ext externalFlags
 	)
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve MCP (POST /mcp, /sse) and REST (/api/v1)",
 		Long: `Serve MCP (POST /mcp, /sse) and REST (/api/v1).
+
+Every setting below is a flag and an environment variable ([$NEEMIAS_…]); a flag given on the
+command line wins. Secrets can be read from files (--…-file). Logs are JSON lines on standard
+error; /healthz is liveness, /readyz readiness, /metrics Prometheus metrics.
 
 By default (built-in mode) the server is also the OAuth authorization server of its clients:
 /authorize, /token, /register, the login and consent pages, signing tokens with its own key.
@@ -110,6 +138,10 @@ provider, and /mcp and /api accept only the provider's access tokens (aud: the M
 linked to a local user first: neemias-mcp identity link --issuer ISSUER --subject SUB --email E.
 Church and role are the local user's unless --oauth-church-claim / --oauth-role-claim map them.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.LogLevel = cmd.Flag("log-level").Value.String()
+			if err := cfg.Validate(); err != nil {
+				return err
+			}
 			x, err := ext.config()
 			if err != nil {
 				return err
@@ -119,88 +151,96 @@ Church and role are the local user's unless --oauth-church-claim / --oauth-role-
 			}
 			ctx, got, stop := notifyShutdown(cmd.Context())
 			defer stop()
-			log := logger()
-			d, err := db.resolve(ctx, log)
-			if err != nil {
-				return err
-			}
-			defer d.Close()
-			if _, err := store.Migrate(ctx, d.URL); err != nil {
-				return err
-			}
-			st, err := store.New(ctx, d.URL)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			if demo {
-				rep, err := seed.Demo(ctx, st.Pool())
-				if err != nil {
-					return err
-				}
-				if rep.Churches > 0 {
-					log.Info("seeded the demo church", "rows", rep.Rows())
-				}
-				if _, err := store.AnalyzeStale(ctx, st.Pool()); err != nil {
-					return err
-				}
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return fmt.Errorf("listening on %s: %w", addr, err)
-			}
-			if publicURL == "" {
-				publicURL = "http://" + ln.Addr().String()
-			}
-			if window < 1 || window > 366 {
-				return errors.New("--checkin-window-days must be 1 to 366")
-			}
-			if rateLimit < 0 || rateBurst < 1 {
-				return errors.New("--rate-limit must be 0 (off) or more, and --rate-burst at least 1")
-			}
-			srv, err := server.New(ctx, server.Config{
-				PublicURL: publicURL, AllowedOrigins: origins, Logger: log, Version: version, AuthServer: as.options(), External: x,
-				RatePerSecond: rateLimit, RateBurst: rateBurst, RateLimitOff: rateLimit == 0, CheckinWindowDays: window,
-			}, st)
-			if err != nil {
-				return err
-			}
-			if demo {
-				if err := printInstructions(cmd, srv, d); err != nil {
-					return err
-				}
-			}
-			// Slow clients (slowloris) are cut off; no WriteTimeout, SSE responses may legitimately last.
-			hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
-			stopped := make(chan struct{})
-			go func() {
-				defer close(stopped)
-				<-ctx.Done()
-				if got() != syscall.SIGTERM {
-					drain = 0 // Ctrl-C: a person is waiting, no balancer
-				}
-				drainThenShutdown(log, srv, hs, drain)
-			}()
-			log.Info("serving", "mcp", srv.ResourceURL, "authorization_server", srv.AuthorizationServer, "database", d.Source)
-			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-			<-stopped // the requests in flight finish before the store closes
-			return nil
+			return serve(ctx, cmd, cfg, as.options(), x, got)
 		},
 	}
-	db.add(c)
-	c.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen address")
-	c.Flags().StringVar(&publicURL, "public-url", "", "externally visible base URL (default http://ADDR)")
-	c.Flags().BoolVar(&demo, "demo", false, "seed the demo church once and print how to connect")
-	c.Flags().StringSliceVar(&origins, "allowed-origin", nil, "browser origin allowed to call /mcp (repeatable)")
-	c.Flags().Float64Var(&rateLimit, "rate-limit", server.DefaultRatePerSecond, "requests per second per caller (0 turns the limit off)")
-	c.Flags().IntVar(&rateBurst, "rate-burst", server.DefaultRateBurst, "burst of requests a caller may make above --rate-limit")
-	c.Flags().IntVar(&window, "checkin-window-days", logic.DefaultCheckinWindowDays, "how many days back a check-in may be registered")
-	c.Flags().DurationVar(&drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the graceful shutdown")
+	cfg.AddFlags(c.Flags())
 	as.add(c)
 	ext.add(c)
+	config.MarkSecret(c.Flags(), "upstream-client-secret")
+	config.DocumentEnv(c.Flags())
 	return c
+}
+
+// serve runs the server of cfg until ctx ends.
+func serve(ctx context.Context, cmd *cobra.Command, cfg config.Serve, as oauth.Options, x *server.ExternalAuth, got func() os.Signal) error {
+	log := logger()
+	d, err := devdb.Resolve(ctx, devdb.Options{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if _, err := store.Migrate(ctx, d.URL); err != nil {
+		return err
+	}
+	ob, err := observability(ctx, cfg, version)
+	if err != nil {
+		return err
+	}
+	defer ob.shutdown()
+	st, err := ob.openStore(ctx, d.URL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if cfg.Demo {
+		rep, err := seed.Demo(ctx, st.Pool())
+		if err != nil {
+			return err
+		}
+		if rep.Churches > 0 {
+			log.Info("seeded the demo church", "rows", rep.Rows())
+		}
+		if _, err := store.AnalyzeStale(ctx, st.Pool()); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("%s: listening on %s: %w", config.Setting("addr"), cfg.Addr, err)
+	}
+	publicURL := cfg.PublicURL
+	if publicURL == "" {
+		publicURL = "http://" + ln.Addr().String()
+	}
+	srv, err := server.New(ctx, server.Config{
+		PublicURL: publicURL, AllowedOrigins: cfg.AllowedOrigins, Logger: log, Version: version, AuthServer: as, External: x,
+		RatePerSecond: cfg.RateLimit, RateBurst: cfg.RateBurst, RateLimitOff: cfg.RateLimit == 0, CheckinWindowDays: cfg.CheckinWindowDays,
+		Metrics: ob.metrics, MetricsOnMain: cfg.Metrics && cfg.MetricsAddr == "", Tracer: ob.tracer,
+		MCPHost: cfg.MCPHost, APIHost: cfg.APIHost,
+	}, st)
+	if err != nil {
+		return err
+	}
+	if cfg.Demo {
+		if err := printInstructions(cmd, srv, d); err != nil {
+			return err
+		}
+	}
+	if cfg.Metrics && cfg.MetricsAddr != "" {
+		if err := ob.serveMetrics(ctx, cfg.MetricsAddr, log); err != nil {
+			return err
+		}
+	}
+	// Slow clients (slowloris) are cut off; no WriteTimeout, SSE responses may legitimately last.
+	hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,
+		ErrorLog: logging.StdLogger(log, slog.LevelWarn)}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		<-ctx.Done()
+		drain := cfg.Drain
+		if got() != syscall.SIGTERM {
+			drain = 0 // Ctrl-C: a person is waiting, no balancer
+		}
+		drainThenShutdown(log, srv, hs, drain, cfg.ShutdownTimeout)
+	}()
+	log.Info("serving", "mcp", srv.ResourceURL, "authorization_server", srv.AuthorizationServer, "database", d.Source)
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	<-stopped // the requests in flight finish before the store closes
+	return nil
 }
 
 type demoUser struct {
@@ -218,7 +258,7 @@ var demoUsers = []demoUser{
 
 func mintFor(srv *server.Server, u demoUser, ttl time.Duration) (string, error) {
 	all, _ := scopes.RoleScopes(u.role)
-	return srv.Minter.Mint(principal.Principal{UserID: u.id, ChurchID: seed.DemoChurchID, Role: u.role, Scopes: all, ClientID: "neemias-dev-token"}, ttl)
+	return srv.Minter.Mint(principal.Principal{UserID: u.id, ChurchID: seed.DemoChurchID, Role: u.role, Scopes: all, ClientID: server.DevTokenClient}, ttl)
 }
 
 func migrateCmd() *cobra.Command {
@@ -306,6 +346,9 @@ and refuses this one (401); get a token from the provider instead.`,
 			if os.Getenv("NEEMIAS_OAUTH_ISSUER") != "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "note: $NEEMIAS_OAUTH_ISSUER is set; a server in external provider mode refuses this token (built-in mode only)")
 			}
+			if ttl <= 0 || ttl > server.MaxDevTokenTTL {
+				return fmt.Errorf("--ttl must be between 1s and %s (got %s): development tokens are short-lived", server.MaxDevTokenTTL, ttl)
+			}
 			var u *demoUser
 			for i := range demoUsers {
 				if demoUsers[i].email == email {
@@ -338,7 +381,7 @@ and refuses this one (401); get a token from the provider instead.`,
 					}
 				}
 			}
-			tok, err := srv.Minter.Mint(principal.Principal{UserID: u.id, ChurchID: seed.DemoChurchID, Role: u.role, Scopes: requested, ClientID: "neemias-dev-token"}, ttl)
+			tok, err := srv.Minter.Mint(principal.Principal{UserID: u.id, ChurchID: seed.DemoChurchID, Role: u.role, Scopes: requested, ClientID: server.DevTokenClient}, ttl)
 			if err != nil {
 				return err
 			}
@@ -349,7 +392,7 @@ and refuses this one (401); get a token from the provider instead.`,
 	db.add(c)
 	c.Flags().StringVar(&email, "email", seed.DemoAdminEmail, "demo user")
 	c.Flags().StringVar(&scopeList, "scopes", "", "comma-separated scopes (default: all of the role's)")
-	c.Flags().DurationVar(&ttl, "ttl", time.Hour, "token lifetime")
+	c.Flags().DurationVar(&ttl, "ttl", time.Hour, "token lifetime (at most 12h; refused once the user is disabled)")
 	c.Flags().StringVar(&publicURL, "public-url", "http://127.0.0.1:8080", "the server's base URL (issuer; audience is URL/mcp)")
 	return c
 }

@@ -7,6 +7,7 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -44,4 +45,70 @@ func (q *Queries) InsertAudit(ctx context.Context, arg InsertAuditParams) error 
 		arg.CorrelationID,
 	)
 	return err
+}
+
+const listAudit = `-- name: ListAudit :many
+SELECT id, at, church_id, user_id, client_id, capability, action, target_ids, outcome, correlation_id
+FROM audit_log
+WHERE church_id = $1::uuid
+  AND ($2::uuid IS NULL OR $2::uuid = ANY (target_ids))
+  AND ($3::uuid IS NULL OR user_id = $3::uuid)
+  AND ($4::text IS NULL OR client_id = $4::text)
+  AND ($5::timestamptz IS NULL OR at >= $5::timestamptz)
+  AND ($6::timestamptz IS NULL OR at < $6::timestamptz)
+ORDER BY at, id
+LIMIT $7::integer
+`
+
+type ListAuditParams struct {
+	ChurchID uuid.UUID
+	TargetID *uuid.UUID
+	UserID   *uuid.UUID
+	ClientID *string
+	Since    *time.Time
+	Until    *time.Time
+	MaxRows  int32
+}
+
+// The audit trail of one church for an operator (neemias-mcp audit list|export, the answer to a
+// guardian's data-access request): optionally only the entries naming one record (a child's id
+// among the targets), one user, one client, and a period [since, until); oldest first, at most
+// max_rows. Run in the owner's maintenance transaction.
+func (q *Queries) ListAudit(ctx context.Context, arg ListAuditParams) ([]AuditLog, error) {
+	rows, err := q.db.Query(ctx, listAudit,
+		arg.ChurchID,
+		arg.TargetID,
+		arg.UserID,
+		arg.ClientID,
+		arg.Since,
+		arg.Until,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AuditLog{}
+	for rows.Next() {
+		var i AuditLog
+		if err := rows.Scan(
+			&i.ID,
+			&i.At,
+			&i.ChurchID,
+			&i.UserID,
+			&i.ClientID,
+			&i.Capability,
+			&i.Action,
+			&i.TargetIds,
+			&i.Outcome,
+			&i.CorrelationID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -10,6 +10,18 @@ import (
 	"github.com/google/uuid"
 )
 
+type ApiKey struct {
+	ID         uuid.UUID
+	ChurchID   uuid.UUID
+	UserID     uuid.UUID
+	Name       string
+	Scopes     []string
+	SecretHash []byte
+	CreatedAt  time.Time
+	ExpiresAt  *time.Time
+	RevokedAt  *time.Time
+}
+
 type AuditLog struct {
 	ID            int64
 	At            time.Time

@@ -12,6 +12,9 @@ import (
 )
 
 type Querier interface {
+	// What verifying a presented key needs: its hash, whether it still holds, and the account it
+	// acts as (role, and whether it is enabled).
+	APIKeyForVerify(ctx context.Context, id uuid.UUID) (APIKeyForVerifyRow, error)
 	ActiveSigningKey(ctx context.Context) (ActiveSigningKeyRow, error)
 	// Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml resources.attendance_summary). Row filters: church, volunteer_assigned_classes.
 	AttendanceSummary(ctx context.Context, arg AttendanceSummaryParams) ([]AttendanceSummaryRow, error)
@@ -75,6 +78,8 @@ type Querier interface {
 	GetUser(ctx context.Context, arg GetUserParams) (GetUserRow, error)
 	// An account of the church by email (stored lower-case), without its password hash.
 	GetUserByEmail(ctx context.Context, arg GetUserByEmailParams) (GetUserByEmailRow, error)
+	// A new API key (neemias-mcp apikey create); only the secret's SHA-256 is kept.
+	InsertAPIKey(ctx context.Context, arg InsertAPIKeyParams) error
 	// Appends an entry to the append-only audit log: ids only, never personal data. church_id and
 	// user_id must be the caller's (NULL for the anonymous caller): row-level security refuses
 	// entries on behalf of someone else. No RETURNING: only an ADMIN may read the log back.
@@ -106,6 +111,13 @@ type Querier interface {
 	InsertSigningKey(ctx context.Context, arg InsertSigningKeyParams) (int64, error)
 	LinkGuardianChild(ctx context.Context, arg LinkGuardianChildParams) error
 	LinkOAuthUpstreamIdentity(ctx context.Context, arg LinkOAuthUpstreamIdentityParams) error
+	// A church's API keys, with the account each acts as; never the hash.
+	ListAPIKeys(ctx context.Context, churchID uuid.UUID) ([]ListAPIKeysRow, error)
+	// The audit trail of one church for an operator (neemias-mcp audit list|export, the answer to a
+	// guardian's data-access request): optionally only the entries naming one record (a child's id
+	// among the targets), one user, one client, and a period [since, until); oldest first, at most
+	// max_rows. Run in the owner's maintenance transaction.
+	ListAudit(ctx context.Context, arg ListAuditParams) ([]AuditLog, error)
 	// The classes the caller may use, youngest first: all of the church, a volunteer's own only.
 	ListVisibleClasses(ctx context.Context, arg ListVisibleClassesParams) ([]ListVisibleClassesRow, error)
 	// Serializes enrollments of one child (church, name, birth date) for the rest of the
@@ -150,6 +162,7 @@ type Querier interface {
 	// Deactivates the active key; it still verifies until retire_after, by when every token it
 	// signed has expired. The caller inserts the new active key in the same transaction.
 	RetireActiveSigningKey(ctx context.Context, verifyForSeconds float64) (int64, error)
+	RevokeAPIKey(ctx context.Context, arg RevokeAPIKeyParams) (int64, error)
 	RevokeOAuthGrant(ctx context.Context, arg RevokeOAuthGrantParams) (int64, error)
 	// One-time set-password codes (migration 00008; internal/onboard issues and redeems them, the
 	// authorization server's /set-password page is their front). Run in the maintenance context.

@@ -19,6 +19,9 @@ func Input(id string) json.RawMessage { return read(id + ".input.json") }
 // Output returns the output schema of capability id, or nil.
 func Output(id string) json.RawMessage { return read(id + ".output.json") }
 
+// OpenAPI returns the REST API's OpenAPI document (the same as gen/openapi/openapi.json).
+func OpenAPI() json.RawMessage { return read("openapi.json") }
+
 func read(name string) json.RawMessage {
 	b, err := files.ReadFile(name)
 	if err != nil {

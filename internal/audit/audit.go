@@ -149,6 +149,17 @@ func InsertOperator(ctx context.Context, q *db.Queries, church uuid.UUID, e Entr
 	if e.ClientID == "" {
 		e.ClientID = OperatorClientID
 	}
+	return InsertFor(ctx, q, church, uuid.Nil, e)
+}
+
+// OAuthCapability is the capability of the authorization server's entries (grants, consents,
+// refreshes, reuse, revocations, login failures).
+const OAuthCapability = "oauth"
+
+// InsertFor appends e about church and user (uuid.Nil: unknown, e.g. a failed login) within
+// the schema owner's transaction of q: the authorization server's events, written before any
+// verified caller exists, and the operator's.
+func InsertFor(ctx context.Context, q *db.Queries, church, user uuid.UUID, e Entry) error {
 	if err := e.Validate(); err != nil {
 		return err
 	}
@@ -162,6 +173,9 @@ func InsertOperator(ctx context.Context, q *db.Queries, church uuid.UUID, e Entr
 	}
 	if church != uuid.Nil {
 		p.ChurchID = &church
+	}
+	if user != uuid.Nil {
+		p.UserID = &user
 	}
 	if err := q.InsertAudit(ctx, p); err != nil {
 		return fmt.Errorf("audit: insert: %w", err)

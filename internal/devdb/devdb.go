@@ -128,7 +128,7 @@ func binDir() (string, error) {
 	if p, err := exec.LookPath("initdb"); err == nil {
 		return filepath.Dir(p), nil
 	}
-	return "", errors.New("no PostgreSQL binaries found (initdb); install PostgreSQL or set DATABASE_URL")
+	return "", errors.New("no PostgreSQL found (no server on 127.0.0.1:5432, no initdb): run make db-deps (installs Debian's postgresql), or install PostgreSQL (apt-get install postgresql, brew install postgresql@17), or set DATABASE_URL")
 }
 
 // runAs is the unprivileged user the cluster runs as when we are root.

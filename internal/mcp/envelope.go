@@ -43,6 +43,9 @@ type envelope struct {
 	metaVersion    string // params._meta[protocolVersion], "" if absent
 	metaPresent    bool   // the protocolVersion key is present (whatever its type)
 	isNotification bool
+	// traceparent and tracestate are the W3C trace context of params._meta (2026-07-28's
+	// un-prefixed keys), "" if absent or not strings; the Observe hook validates them.
+	traceparent, tracestate string
 }
 
 // parseEnvelope checks that body (already through httpx.CheckJSON) is a single JSON-RPC 2.0
@@ -92,6 +95,8 @@ func parseEnvelope(body []byte) (*envelope, *httpx.RPCError) {
 			if err := json.Unmarshal(m, &meta); err != nil {
 				return e, &httpx.RPCError{Code: httpx.CodeInvalidParams, Message: `"_meta" must be an object`}
 			}
+			_ = json.Unmarshal(meta["traceparent"], &e.traceparent)
+			_ = json.Unmarshal(meta["tracestate"], &e.tracestate)
 			if v, ok := meta[metaProtocolVersion]; ok {
 				e.metaPresent = true
 				if err := json.Unmarshal(v, &e.metaVersion); err != nil || e.metaVersion == "" {

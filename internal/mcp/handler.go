@@ -293,6 +293,9 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteRPCError(w, http.StatusBadRequest, id, *rpcErr)
 		return
 	}
+	if h.opts.Observe != nil {
+		r = r.WithContext(h.opts.Observe(r.Context(), env.method, env.traceparent, env.tracestate))
+	}
 	if env.isNotification {
 		// Stateless: no notification a client may send changes anything here (no session to
 		// initialize, no in-flight request on another connection to cancel).

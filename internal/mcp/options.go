@@ -89,6 +89,10 @@ type Options struct {
 	// fixtures' prompts); production wiring leaves it nil.
 	Extend func(*sdk.Server)
 
+	// Observe, when set, is told the JSON-RPC method of every request and the W3C trace
+	// context of its _meta (traceparent, tracestate; "" when absent), and returns the context
+	// the request continues with: how metrics and traces learn what HTTP alone cannot say.
+	Observe func(ctx context.Context, method, traceparent, tracestate string) context.Context
 	// Logger receives server-side diagnostics (internal errors with their correlation id).
 	Logger *slog.Logger
 }

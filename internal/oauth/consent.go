@@ -10,6 +10,7 @@ import (
 
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/audit"
 	"github.com/neemias/neemias-mcp/internal/capability"
 )
 
@@ -131,6 +132,13 @@ func (a *AS) postConsent(w http.ResponseWriter, r *http.Request) {
 			ChurchID: *taken.ChurchID, UserID: *taken.UserID, ClientID: taken.ClientID, ClientName: taken.ClientName,
 			RedirectUri: taken.RedirectUri, Scopes: recorded, Decision: decision,
 		}); err != nil {
+			return err
+		}
+		event, outcome := auditConsentDenied, audit.Denied
+		if action == "approve" {
+			event, outcome = auditConsentApproved, audit.Allowed
+		}
+		if err := auditEvent(ctx, q, *taken.ChurchID, *taken.UserID, taken.ClientID, event, outcome); err != nil {
 			return err
 		}
 		if action != "approve" {

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/neemias/neemias-mcp/gen/db"
+	"github.com/neemias/neemias-mcp/internal/audit"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
@@ -119,6 +120,7 @@ func (a *AS) postLogin(w http.ResponseWriter, r *http.Request) {
 		if _, err := a.q.CountOAuthLoginFailure(ctx, ar.ID); err != nil {
 			a.log.ErrorContext(ctx, "counting a login failure", "error", err)
 		}
+		a.auditBestEffort(ctx, uuid.Nil, uuid.Nil, ar.ClientID, auditLoginFailed, audit.Denied) // no account named: an email is personal data
 		v := a.loginView(ar, secret)
 		v.Error, v.Email = true, email
 		a.render(w, http.StatusUnauthorized, "login", v)

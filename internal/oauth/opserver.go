@@ -16,6 +16,7 @@ import (
 
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/audit"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/oauth/cimd"
 	"github.com/neemias/neemias-mcp/internal/tokens"
@@ -185,6 +186,9 @@ func (s *opServer) CodeExchange(ctx context.Context, r *op.ClientRequest[oidc.Ac
 				if _, err := q.RevokeOAuthGrant(ctx, db.RevokeOAuthGrantParams{ID: *code.GrantID, Reason: "code_replay"}); err != nil {
 					return nil, err
 				}
+				if err := auditEvent(ctx, q, code.ChurchID, code.UserID, c.ID, auditCodeReplayed, audit.Denied, *code.GrantID); err != nil {
+					return nil, err
+				}
 			}
 			a.log.WarnContext(ctx, "authorization code replayed; the tokens issued for it are revoked", "client_id", c.ID)
 			return nil, commitWith{oidc.ErrInvalidGrant().WithDescription("the code was already used; the tokens issued for it are revoked")}
@@ -209,6 +213,9 @@ func (s *opServer) CodeExchange(ctx context.Context, r *op.ClientRequest[oidc.Ac
 			return nil, err
 		}
 		if err := q.UseOAuthCode(ctx, db.UseOAuthCodeParams{CodeHash: code.CodeHash, GrantID: &grantID}); err != nil {
+			return nil, err
+		}
+		if err := auditEvent(ctx, q, user.ChurchID, user.ID, c.ID, auditGrantCreated, audit.Allowed, grantID); err != nil {
 			return nil, err
 		}
 		if !c.FromMetadataDocument {
@@ -248,6 +255,9 @@ func (s *opServer) RefreshToken(ctx context.Context, r *op.ClientRequest[oidc.Re
 			if _, err := q.RevokeOAuthGrant(ctx, db.RevokeOAuthGrantParams{ID: rt.GrantID, Reason: "refresh_reuse"}); err != nil {
 				return nil, err
 			}
+			if err := auditEvent(ctx, q, rt.ChurchID, rt.UserID, c.ID, auditRefreshReused, audit.Denied, rt.GrantID); err != nil {
+				return nil, err
+			}
 			a.log.WarnContext(ctx, "refresh token reused; its grant is revoked", "client_id", c.ID)
 			return nil, commitWith{oidc.ErrInvalidGrant().WithDescription("the refresh token was already used; the grant is revoked")}
 		case rt.Expired || rt.GrantExpired:
@@ -276,12 +286,18 @@ func (s *opServer) RefreshToken(ctx context.Context, r *op.ClientRequest[oidc.Re
 			if _, err := q.RevokeOAuthGrant(ctx, db.RevokeOAuthGrantParams{ID: rt.GrantID, Reason: "user_disabled"}); err != nil {
 				return nil, err
 			}
+			if err := auditEvent(ctx, q, rt.ChurchID, rt.UserID, c.ID, auditRefreshDisabled, audit.Denied, rt.GrantID); err != nil {
+				return nil, err
+			}
 			return nil, commitWith{oidc.ErrInvalidGrant().WithDescription("the account is not active")}
 		}
 		if err != nil {
 			return nil, err
 		}
 		if err := q.RotateOAuthRefreshToken(ctx, rt.TokenHash); err != nil {
+			return nil, err
+		}
+		if err := auditEvent(ctx, q, user.ChurchID, user.ID, c.ID, auditTokenRefreshed, audit.Allowed, rt.GrantID); err != nil {
 			return nil, err
 		}
 		return a.issue(ctx, q, key, issue{
@@ -333,7 +349,7 @@ func (a *AS) checkResource(values []string, authorized string) error {
 func (s *opServer) Revocation(ctx context.Context, r *op.ClientRequest[oidc.RevocationRequest]) (*op.Response, error) {
 	a := s.as
 	c := r.Client.(*Client)
-	var grant uuid.UUID
+	var grant, church, user uuid.UUID
 	g, err := a.q.OAuthGrantOfRefreshToken(ctx, hash(r.Data.Token))
 	switch {
 	case err == nil:
@@ -343,15 +359,21 @@ func (s *opServer) Revocation(ctx context.Context, r *op.ClientRequest[oidc.Revo
 	case errors.Is(err, pgx.ErrNoRows):
 		if cl := a.accessTokenClaims(ctx, r.Data.Token); cl != nil && cl.ClientID == c.ID {
 			grant, _ = uuid.Parse(cl.GrantID)
+			church, _ = uuid.Parse(cl.ChurchID)
+			user, _ = uuid.Parse(cl.Subject)
 		}
 	default:
 		a.log.ErrorContext(ctx, "revocation lookup", "error", err)
 		return nil, oidc.ErrServerError()
 	}
 	if grant != uuid.Nil {
-		if _, err := a.q.RevokeOAuthGrant(ctx, db.RevokeOAuthGrantParams{ID: grant, Reason: "revoked"}); err != nil {
+		n, err := a.q.RevokeOAuthGrant(ctx, db.RevokeOAuthGrantParams{ID: grant, Reason: "revoked"})
+		if err != nil {
 			a.log.ErrorContext(ctx, "revoking a grant", "error", err)
 			return nil, oidc.ErrServerError()
+		}
+		if n > 0 {
+			a.auditBestEffort(ctx, church, user, c.ID, auditGrantRevoked, audit.Allowed, grant)
 		}
 	}
 	return op.NewResponse(nil), nil

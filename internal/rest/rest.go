@@ -3,8 +3,9 @@
 // same invocation pipeline as MCP (internal/pipeline) and behind the same edge (internal/httpx):
 // Host/Origin rules, one bearer credential, the shared per-caller rate limit, the scope check
 // before any body is read, then the body limit and the strict JSON check. Errors follow the
-// OpenAPI document's Error schema, are chosen by errs.KindOf, and never carry err.Error(), SQL
-// or personal data; internal failures get a correlation id that is logged.
+// OpenAPI document's Error schema, an RFC 9457 problem (application/problem+json) with a stable
+// type URI per error kind; they are chosen by errs.KindOf, and never carry err.Error(), SQL or
+// personal data; internal failures get a correlation id that is logged.
 package rest
 
 import (
@@ -146,6 +147,12 @@ func (r *runner) HandleOAuth2(ctx context.Context, _ oas.OperationName, _ oas.OA
 	return ctx, nil
 }
 
+// HandleApiKey implements oas.SecurityHandler for API keys: verified at the edge too (the REST
+// verifier accepts both credentials), so the same confirmation.
+func (r *runner) HandleApiKey(ctx context.Context, op oas.OperationName, _ oas.ApiKey) (context.Context, error) {
+	return r.HandleOAuth2(ctx, op, oas.OAuth2{})
+}
+
 // restError is how REST answers one error kind.
 type restError struct {
 	status  int
@@ -153,7 +160,8 @@ type restError struct {
 	message string // fixed message; "" means the error's own (agent-facing) text
 }
 
-// byKind is REST's table of the error kinds (errs.KindOf).
+// byKind is REST's table of the error kinds (errs.KindOf). Each code has its RFC 9457 problem
+// type and title (problems).
 var byKind = map[errs.Kind]restError{
 	errs.KindInvalid:         {http.StatusBadRequest, oas.ErrorCodeInvalidInput, ""},
 	errs.KindNotFound:        {http.StatusNotFound, oas.ErrorCodeNotFound, "not found"},
@@ -165,6 +173,33 @@ var byKind = map[errs.Kind]restError{
 	errs.KindInternal:        {http.StatusInternalServerError, oas.ErrorCodeInternal, "internal error; quote the correlation id when reporting it"},
 }
 
+// problems are the stable RFC 9457 type and title of every error code, those of byKind and
+// those the edge writes (rate_limited, too_large, unavailable).
+var problems = map[oas.ErrorCode]struct {
+	typ   oas.ErrorType
+	title string
+}{
+	oas.ErrorCodeInvalidInput:   {oas.ErrorTypeUrnNeemiasProblemInvalidInput, "Invalid input"},
+	oas.ErrorCodeNotFound:       {oas.ErrorTypeUrnNeemiasProblemNotFound, "Not found"},
+	oas.ErrorCodeUnauthorized:   {oas.ErrorTypeUrnNeemiasProblemUnauthorized, "Unauthorized"},
+	oas.ErrorCodeForbidden:      {oas.ErrorTypeUrnNeemiasProblemForbidden, "Forbidden"},
+	oas.ErrorCodeConflict:       {oas.ErrorTypeUrnNeemiasProblemConflict, "Conflict"},
+	oas.ErrorCodeNotImplemented: {oas.ErrorTypeUrnNeemiasProblemNotImplemented, "Not implemented"},
+	oas.ErrorCodeRateLimited:    {oas.ErrorTypeUrnNeemiasProblemRateLimited, "Too many requests"},
+	oas.ErrorCodeTooLarge:       {oas.ErrorTypeUrnNeemiasProblemTooLarge, "Request too large"},
+	oas.ErrorCodeUnavailable:    {oas.ErrorTypeUrnNeemiasProblemUnavailable, "Temporarily unavailable"},
+	oas.ErrorCodeInternal:       {oas.ErrorTypeUrnNeemiasProblemInternal, "Internal error"},
+}
+
+// problem is the RFC 9457 object of code at status with detail.
+func problem(status int, code oas.ErrorCode, detail string) oas.Error {
+	p, ok := problems[code]
+	if !ok {
+		code, p = oas.ErrorCodeInternal, problems[oas.ErrorCodeInternal]
+	}
+	return oas.Error{Type: p.typ, Title: p.title, Status: status, Code: code, Detail: detail}
+}
+
 // NewError maps a pipeline error onto the REST error response by its kind.
 func (r *runner) NewError(ctx context.Context, err error) *oas.ErrorStatusCode {
 	kind := errs.KindOf(err)
@@ -172,16 +207,16 @@ func (r *runner) NewError(ctx context.Context, err error) *oas.ErrorStatusCode {
 	if !ok {
 		kind, m = errs.KindInternal, byKind[errs.KindInternal]
 	}
-	e := oas.Error{Code: m.code, Message: m.message}
+	e := problem(m.status, m.code, m.message)
 	switch kind {
 	case errs.KindInvalid:
 		inv, _ := errs.AsInvalid(err)
-		e.Message = inv.Error()
+		e.Detail = inv.Error()
 		if inv.Field != "" {
 			e.Field = oas.NewOptString(inv.Field)
 		}
 	case errs.KindForbidden, errs.KindConflict:
-		e.Message = domainMessage(err)
+		e.Detail = domainMessage(err)
 	case errs.KindInternal:
 		id := reqid.FromOrNew(ctx)
 		r.o.Logger.ErrorContext(ctx, "rest: internal error", "correlation_id", id, "error", err)
@@ -232,14 +267,14 @@ func (r *runner) writeError(w http.ResponseWriter, ctx context.Context, err erro
 
 // writeEdgeError is the edge's ErrorWriter for REST: the documented Error object.
 func writeEdgeError(w http.ResponseWriter, status int, code, message string) {
-	writeJSON(w, status, oas.Error{Code: oas.ErrorCode(code), Message: message})
+	writeJSON(w, status, problem(status, oas.ErrorCode(code), message))
 }
 
 func writeJSON(w http.ResponseWriter, status int, e oas.Error) {
 	enc := jx.GetEncoder()
 	defer jx.PutEncoder(enc)
 	e.Encode(enc)
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(enc.Bytes())

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -18,8 +19,10 @@ import (
 
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/logging"
 	"github.com/neemias/neemias-mcp/internal/seed"
 	"github.com/neemias/neemias-mcp/internal/server"
+	"github.com/neemias/neemias-mcp/internal/testsupport"
 )
 
 // The sentinel personal data of the whole-server PII canary.
@@ -115,8 +118,14 @@ func rpcMessages(body string) []map[string]any {
 // the phone with guardians:read), and tool results never.
 func TestPIICanary(t *testing.T) {
 	t.Parallel()
+	// Every line the process writes: the libraries' (zitadel/oidc logs through slog.Default and
+	// the std log package) go to the one JSON handler, as neemias-mcp serve installs it.
+	stdLogs := &testsupport.Buffer{}
+	prev := slog.Default()
+	logging.Install(logging.New(stdLogs, slog.LevelDebug))
+	t.Cleanup(func() { slog.SetDefault(prev) })
 	// Hundreds of requests per demo user in a few seconds: above the default rate limit.
-	a := newAppWith(t, server.Config{RatePerSecond: 1000, RateBurst: 1000})
+	a := newAppWith(t, server.Config{RatePerSecond: 1000, RateBurst: 1000, Metrics: newMetrics(), MetricsOnMain: true})
 	c := &canary{}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -311,6 +320,20 @@ func TestPIICanary(t *testing.T) {
 	if !strings.Contains(logs, "SQLSTATE P0001") || !strings.Contains(logs, "[redacted") {
 		t.Errorf("the logs lack the mapped database error or the redacted inputs")
 	}
+	// The libraries' lines: JSON, of the one handler, and as clean.
+	if !strings.Contains(stdLogs.String(), `"msg":"registered route"`) {
+		t.Errorf("zitadel/oidc's route lines did not reach the JSON handler:\n%s", stdLogs.String())
+	}
+	for i, line := range strings.Split(strings.TrimSpace(stdLogs.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Errorf("library log line %d is not JSON: %s", i+1, line)
+		}
+		if frag, ok := leaks(line, append(append(append([]string{}, nameFragments...), phoneFragments...), pickupCodes...)); ok {
+			t.Errorf("library log line %d carries %q: %s", i+1, frag, line)
+		}
+	}
+	checkMetrics(t, a.base, pickupCodes)
 	// CANARY_DUMP=file keeps the captured log for inspection.
 	if os.Getenv("CANARY_DUMP") != "" {
 		os.WriteFile(os.Getenv("CANARY_DUMP"), []byte(logs), 0o644)

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"math"
@@ -58,35 +57,4 @@ func auditMissingAudience(st *store.Store) func(ctx context.Context, p principal
 			ClientID: p.ClientID, CorrelationID: reqid.From(ctx),
 		})
 	}
-}
-
-// readiness is GET /readyz: 200 when the database answers and, in external provider mode,
-// the provider's keys are held (cached keys count: they keep serving while the provider is
-// down); otherwise 503 with Retry-After and what is missing. /healthz stays the liveness
-// check (the database only), so an unreachable provider never gets a replica restarted.
-func readiness(st *store.Store, v *external.Verifier) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-		defer cancel()
-		report := map[string]string{"database": "ok"}
-		ready := true
-		if err := st.Pool().Ping(ctx); err != nil {
-			report["database"], ready = "unavailable", false
-		}
-		if v != nil {
-			report["identity_provider"] = "ok"
-			if err := v.Ready(ctx); err != nil {
-				report["identity_provider"], ready = "unavailable: "+err.Error(), false
-			}
-		}
-		report["status"] = "ready"
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		if !ready {
-			report["status"] = "unavailable"
-			w.Header().Set("Retry-After", "5")
-			w.WriteHeader(http.StatusServiceUnavailable)
-		}
-		_ = json.NewEncoder(w).Encode(report)
-	})
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
@@ -27,6 +28,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/logic"
 	"github.com/neemias/neemias-mcp/internal/mcp"
+	"github.com/neemias/neemias-mcp/internal/metrics"
 	"github.com/neemias/neemias-mcp/internal/oauth"
 	"github.com/neemias/neemias-mcp/internal/oauth/cimd"
 	"github.com/neemias/neemias-mcp/internal/oauth/external"
@@ -69,6 +71,14 @@ type Config struct {
 	// External, when set, is external provider mode: Neemias is a pure resource server of
 	// that OpenID Connect provider. Nil (the default) is built-in mode.
 	External *ExternalAuth
+	// Operations (operate.go). Metrics, when set, instruments the server; MetricsOnMain also
+	// serves it at /metrics of Handler. Tracer, when set, makes spans (HTTP, MCP method,
+	// capability; SQL spans come from the pool's tracer). MCPHost and APIHost split the
+	// origin by Host; both empty, one origin serves everything.
+	Metrics          *metrics.Metrics
+	MetricsOnMain    bool
+	Tracer           trace.TracerProvider
+	MCPHost, APIHost string
 }
 
 // ExternalAuth is external provider mode: no built-in authorization server is mounted (no
@@ -175,6 +185,11 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	out := &Server{ResourceURL: resource}
 	limits := cfg.limitStore(ctx, st)
 	eps := newEndpoints(base) // /mcp, /mcp/ and /sse, per loopback host (endpoints.go)
+	head, err := schemaHead()
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	ready := readinessChecks{st: st, head: head}
 	var verifier authn.Verifier
 	if cfg.External != nil {
 		ev, err := newExternalVerifier(ctx, *cfg.External, resource, st, cfg.Logger)
@@ -205,11 +220,14 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		tv := &tokens.Verifier{Issuer: publicURL, Audiences: eps.audiences(), Keys: keys.Public,
-			Check: authServer.CheckToken, // tokens of a revoked grant are refused, cached or not
+			// tokens of a revoked grant, and dev tokens of a disabled user, are refused, cached or not
+			Check: devTokenCheck(st, authServer.CheckToken),
 			Cache: &tokens.Cache{}}
 		verifier, out.Verifier, out.AuthServer, out.AuthorizationServer = tv, tv, authServer, publicURL
 		out.Minter = tokens.Minter{Issuer: publicURL, Audience: resource, Key: key}
+		ready.keys = signingKeysLoaded(keys, key.ID)
 	}
+	verifier = cfg.Metrics.WrapVerifier(verifier)
 	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From), logic.WithCheckinWindow(cfg.CheckinWindowDays),
 		logic.WithPickupLimiter(limits))
 	metadataURL := publicURL + "/.well-known/oauth-protected-resource/mcp"
@@ -217,8 +235,10 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 
 	// The one invocation pipeline both transports call: the scope check (refusals audited),
 	// then validation, the hand-written logic, redaction and one encoding.
+	call, onRefused := instrument(cfg, dispatch.Bind(svc), svc.OnRefused)
+	cfg.Metrics.ObservePool(st.Pool())
 	gate, err := pipeline.New(pipeline.Config{
-		RequiredScope: scopes.Required, RoleScopes: scopes.RoleScopes, Call: dispatch.Bind(svc), OnRefused: svc.OnRefused,
+		RequiredScope: scopes.Required, RoleScopes: scopes.RoleScopes, Call: call, OnRefused: onRefused,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -249,14 +269,15 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		AllowedHosts:   hosts,
 		AllowedOrigins: origins,
 		RateLimit:      limiter,
+		Observe:        observeMCP(cfg),
 		Logger:         cfg.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: MCP handler: %w", err)
 	}
 	restHandler, err := rest.New(rest.Options{
-		Gate: gate, Verifier: verifier, ResourceMetadataURL: metadataURL, ChallengeScope: challengeScope,
-		AllowedHosts: hosts, AllowedOrigins: origins, RateLimit: limiter, Logger: cfg.Logger,
+		Gate: gate, Verifier: restVerifier(cfg, st, verifier), ResourceMetadataURL: metadataURL, ChallengeScope: challengeScope,
+		AllowedHosts: withHost(hosts, cfg.APIHost), AllowedOrigins: origins, RateLimit: limiter, Logger: cfg.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -267,15 +288,21 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if cfg.External == nil {
 		mcpEndpoint, restEndpoint = eps.challenges(mcpHandler), eps.challenges(restHandler)
 	}
+	mcpEndpoint = refuseAPIKeys(metadataURL, mcpEndpoint) // API keys are REST's; MCP needs OAuth
 	mux.Handle("/mcp", mcpEndpoint)
 	mux.Handle("/mcp/{$}", mcpEndpoint) // the same endpoint: a trailing slash is a common typo
 	mux.Handle("/sse", mcpEndpoint)     // compatibility alias of the same stateless endpoint
 	mux.Handle("/api/v1/", restEndpoint)
+	mux.HandleFunc("GET /api/openapi.json", openAPIDocument)
 	if out.AuthServer != nil {
 		out.AuthServer.Register(mux) // /authorize, /token, /register, /login, /consent, AS metadata…
 	}
 	registerExternalMode(mux, cfg.External, out.External, cfg.Logger) // metadata proxy
-	mux.Handle("GET /readyz", out.drain.readyUnlessDraining(readiness(st, out.External)))
+	ready.provider = out.External
+	mux.Handle("GET /readyz", out.drain.readyUnlessDraining(readiness(ready)))
+	if cfg.Metrics != nil && cfg.MetricsOnMain {
+		mux.Handle("GET /metrics", cfg.Metrics.Handler())
+	}
 	if cfg.External == nil {
 		eps.register(mux, out.AuthorizationServer)
 	} else {
@@ -292,7 +319,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	})
-	out.Handler = reqid.Middleware(securityHeaders(retryAfterOn503(mux)))
+	out.Handler = outermost(cfg, reqid.Middleware(securityHeaders(hostRouting(cfg.MCPHost, cfg.APIHost, retryAfterOn503(mux)))))
 	return out, nil
 }
 

@@ -2236,12 +2236,24 @@ func (s *Error) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *Error) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("code")
-		s.Code.Encode(e)
+		e.FieldStart("type")
+		s.Type.Encode(e)
 	}
 	{
-		e.FieldStart("message")
-		e.Str(s.Message)
+		e.FieldStart("title")
+		e.Str(s.Title)
+	}
+	{
+		e.FieldStart("status")
+		e.Int(s.Status)
+	}
+	{
+		e.FieldStart("detail")
+		e.Str(s.Detail)
+	}
+	{
+		e.FieldStart("code")
+		s.Code.Encode(e)
 	}
 	{
 		if s.Field.Set {
@@ -2257,11 +2269,14 @@ func (s *Error) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfError = [4]string{
-	0: "code",
-	1: "message",
-	2: "field",
-	3: "correlation_id",
+var jsonFieldsNameOfError = [7]string{
+	0: "type",
+	1: "title",
+	2: "status",
+	3: "detail",
+	4: "code",
+	5: "field",
+	6: "correlation_id",
 }
 
 // Decode decodes Error from json.
@@ -2273,8 +2288,54 @@ func (s *Error) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
-		case "code":
+		case "type":
 			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				if err := s.Type.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"type\"")
+			}
+		case "title":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				v, err := d.Str()
+				s.Title = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"title\"")
+			}
+		case "status":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := d.Int()
+				s.Status = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"status\"")
+			}
+		case "detail":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := d.Str()
+				s.Detail = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"detail\"")
+			}
+		case "code":
+			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
 				if err := s.Code.Decode(d); err != nil {
 					return err
@@ -2282,18 +2343,6 @@ func (s *Error) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"code\"")
-			}
-		case "message":
-			requiredBitSet[0] |= 1 << 1
-			if err := func() error {
-				v, err := d.Str()
-				s.Message = string(v)
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"message\"")
 			}
 		case "field":
 			if err := func() error {
@@ -2325,7 +2374,7 @@ func (s *Error) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00000011,
+		0b00011111,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -2423,6 +2472,62 @@ func (s ErrorCode) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *ErrorCode) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ErrorType as json.
+func (s ErrorType) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes ErrorType from json.
+func (s *ErrorType) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ErrorType to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch ErrorType(v) {
+	case ErrorTypeUrnNeemiasProblemInvalidInput:
+		*s = ErrorTypeUrnNeemiasProblemInvalidInput
+	case ErrorTypeUrnNeemiasProblemNotFound:
+		*s = ErrorTypeUrnNeemiasProblemNotFound
+	case ErrorTypeUrnNeemiasProblemUnauthorized:
+		*s = ErrorTypeUrnNeemiasProblemUnauthorized
+	case ErrorTypeUrnNeemiasProblemForbidden:
+		*s = ErrorTypeUrnNeemiasProblemForbidden
+	case ErrorTypeUrnNeemiasProblemConflict:
+		*s = ErrorTypeUrnNeemiasProblemConflict
+	case ErrorTypeUrnNeemiasProblemNotImplemented:
+		*s = ErrorTypeUrnNeemiasProblemNotImplemented
+	case ErrorTypeUrnNeemiasProblemRateLimited:
+		*s = ErrorTypeUrnNeemiasProblemRateLimited
+	case ErrorTypeUrnNeemiasProblemTooLarge:
+		*s = ErrorTypeUrnNeemiasProblemTooLarge
+	case ErrorTypeUrnNeemiasProblemUnavailable:
+		*s = ErrorTypeUrnNeemiasProblemUnavailable
+	case ErrorTypeUrnNeemiasProblemInternal:
+		*s = ErrorTypeUrnNeemiasProblemInternal
+	default:
+		*s = ErrorType(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ErrorType) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ErrorType) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }

@@ -67,7 +67,7 @@ func decodeAttendanceSummaryResponse(resp *http.Response) (res *AttendanceSummar
 			return res, errors.Wrap(err, "parse media type")
 		}
 		switch {
-		case ct == "application/json":
+		case ct == "application/problem+json":
 			buf, err := io.ReadAll(resp.Body)
 			if err != nil {
 				return res, err
@@ -159,7 +159,7 @@ func decodeCheckinRegisterResponse(resp *http.Response) (res *CheckinRegisterOut
 			return res, errors.Wrap(err, "parse media type")
 		}
 		switch {
-		case ct == "application/json":
+		case ct == "application/problem+json":
 			buf, err := io.ReadAll(resp.Body)
 			if err != nil {
 				return res, err
@@ -260,7 +260,7 @@ func decodeCheckinsByDateResponse(resp *http.Response) (res *CheckinsByDateOutpu
 			return res, errors.Wrap(err, "parse media type")
 		}
 		switch {
-		case ct == "application/json":
+		case ct == "application/problem+json":
 			buf, err := io.ReadAll(resp.Body)
 			if err != nil {
 				return res, err
@@ -352,7 +352,7 @@ func decodeCheckoutRegisterResponse(resp *http.Response) (res *CheckoutRegisterO
 			return res, errors.Wrap(err, "parse media type")
 		}
 		switch {
-		case ct == "application/json":
+		case ct == "application/problem+json":
 			buf, err := io.ReadAll(resp.Body)
 			if err != nil {
 				return res, err
@@ -444,7 +444,7 @@ func decodeChildEnrollResponse(resp *http.Response) (res *ChildEnrollOutput, _ e
 			return res, errors.Wrap(err, "parse media type")
 		}
 		switch {
-		case ct == "application/json":
+		case ct == "application/problem+json":
 			buf, err := io.ReadAll(resp.Body)
 			if err != nil {
 				return res, err
@@ -545,7 +545,7 @@ func decodeChildFindResponse(resp *http.Response) (res *ChildFindOutput, _ error
 			return res, errors.Wrap(err, "parse media type")
 		}
 		switch {
-		case ct == "application/json":
+		case ct == "application/problem+json":
 			buf, err := io.ReadAll(resp.Body)
 			if err != nil {
 				return res, err
@@ -646,7 +646,7 @@ func decodeRosterChildResponse(resp *http.Response) (res *RosterChildOutput, _ e
 			return res, errors.Wrap(err, "parse media type")
 		}
 		switch {
-		case ct == "application/json":
+		case ct == "application/problem+json":
 			buf, err := io.ReadAll(resp.Body)
 			if err != nil {
 				return res, err
@@ -747,7 +747,7 @@ func decodeRosterChildrenResponse(resp *http.Response) (res *RosterChildrenOutpu
 			return res, errors.Wrap(err, "parse media type")
 		}
 		switch {
-		case ct == "application/json":
+		case ct == "application/problem+json":
 			buf, err := io.ReadAll(resp.Body)
 			if err != nil {
 				return res, err

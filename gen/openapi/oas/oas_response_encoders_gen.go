@@ -117,7 +117,7 @@ func encodeRosterChildrenResponse(response *RosterChildrenOutput, w http.Respons
 }
 
 func encodeErrorResponse(response *ErrorStatusCode, w http.ResponseWriter, span trace.Span) error {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Type", "application/problem+json")
 	code := response.StatusCode
 	if code == 0 {
 		// Set default status code.

@@ -14,6 +14,31 @@ func (s *ErrorStatusCode) Error() string {
 	return fmt.Sprintf("code %d: %+v", s.StatusCode, s.Response)
 }
 
+type ApiKey struct {
+	Token string
+	Roles []string
+}
+
+// GetToken returns the value of Token.
+func (s *ApiKey) GetToken() string {
+	return s.Token
+}
+
+// GetRoles returns the value of Roles.
+func (s *ApiKey) GetRoles() []string {
+	return s.Roles
+}
+
+// SetToken sets the value of Token.
+func (s *ApiKey) SetToken(val string) {
+	s.Token = val
+}
+
+// SetRoles sets the value of Roles.
+func (s *ApiKey) SetRoles(val []string) {
+	s.Roles = val
+}
+
 // Ref: #/components/schemas/AttendanceSummaryOutput
 type AttendanceSummaryOutput struct {
 	// One entry per service day and class with check-ins, ordered by day.
@@ -831,27 +856,49 @@ func (s *ChildFindOutputChildrenItem) SetName(val string) {
 	s.Name = val
 }
 
-// An error. Messages never contain personal data; quote correlation_id when reporting a problem.
+// An error, as an RFC 9457 problem (application/problem+json). Its detail never contains personal
+// data; quote correlation_id when reporting a problem.
 // Ref: #/components/schemas/Error
 type Error struct {
+	// Stable URI of the error kind (one per code).
+	Type ErrorType `json:"type"`
+	// Short, fixed summary of the error kind.
+	Title string `json:"title"`
+	// The HTTP status code.
+	Status int `json:"status"`
+	// What went wrong and what to do.
+	Detail string `json:"detail"`
 	// Machine-readable error kind.
 	Code ErrorCode `json:"code"`
-	// What went wrong and what to do.
-	Message string `json:"message"`
 	// The offending input field, for invalid_input.
 	Field OptString `json:"field"`
 	// Id of the server log entry, for internal errors.
 	CorrelationID OptString `json:"correlation_id"`
 }
 
+// GetType returns the value of Type.
+func (s *Error) GetType() ErrorType {
+	return s.Type
+}
+
+// GetTitle returns the value of Title.
+func (s *Error) GetTitle() string {
+	return s.Title
+}
+
+// GetStatus returns the value of Status.
+func (s *Error) GetStatus() int {
+	return s.Status
+}
+
+// GetDetail returns the value of Detail.
+func (s *Error) GetDetail() string {
+	return s.Detail
+}
+
 // GetCode returns the value of Code.
 func (s *Error) GetCode() ErrorCode {
 	return s.Code
-}
-
-// GetMessage returns the value of Message.
-func (s *Error) GetMessage() string {
-	return s.Message
 }
 
 // GetField returns the value of Field.
@@ -864,14 +911,29 @@ func (s *Error) GetCorrelationID() OptString {
 	return s.CorrelationID
 }
 
+// SetType sets the value of Type.
+func (s *Error) SetType(val ErrorType) {
+	s.Type = val
+}
+
+// SetTitle sets the value of Title.
+func (s *Error) SetTitle(val string) {
+	s.Title = val
+}
+
+// SetStatus sets the value of Status.
+func (s *Error) SetStatus(val int) {
+	s.Status = val
+}
+
+// SetDetail sets the value of Detail.
+func (s *Error) SetDetail(val string) {
+	s.Detail = val
+}
+
 // SetCode sets the value of Code.
 func (s *Error) SetCode(val ErrorCode) {
 	s.Code = val
-}
-
-// SetMessage sets the value of Message.
-func (s *Error) SetMessage(val string) {
-	s.Message = val
 }
 
 // SetField sets the value of Field.
@@ -1006,6 +1068,104 @@ func (s *ErrorStatusCode) SetStatusCode(val int) {
 // SetResponse sets the value of Response.
 func (s *ErrorStatusCode) SetResponse(val Error) {
 	s.Response = val
+}
+
+// Stable URI of the error kind (one per code).
+type ErrorType string
+
+const (
+	ErrorTypeUrnNeemiasProblemInvalidInput   ErrorType = "urn:neemias:problem:invalid_input"
+	ErrorTypeUrnNeemiasProblemNotFound       ErrorType = "urn:neemias:problem:not_found"
+	ErrorTypeUrnNeemiasProblemUnauthorized   ErrorType = "urn:neemias:problem:unauthorized"
+	ErrorTypeUrnNeemiasProblemForbidden      ErrorType = "urn:neemias:problem:forbidden"
+	ErrorTypeUrnNeemiasProblemConflict       ErrorType = "urn:neemias:problem:conflict"
+	ErrorTypeUrnNeemiasProblemNotImplemented ErrorType = "urn:neemias:problem:not_implemented"
+	ErrorTypeUrnNeemiasProblemRateLimited    ErrorType = "urn:neemias:problem:rate_limited"
+	ErrorTypeUrnNeemiasProblemTooLarge       ErrorType = "urn:neemias:problem:too_large"
+	ErrorTypeUrnNeemiasProblemUnavailable    ErrorType = "urn:neemias:problem:unavailable"
+	ErrorTypeUrnNeemiasProblemInternal       ErrorType = "urn:neemias:problem:internal"
+)
+
+// AllValues returns all ErrorType values.
+func (ErrorType) AllValues() []ErrorType {
+	return []ErrorType{
+		ErrorTypeUrnNeemiasProblemInvalidInput,
+		ErrorTypeUrnNeemiasProblemNotFound,
+		ErrorTypeUrnNeemiasProblemUnauthorized,
+		ErrorTypeUrnNeemiasProblemForbidden,
+		ErrorTypeUrnNeemiasProblemConflict,
+		ErrorTypeUrnNeemiasProblemNotImplemented,
+		ErrorTypeUrnNeemiasProblemRateLimited,
+		ErrorTypeUrnNeemiasProblemTooLarge,
+		ErrorTypeUrnNeemiasProblemUnavailable,
+		ErrorTypeUrnNeemiasProblemInternal,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ErrorType) MarshalText() ([]byte, error) {
+	switch s {
+	case ErrorTypeUrnNeemiasProblemInvalidInput:
+		return []byte(s), nil
+	case ErrorTypeUrnNeemiasProblemNotFound:
+		return []byte(s), nil
+	case ErrorTypeUrnNeemiasProblemUnauthorized:
+		return []byte(s), nil
+	case ErrorTypeUrnNeemiasProblemForbidden:
+		return []byte(s), nil
+	case ErrorTypeUrnNeemiasProblemConflict:
+		return []byte(s), nil
+	case ErrorTypeUrnNeemiasProblemNotImplemented:
+		return []byte(s), nil
+	case ErrorTypeUrnNeemiasProblemRateLimited:
+		return []byte(s), nil
+	case ErrorTypeUrnNeemiasProblemTooLarge:
+		return []byte(s), nil
+	case ErrorTypeUrnNeemiasProblemUnavailable:
+		return []byte(s), nil
+	case ErrorTypeUrnNeemiasProblemInternal:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ErrorType) UnmarshalText(data []byte) error {
+	switch ErrorType(data) {
+	case ErrorTypeUrnNeemiasProblemInvalidInput:
+		*s = ErrorTypeUrnNeemiasProblemInvalidInput
+		return nil
+	case ErrorTypeUrnNeemiasProblemNotFound:
+		*s = ErrorTypeUrnNeemiasProblemNotFound
+		return nil
+	case ErrorTypeUrnNeemiasProblemUnauthorized:
+		*s = ErrorTypeUrnNeemiasProblemUnauthorized
+		return nil
+	case ErrorTypeUrnNeemiasProblemForbidden:
+		*s = ErrorTypeUrnNeemiasProblemForbidden
+		return nil
+	case ErrorTypeUrnNeemiasProblemConflict:
+		*s = ErrorTypeUrnNeemiasProblemConflict
+		return nil
+	case ErrorTypeUrnNeemiasProblemNotImplemented:
+		*s = ErrorTypeUrnNeemiasProblemNotImplemented
+		return nil
+	case ErrorTypeUrnNeemiasProblemRateLimited:
+		*s = ErrorTypeUrnNeemiasProblemRateLimited
+		return nil
+	case ErrorTypeUrnNeemiasProblemTooLarge:
+		*s = ErrorTypeUrnNeemiasProblemTooLarge
+		return nil
+	case ErrorTypeUrnNeemiasProblemUnavailable:
+		*s = ErrorTypeUrnNeemiasProblemUnavailable
+		return nil
+	case ErrorTypeUrnNeemiasProblemInternal:
+		*s = ErrorTypeUrnNeemiasProblemInternal
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
 }
 
 type OAuth2 struct {

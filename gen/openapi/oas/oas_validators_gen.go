@@ -357,6 +357,17 @@ func (s *Error) Validate() error {
 
 	var failures []validate.FieldError
 	if err := func() error {
+		if err := s.Type.Validate(); err != nil {
+			return err
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "type",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if err := s.Code.Validate(); err != nil {
 			return err
 		}
@@ -421,6 +432,33 @@ func (s *ErrorStatusCode) Validate() error {
 		return &validate.Error{Fields: failures}
 	}
 	return nil
+}
+
+func (s ErrorType) Validate() error {
+	switch s {
+	case "urn:neemias:problem:invalid_input":
+		return nil
+	case "urn:neemias:problem:not_found":
+		return nil
+	case "urn:neemias:problem:unauthorized":
+		return nil
+	case "urn:neemias:problem:forbidden":
+		return nil
+	case "urn:neemias:problem:conflict":
+		return nil
+	case "urn:neemias:problem:not_implemented":
+		return nil
+	case "urn:neemias:problem:rate_limited":
+		return nil
+	case "urn:neemias:problem:too_large":
+		return nil
+	case "urn:neemias:problem:unavailable":
+		return nil
+	case "urn:neemias:problem:internal":
+		return nil
+	default:
+		return errors.Errorf("invalid value: %v", s)
+	}
 }
 
 func (s *RosterChildOutput) Validate() error {

@@ -127,7 +127,7 @@ func OpenAPI(s *spec.Spec, specPath string, ins, outs map[string]json.RawMessage
 		}
 		op := obj("operationId", spec.LowerGoName(e.Name, ""), "summary", e.Value.Title,
 			"description", strings.TrimSpace(e.Value.Description),
-			"security", []any{obj("oauth2", []string{e.Value.Scope})})
+			"security", security(e.Value.Scope))
 		if len(params) > 0 {
 			op.set("parameters", params)
 		}
@@ -141,22 +141,12 @@ func OpenAPI(s *spec.Spec, specPath string, ins, outs map[string]json.RawMessage
 		}
 		op := obj("operationId", spec.LowerGoName(e.Name, s.Server.ToolPrefix), "summary", e.Value.Title,
 			"description", strings.TrimSpace(e.Value.Description),
-			"security", []any{obj("oauth2", []string{e.Value.Scope})},
+			"security", security(e.Value.Scope),
 			"requestBody", obj("required", true, "content", obj("application/json", obj("schema", obj("$ref", "#/components/schemas/"+goName+"Input")))),
 			"responses", okResponse(goName))
 		paths.set(ToolPath(e.Name), obj("post", op))
 	}
-	schemas.set("Error", obj(
-		"type", "object",
-		"description", "An error. Messages never contain personal data; quote correlation_id when reporting a problem.",
-		"required", []string{"code", "message"},
-		"additionalProperties", false,
-		"properties", obj(
-			"code", obj("type", "string", "enum", []string{"invalid_input", "not_found", "unauthorized", "forbidden", "conflict", "not_implemented", "rate_limited", "too_large", "unavailable", "internal"}, "description", "Machine-readable error kind."),
-			"message", obj("type", "string", "description", "What went wrong and what to do."),
-			"field", obj("type", "string", "description", "The offending input field, for invalid_input."),
-			"correlation_id", obj("type", "string", "description", "Id of the server log entry, for internal errors."),
-		)))
+	schemas.set("Error", problemSchema())
 	doc := obj(
 		"openapi", "3.1.0",
 		"info", obj("title", s.Server.Title+" REST API", "version", s.Server.Version,
@@ -165,9 +155,11 @@ func OpenAPI(s *spec.Spec, specPath string, ins, outs map[string]json.RawMessage
 		"paths", paths,
 		"components", obj(
 			"schemas", schemas,
-			"responses", obj("Error", obj("description", "Error", "content", obj("application/json", obj("schema", obj("$ref", "#/components/schemas/Error"))))),
+			"responses", obj("Error", obj("description", "Error", "content", obj("application/problem+json", obj("schema", obj("$ref", "#/components/schemas/Error"))))),
 			"securitySchemes", obj("oauth2", obj("type", "oauth2", "description", "OAuth 2.1 bearer token for this resource.",
-				"flows", obj("authorizationCode", obj("authorizationUrl", "/authorize", "tokenUrl", "/token", "scopes", scopes)))),
+				"flows", obj("authorizationCode", obj("authorizationUrl", "/authorize", "tokenUrl", "/token", "scopes", scopes))),
+				"apiKey", obj("type", "http", "scheme", "bearer", "bearerFormat", "nmk_<id>_<secret>",
+					"description", "A church's API key for automation (neemias-mcp apikey create), scoped like a role: REST only; the MCP endpoint refuses it (MCP needs OAuth).")),
 		),
 	)
 	b, err := json.MarshalIndent(doc, "", "  ")
@@ -183,4 +175,40 @@ func paramSchema(f spec.Field) *ordered {
 		o.set("format", f.Format)
 	}
 	return o
+}
+
+// security is an operation's requirement: an OAuth token holding scope, or an API key (whose
+// scopes the server checks the same way).
+func security(scope string) []any {
+	return []any{obj("oauth2", []string{scope}), obj("apiKey", []string{})}
+}
+
+// ProblemKinds are the error kinds of the REST API (the Error object's code), each with the
+// stable problem type URI ProblemType names.
+var ProblemKinds = []string{"invalid_input", "not_found", "unauthorized", "forbidden", "conflict", "not_implemented", "rate_limited", "too_large", "unavailable", "internal"}
+
+// ProblemType is the RFC 9457 problem type URI of an error kind.
+func ProblemType(code string) string { return "urn:neemias:problem:" + code }
+
+// problemSchema is the Error object: an RFC 9457 problem (application/problem+json) with the
+// server's extension members.
+func problemSchema() *ordered {
+	types := make([]string, len(ProblemKinds))
+	for i, k := range ProblemKinds {
+		types[i] = ProblemType(k)
+	}
+	return obj(
+		"type", "object",
+		"description", "An error, as an RFC 9457 problem (application/problem+json). Its detail never contains personal data; quote correlation_id when reporting a problem.",
+		"required", []string{"type", "title", "status", "code", "detail"},
+		"additionalProperties", false,
+		"properties", obj(
+			"type", obj("type", "string", "enum", types, "description", "Stable URI of the error kind (one per code)."),
+			"title", obj("type", "string", "description", "Short, fixed summary of the error kind."),
+			"status", obj("type", "integer", "description", "The HTTP status code."),
+			"detail", obj("type", "string", "description", "What went wrong and what to do."),
+			"code", obj("type", "string", "enum", ProblemKinds, "description", "Machine-readable error kind."),
+			"field", obj("type", "string", "description", "The offending input field, for invalid_input."),
+			"correlation_id", obj("type", "string", "description", "Id of the server log entry, for internal errors."),
+		))
 }

@@ -83,6 +83,7 @@ func Files(s *spec.Spec, specPath string, types []Pair) (map[string][]byte, erro
 		return nil, err
 	}
 	out["gen/openapi/openapi.json"] = doc
+	out["gen/schemas/openapi.json"] = doc // embedded by gen/schemas: the server serves it at /api/openapi.json
 	return out, nil
 }
 

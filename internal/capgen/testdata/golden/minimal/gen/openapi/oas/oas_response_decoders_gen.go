@@ -67,7 +67,7 @@ func decodeThingResponse(resp *http.Response) (res *ThingOutput, _ error) {
 			return res, errors.Wrap(err, "parse media type")
 		}
 		switch {
-		case ct == "application/json":
+		case ct == "application/problem+json":
 			buf, err := io.ReadAll(resp.Body)
 			if err != nil {
 				return res, err
@@ -159,7 +159,7 @@ func decodeThingMakeResponse(resp *http.Response) (res *ThingMakeOutput, _ error
 			return res, errors.Wrap(err, "parse media type")
 		}
 		switch {
-		case ct == "application/json":
+		case ct == "application/problem+json":
 			buf, err := io.ReadAll(resp.Body)
 			if err != nil {
 				return res, err

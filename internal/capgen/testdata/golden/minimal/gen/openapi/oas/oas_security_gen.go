@@ -13,6 +13,10 @@ import (
 
 // SecurityHandler is handler for security parameters.
 type SecurityHandler interface {
+	// HandleApiKey handles apiKey security.
+	// A church's API key for automation (neemias-mcp apikey create), scoped like a role: REST only; the
+	// MCP endpoint refuses it (MCP needs OAuth).
+	HandleApiKey(ctx context.Context, operationName OperationName, t ApiKey) (context.Context, error)
 	// HandleOAuth2 handles oauth2 security.
 	// OAuth 2.1 bearer token for this resource.
 	HandleOAuth2(ctx context.Context, operationName OperationName, t OAuth2) (context.Context, error)
@@ -31,6 +35,33 @@ func findAuthorization(h http.Header, prefix string) (string, bool) {
 		return value, true
 	}
 	return "", false
+}
+
+// operationRolesApiKey is a private map storing roles per operation.
+var operationRolesApiKey = map[string][]string{
+	ThingOperation:     []string{},
+	ThingMakeOperation: []string{},
+}
+
+// GetRolesForApiKey returns the required roles for the given operation.
+//
+// This is useful for authorization scenarios where you need to know which roles
+// are required for an operation.
+//
+// Example:
+//
+//	requiredRoles := GetRolesForApiKey(AddPetOperation)
+//
+// Returns nil if the operation has no role requirements or if the operation is unknown.
+func GetRolesForApiKey(operation string) []string {
+	roles, ok := operationRolesApiKey[operation]
+	if !ok {
+		return nil
+	}
+	// Return a copy to prevent external modification
+	result := make([]string, len(roles))
+	copy(result, roles)
+	return result
 }
 
 // oauth2ScopesOAuth2 is a private map storing OAuth2 scopes per operation.
@@ -65,6 +96,23 @@ func GetOAuth2ScopesForOAuth2(operation string) []string {
 	return result
 }
 
+func (s *Server) securityApiKey(ctx context.Context, operationName OperationName, req *http.Request) (context.Context, bool, error) {
+	var t ApiKey
+	token, ok := findAuthorization(req.Header, "Bearer")
+	if !ok {
+		return ctx, false, nil
+	}
+	t.Token = token
+	t.Roles = operationRolesApiKey[operationName]
+	rctx, err := s.sec.HandleApiKey(ctx, operationName, t)
+	if errors.Is(err, ogenerrors.ErrSkipServerSecurity) {
+		return nil, false, nil
+	} else if err != nil {
+		return nil, false, err
+	}
+	return rctx, true, err
+}
+
 func (s *Server) securityOAuth2(ctx context.Context, operationName OperationName, req *http.Request) (context.Context, bool, error) {
 	var t OAuth2
 	token, ok := findAuthorization(req.Header, "Bearer")
@@ -84,11 +132,23 @@ func (s *Server) securityOAuth2(ctx context.Context, operationName OperationName
 
 // SecuritySource is provider of security values (tokens, passwords, etc.).
 type SecuritySource interface {
+	// ApiKey provides apiKey security value.
+	// A church's API key for automation (neemias-mcp apikey create), scoped like a role: REST only; the
+	// MCP endpoint refuses it (MCP needs OAuth).
+	ApiKey(ctx context.Context, operationName OperationName) (ApiKey, error)
 	// OAuth2 provides oauth2 security value.
 	// OAuth 2.1 bearer token for this resource.
 	OAuth2(ctx context.Context, operationName OperationName) (OAuth2, error)
 }
 
+func (s *Client) securityApiKey(ctx context.Context, operationName OperationName, req *http.Request) error {
+	t, err := s.sec.ApiKey(ctx, operationName)
+	if err != nil {
+		return errors.Wrap(err, "security source \"ApiKey\"")
+	}
+	req.Header.Set("Authorization", "Bearer "+t.Token)
+	return nil
+}
 func (s *Client) securityOAuth2(ctx context.Context, operationName OperationName, req *http.Request) error {
 	t, err := s.sec.OAuth2(ctx, operationName)
 	if err != nil {

@@ -1,0 +1,293 @@
+// Package config is the server's one typed configuration (12-factor): every setting is a flag
+// of `serve`, and every flag can come from the environment as NEEMIAS_<FLAG_IN_UPPER_SNAKE>
+// (--rate-limit ⇒ NEEMIAS_RATE_LIMIT). A flag given on the command line wins over the
+// environment, the environment over the default. Secrets can come from files: each secret
+// flag --x has a --x-file twin (NEEMIAS_X_FILE) whose file's content, trimmed, is the value,
+// so a Kubernetes Secret mounted as a file never shows in the process list or environment.
+// Validate checks everything at start and names the setting of each error, flag and
+// variable. Hand-written; nothing here is generated.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/neemias/neemias-mcp/internal/logging"
+	"github.com/neemias/neemias-mcp/internal/logic"
+)
+
+// EnvPrefix prefixes every setting's environment variable.
+const EnvPrefix = "NEEMIAS_"
+
+// EnvName is the environment variable of a flag: NEEMIAS_ and the flag in upper snake case.
+func EnvName(flag string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// Setting names a setting in an error: its flag and its variable.
+func Setting(flag string) string { return fmt.Sprintf("--%s ($%s)", flag, EnvName(flag)) }
+
+// Serve is the configuration of `neemias-mcp serve` that is not the authorization server's
+// (those stay beside their flags in cmd/neemias-mcp and are bound to the environment the
+// same way).
+type Serve struct {
+	// DatabaseURL is the PostgreSQL URL; empty means DATABASE_URL, else 127.0.0.1:5432, else a
+	// private cluster under DataDir (internal/devdb).
+	DatabaseURL string
+	DataDir     string
+	Addr        string
+	PublicURL   string
+	Demo        bool
+	// AllowedOrigins are browser origins allowed to call /mcp.
+	AllowedOrigins []string
+	RateLimit      float64
+	RateBurst      int
+	LogLevel       string
+	// Metrics serves Prometheus /metrics; on MetricsAddr's own listener when that is set
+	// (recommended: keep it off the public port), otherwise on the main one.
+	Metrics     bool
+	MetricsAddr string
+	// OTLPEndpoint turns tracing on: spans are exported by OTLP over HTTP to it (a URL like
+	// http://collector:4318, or host:port); empty means tracing is off.
+	OTLPEndpoint string
+	// OTLPInsecure sends to a host:port endpoint over plain HTTP instead of HTTPS.
+	OTLPInsecure bool
+	// MCPHost and APIHost split the origin by Host header: MCP, OAuth and metadata on one,
+	// REST and its OpenAPI on the other. Both empty: one origin serves everything.
+	MCPHost, APIHost string
+	// ShutdownTimeout bounds the graceful stop on SIGTERM.
+	ShutdownTimeout time.Duration
+	// Drain is how long, on SIGTERM, /readyz answers 503 while requests are still served
+	// (a load balancer's time to stop sending), before the graceful shutdown.
+	Drain time.Duration
+	// CheckinWindowDays is how many days back a check-in may be registered.
+	CheckinWindowDays int
+}
+
+// Defaults of Serve.
+const (
+	DefaultAddr      = "127.0.0.1:8080"
+	DefaultDataDir   = ".data/postgres"
+	DefaultRateLimit = 10
+	DefaultRateBurst = 60
+)
+
+// AddFlags registers Serve's flags on fs with their defaults.
+func (s *Serve) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&s.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL (a secret: prefer --database-url-file); default $DATABASE_URL, else 127.0.0.1:5432, else a private cluster")
+	fs.StringVar(&s.DataDir, "data-dir", DefaultDataDir, "folder of the private PostgreSQL cluster, when one is needed")
+	fs.StringVar(&s.Addr, "addr", DefaultAddr, "listen address")
+	fs.StringVar(&s.PublicURL, "public-url", "", "externally visible base URL (default http://ADDR)")
+	fs.BoolVar(&s.Demo, "demo", false, "seed the demo church once and print how to connect")
+	fs.StringSliceVar(&s.AllowedOrigins, "allowed-origin", nil, "browser origin allowed to call /mcp (repeatable, or comma-separated)")
+	fs.Float64Var(&s.RateLimit, "rate-limit", DefaultRateLimit, "requests per second per caller (0 turns the limit off)")
+	fs.IntVar(&s.RateBurst, "rate-burst", DefaultRateBurst, "burst of requests a caller may make above --rate-limit")
+	fs.BoolVar(&s.Metrics, "metrics", true, "serve Prometheus metrics at /metrics")
+	fs.StringVar(&s.MetricsAddr, "metrics-addr", "", "serve /metrics on this address instead of --addr (keeps it off the public port)")
+	fs.StringVar(&s.OTLPEndpoint, "otlp-endpoint", "", "export OpenTelemetry traces by OTLP/HTTP to this collector (http://host:4318 or host:port); empty: tracing off")
+	fs.BoolVar(&s.OTLPInsecure, "otlp-insecure", false, "use plain HTTP for a host:port --otlp-endpoint")
+	fs.StringVar(&s.MCPHost, "mcp-host", "", "host name that serves only MCP, OAuth and metadata (with --api-host)")
+	fs.StringVar(&s.APIHost, "api-host", "", "host name that serves only REST (/api/v1) and its OpenAPI (with --mcp-host)")
+	fs.DurationVar(&s.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight requests may take to finish on SIGTERM")
+	fs.DurationVar(&s.Drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the graceful shutdown")
+	fs.IntVar(&s.CheckinWindowDays, "checkin-window-days", logic.DefaultCheckinWindowDays, "how many days back a check-in may be registered")
+	MarkSecret(fs, "database-url")
+}
+
+// AddLogFlags registers --log-level (a persistent flag of the root command).
+func AddLogFlags(fs *pflag.FlagSet, level *string) {
+	fs.StringVar(level, "log-level", "info", "log level: debug, info, warn, error (logs are JSON lines on standard error)")
+}
+
+// Validate checks s; each error names its setting.
+func (s *Serve) Validate() error {
+	var errs []error
+	bad := func(flag, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s %s", Setting(flag), fmt.Sprintf(format, args...)))
+	}
+	if _, _, err := net.SplitHostPort(s.Addr); err != nil {
+		bad("addr", "must be host:port, like 127.0.0.1:8080 (got %q)", s.Addr)
+	}
+	if s.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(s.MetricsAddr); err != nil {
+			bad("metrics-addr", "must be host:port, like :9090 (got %q)", s.MetricsAddr)
+		}
+	}
+	if s.PublicURL != "" {
+		u, err := url.Parse(s.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			bad("public-url", "must be an absolute http(s) URL without query, like https://mcp.church.example (got %q)", s.PublicURL)
+		}
+	}
+	if s.DatabaseURL != "" && !strings.HasPrefix(s.DatabaseURL, "postgres://") && !strings.HasPrefix(s.DatabaseURL, "postgresql://") && !strings.Contains(s.DatabaseURL, "=") {
+		bad("database-url", "must be a postgres:// URL or a key=value connection string") // never quote it: it may hold a password
+	}
+	if s.RateLimit < 0 {
+		bad("rate-limit", "must be 0 (off) or more (got %v)", s.RateLimit)
+	}
+	if s.RateBurst < 1 {
+		bad("rate-burst", "must be at least 1 (got %d)", s.RateBurst)
+	}
+	if _, err := logging.ParseLevel(s.LogLevel); err != nil {
+		bad("log-level", "%v", err)
+	}
+	for _, o := range s.AllowedOrigins {
+		u, err := url.Parse(o)
+		if err != nil || u.Scheme == "" || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			bad("allowed-origin", "must be origins like https://app.example (got %q)", o)
+		}
+	}
+	if s.OTLPEndpoint != "" {
+		if u, err := url.Parse(s.OTLPEndpoint); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+			// a URL
+		} else if _, _, err := net.SplitHostPort(s.OTLPEndpoint); err != nil {
+			bad("otlp-endpoint", "must be a URL like http://collector:4318 or host:port (got %q)", s.OTLPEndpoint)
+		}
+	}
+	if (s.MCPHost == "") != (s.APIHost == "") {
+		flag := "api-host"
+		if s.MCPHost == "" {
+			flag = "mcp-host"
+		}
+		bad(flag, "must be set too: host routing needs both --mcp-host and --api-host")
+	}
+	for flag, h := range map[string]string{"mcp-host": s.MCPHost, "api-host": s.APIHost} {
+		if h != "" && (strings.ContainsAny(h, "/:@ ") || strings.ToLower(h) != h) {
+			bad(flag, "must be a lower-case host name without scheme, port or path, like mcp.church.example (got %q)", h)
+		}
+	}
+	if s.MCPHost != "" && s.MCPHost == s.APIHost {
+		bad("api-host", "must differ from --mcp-host")
+	}
+	if s.CheckinWindowDays < 1 || s.CheckinWindowDays > 366 {
+		bad("checkin-window-days", "must be 1 to 366 (got %d)", s.CheckinWindowDays)
+	}
+	if s.ShutdownTimeout <= 0 {
+		bad("shutdown-timeout", "must be positive (got %s)", s.ShutdownTimeout)
+	}
+	return errors.Join(errs...)
+}
+
+const secretAnnotation = "neemias/secret"
+
+// MarkSecret declares flag a secret: it gets a --flag-file twin, and its value is never shown
+// as a default in --help.
+func MarkSecret(fs *pflag.FlagSet, flag string) {
+	f := fs.Lookup(flag)
+	if f == nil {
+		panic("config: no flag " + flag)
+	}
+	_ = fs.SetAnnotation(flag, secretAnnotation, []string{"true"})
+	if fs.Lookup(flag+"-file") == nil {
+		fs.String(flag+"-file", "", fmt.Sprintf("file holding --%s (content trimmed); for secrets mounted as files", flag))
+	}
+}
+
+// Apply completes fs after the command line was parsed: every flag not given on the command
+// line takes its NEEMIAS_* variable when set and not empty; then each secret's --x-file, when given, sets
+// --x from the file. Errors name the setting and never quote a secret's value. lookup is
+// os.LookupEnv in production. With names, only those flags (and their -file twins) are
+// completed: the administrative commands take only the database and log settings from the
+// environment, never a stray $NEEMIAS_EMAIL.
+func Apply(fs *pflag.FlagSet, lookup func(string) (string, bool), names ...string) error {
+	var errs []error
+	wanted := func(name string) bool {
+		if len(names) == 0 {
+			return true
+		}
+		for _, n := range names {
+			if name == n || name == n+"-file" {
+				return true
+			}
+		}
+		return false
+	}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Changed || f.Name == "help" || !wanted(f.Name) {
+			return
+		}
+		v, ok := lookup(EnvName(f.Name))
+		if !ok || v == "" { // an empty variable is an unset one (docker --env X= , a blank ConfigMap key)
+			return
+		}
+		if sv, isSlice := f.Value.(pflag.SliceValue); isSlice {
+			var items []string
+			for _, s := range strings.Split(v, ",") {
+				if s = strings.TrimSpace(s); s != "" {
+					items = append(items, s)
+				}
+			}
+			if err := sv.Replace(items); err != nil {
+				errs = append(errs, fmt.Errorf("$%s: %v", EnvName(f.Name), err))
+			}
+			return
+		}
+		if err := fs.Set(f.Name, v); err != nil {
+			shown := fmt.Sprintf("%q", v)
+			if isSecret(f) {
+				shown = "(hidden)"
+			}
+			errs = append(errs, fmt.Errorf("$%s: invalid value %s for --%s: %s", EnvName(f.Name), shown, f.Name, cause(err)))
+		}
+	})
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !isSecret(f) || !wanted(f.Name) {
+			return
+		}
+		file := fs.Lookup(f.Name + "-file")
+		if file == nil || file.Value.String() == "" {
+			return
+		}
+		b, err := os.ReadFile(file.Value.String())
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", Setting(file.Name), err))
+			return
+		}
+		if f.Changed && fs.Lookup(f.Name+"-file").Changed {
+			errs = append(errs, fmt.Errorf("%s and --%s are exclusive", Setting(file.Name), f.Name))
+			return
+		}
+		if err := fs.Set(f.Name, strings.TrimSpace(string(b))); err != nil {
+			errs = append(errs, fmt.Errorf("%s: the file's content is not a valid --%s", Setting(file.Name), f.Name))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+func cause(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 {
+		return s[i+2:]
+	}
+	return s
+}
+
+func isSecret(f *pflag.Flag) bool { return len(f.Annotations[secretAnnotation]) > 0 }
+
+// DocumentEnv appends each flag's variable to its usage ("[$NEEMIAS_ADDR]"), once, and hides
+// secrets' defaults, so that --help lists every setting with its default and its variable.
+func DocumentEnv(fs *pflag.FlagSet) {
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Name == "help" {
+			return
+		}
+		env := "$" + EnvName(f.Name)
+		if i := strings.Index(f.Usage, " ("+env); i >= 0 {
+			f.Usage = f.Usage[:i] + f.Usage[i+len(" ("+env):] // the older hand-written mention
+			f.Usage = strings.TrimSuffix(strings.TrimSuffix(f.Usage, ")"), "=true")
+		}
+		if !strings.Contains(f.Usage, "[$"+EnvName(f.Name)+"]") {
+			f.Usage += " [" + env + "]"
+		}
+		if isSecret(f) {
+			f.DefValue = ""
+		}
+	})
+}

@@ -1,0 +1,118 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/neemias/neemias-mcp/internal/config"
+)
+
+func parse(t *testing.T, args []string, env map[string]string) (*config.Serve, error) {
+	t.Helper()
+	var s config.Serve
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	s.AddFlags(fs)
+	config.AddLogFlags(fs, &s.LogLevel)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := config.Apply(fs, func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil {
+		return &s, err
+	}
+	return &s, s.Validate()
+}
+
+func TestDefaultsAreValid(t *testing.T) {
+	s, err := parse(t, nil, nil)
+	if err != nil {
+		t.Fatalf("the defaults (make run) are refused: %v", err)
+	}
+	if s.Addr != config.DefaultAddr || s.RateBurst != config.DefaultRateBurst || !s.Metrics || s.OTLPEndpoint != "" || s.LogLevel != "info" {
+		t.Errorf("defaults: %+v", s)
+	}
+}
+
+func TestEnvironmentAndPrecedence(t *testing.T) {
+	s, err := parse(t, []string{"--rate-burst", "7"}, map[string]string{
+		"NEEMIAS_ADDR": "0.0.0.0:9000", "NEEMIAS_RATE_BURST": "99", "NEEMIAS_ALLOWED_ORIGIN": "https://a.example, https://b.example",
+		"NEEMIAS_LOG_LEVEL": "debug", "NEEMIAS_METRICS": "false", "NEEMIAS_SHUTDOWN_TIMEOUT": "30s",
+		"NEEMIAS_MCP_HOST": "mcp.example", "NEEMIAS_API_HOST": "api.example",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Addr != "0.0.0.0:9000" || s.RateBurst != 7 || len(s.AllowedOrigins) != 2 || s.LogLevel != "debug" || s.Metrics ||
+		s.ShutdownTimeout != 30*time.Second || s.MCPHost != "mcp.example" {
+		t.Errorf("got %+v", s)
+	}
+}
+
+func TestSecretFromFile(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "db")
+	if err := os.WriteFile(f, []byte("postgres://u:hunter2@db/neemias\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := parse(t, nil, map[string]string{"NEEMIAS_DATABASE_URL_FILE": f})
+	if err != nil || s.DatabaseURL != "postgres://u:hunter2@db/neemias" {
+		t.Fatalf("%v %q", err, s.DatabaseURL)
+	}
+	_, err = parse(t, []string{"--database-url-file", filepath.Join(t.TempDir(), "missing")}, nil)
+	if err == nil || !strings.Contains(err.Error(), "--database-url-file ($NEEMIAS_DATABASE_URL_FILE)") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestErrorsNameTheSetting: every refusal names the flag and its variable, and a secret's
+// value is never quoted.
+func TestErrorsNameTheSetting(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--addr", "8080"}, nil, "--addr ($NEEMIAS_ADDR) must be host:port"},
+		{[]string{"--public-url", "mcp.example"}, nil, "--public-url ($NEEMIAS_PUBLIC_URL) must be an absolute"},
+		{[]string{"--rate-limit", "-1"}, nil, "--rate-limit ($NEEMIAS_RATE_LIMIT) must be 0"},
+		{[]string{"--rate-burst", "0"}, nil, "--rate-burst ($NEEMIAS_RATE_BURST) must be at least 1"},
+		{[]string{"--log-level", "loud"}, nil, "--log-level ($NEEMIAS_LOG_LEVEL) must be one of"},
+		{[]string{"--mcp-host", "mcp.example"}, nil, "--api-host ($NEEMIAS_API_HOST) must be set too"},
+		{[]string{"--mcp-host", "https://mcp.example", "--api-host", "api.example"}, nil, "--mcp-host ($NEEMIAS_MCP_HOST) must be a lower-case host name"},
+		{[]string{"--otlp-endpoint", "collector"}, nil, "--otlp-endpoint ($NEEMIAS_OTLP_ENDPOINT) must be a URL"},
+		{[]string{"--allowed-origin", "app.example"}, nil, "--allowed-origin ($NEEMIAS_ALLOWED_ORIGIN) must be origins"},
+		{[]string{"--metrics-addr", "9090"}, nil, "--metrics-addr ($NEEMIAS_METRICS_ADDR) must be host:port"},
+		{[]string{"--checkin-window-days", "0"}, nil, "--checkin-window-days ($NEEMIAS_CHECKIN_WINDOW_DAYS) must be 1 to 366"},
+		{nil, map[string]string{"NEEMIAS_RATE_BURST": "many"}, `$NEEMIAS_RATE_BURST: invalid value "many" for --rate-burst`},
+		{nil, map[string]string{"NEEMIAS_DATABASE_URL": "mysql://u:hunter2@x"}, "--database-url ($NEEMIAS_DATABASE_URL) must be a postgres:// URL"},
+	} {
+		_, err := parse(t, tc.args, tc.env)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v %v: error %v, want it to contain %q", tc.args, tc.env, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("the error quotes a secret: %v", err)
+		}
+	}
+}
+
+func TestDocumentEnv(t *testing.T) {
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	var s config.Serve
+	s.AddFlags(fs)
+	fs.String("oauth-issuer", "", "the provider ($NEEMIAS_OAUTH_ISSUER)")
+	config.DocumentEnv(fs)
+	config.DocumentEnv(fs) // idempotent
+	usage := fs.FlagUsages()
+	for _, want := range []string{"[$NEEMIAS_ADDR]", `(default "127.0.0.1:8080")`, "[$NEEMIAS_DATABASE_URL_FILE]", "the provider [$NEEMIAS_OAUTH_ISSUER]"} {
+		if !strings.Contains(usage, want) {
+			t.Errorf("usage lacks %q:\n%s", want, usage)
+		}
+	}
+	if strings.Count(usage, "[$NEEMIAS_ADDR]") != 1 {
+		t.Errorf("the variable is listed twice")
+	}
+}
