@@ -3,6 +3,7 @@ package main
 import (
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -195,3 +196,25 @@ func TestDockerfile(t *testing.T) {
 }
 
 func itoa(n int32) string { return strconv.Itoa(int(n)) }
+
+// TestDockerImage builds the image and runs it once where a Docker daemon answers (not on the
+// machines this project is developed and tested on, which have none: then it says so and skips).
+func TestDockerImage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	if _, err := exec.LookPath("docker"); err != nil {
+		t.Skip("no docker on PATH: the image is not built here (TestDockerfile checks the file)")
+	}
+	if err := exec.Command("docker", "info").Run(); err != nil {
+		t.Skipf("no Docker daemon answers (%v): the image is not built here", err)
+	}
+	tag := "neemias-mcp:test"
+	if out, err := exec.Command("docker", "build", "-t", tag, "../..").CombinedOutput(); err != nil {
+		t.Fatalf("docker build: %v\n%s", err, out)
+	}
+	out, err := exec.Command("docker", "run", "--rm", tag, "serve", "--help").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--database-url") {
+		t.Fatalf("the image does not run serve --help: %v\n%s", err, out)
+	}
+}
