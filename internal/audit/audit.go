@@ -72,25 +72,7 @@ func (e Entry) Validate() error {
 // Insert appends e within the transaction of q, which must act for caller (store.InTx):
 // row-level security accepts only entries about the transaction's own church and user.
 func Insert(ctx context.Context, q *db.Queries, caller store.Caller, e Entry) error {
-	if err := e.Validate(); err != nil {
-		return err
-	}
-	p := db.InsertAuditParams{
-		Capability:    e.Capability,
-		Action:        e.Action,
-		TargetIds:     dedup(e.Targets),
-		Outcome:       string(e.Outcome),
-		ClientID:      optional(e.ClientID, maxClientID),
-		CorrelationID: optional(e.CorrelationID, maxCorrelationID),
-	}
-	if !caller.IsAnonymous() {
-		church, user := caller.ChurchID, caller.UserID
-		p.ChurchID, p.UserID = &church, &user
-	}
-	if err := q.InsertAudit(ctx, p); err != nil {
-		return fmt.Errorf("audit: insert: %w", err)
-	}
-	return nil
+	return InsertFor(ctx, q, caller.ChurchID, caller.UserID, e) // Anonymous: no church, no user
 }
 
 // recordTimeout bounds [Record] when it has to outlive a cancelled request.

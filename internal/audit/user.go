@@ -18,20 +18,5 @@ func InsertUserAction(ctx context.Context, q *db.Queries, church, user uuid.UUID
 	if church == uuid.Nil || user == uuid.Nil {
 		return fmt.Errorf("audit: a user action needs its church and user")
 	}
-	if err := e.Validate(); err != nil {
-		return err
-	}
-	if err := q.InsertAudit(ctx, db.InsertAuditParams{
-		ChurchID:      &church,
-		UserID:        &user,
-		Capability:    e.Capability,
-		Action:        e.Action,
-		TargetIds:     dedup(e.Targets),
-		Outcome:       string(e.Outcome),
-		ClientID:      optional(e.ClientID, maxClientID),
-		CorrelationID: optional(e.CorrelationID, maxCorrelationID),
-	}); err != nil {
-		return fmt.Errorf("audit: insert: %w", err)
-	}
-	return nil
+	return InsertFor(ctx, q, church, user, e)
 }

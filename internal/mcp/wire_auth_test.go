@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"github.com/neemias/neemias-mcp/internal/testsupport"
 	"net/http"
 	"slices"
 	"strings"
@@ -111,7 +112,7 @@ func TestInsufficientScope(t *testing.T) {
 				}
 			}
 			// The challenge asks for the scopes held plus the one needed (step-up keeps scopes).
-			if got, want := challengeScopes(www), tc.wantScopes; !slices.Equal(got, want) {
+			if got, want := testsupport.ChallengeScopes(www), tc.wantScopes; !slices.Equal(got, want) {
 				t.Errorf("challenge scope = %v, want %v (%q)", got, want, www)
 			}
 			if strings.Contains(ex.body, canary) {
@@ -119,14 +120,4 @@ func TestInsufficientScope(t *testing.T) {
 			}
 		})
 	}
-}
-
-// challengeScopes returns the space-separated scope parameter of a WWW-Authenticate value.
-func challengeScopes(www string) []string {
-	_, rest, ok := strings.Cut(www, `scope="`)
-	if !ok {
-		return nil
-	}
-	v, _, _ := strings.Cut(rest, `"`)
-	return strings.Fields(v)
 }

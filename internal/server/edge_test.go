@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"github.com/neemias/neemias-mcp/internal/testsupport"
 	"io"
 	"net/http"
 	"slices"
@@ -90,7 +91,7 @@ func TestRESTBehindTheEdge(t *testing.T) {
 			if status != tt.wantStatus || !strings.Contains(body, tt.wantCode) {
 				t.Fatalf("got %d %.300s, want %d %s", status, body, tt.wantStatus, tt.wantCode)
 			}
-			if status == http.StatusForbidden && tt.header.Get("Host") == "" && !slices.Contains(challengeScopes(h.Get("WWW-Authenticate")), "checkins:write") {
+			if status == http.StatusForbidden && tt.header.Get("Host") == "" && !slices.Contains(testsupport.ChallengeScopes(h.Get("WWW-Authenticate")), "checkins:write") {
 				t.Errorf("403 challenge %q does not name the missing scope", h.Get("WWW-Authenticate"))
 			}
 		})

@@ -260,7 +260,7 @@ func TestExternalProviderMode(t *testing.T) {
 
 	t.Run("scopes", func(t *testing.T) {
 		status, challenge, _ := oauthtest.MCP(t, rsBase, vol.AccessToken, "resources/read", map[string]any{"uri": "neemias://attendance/summary"})
-		if status != http.StatusForbidden || !strings.Contains(challenge, `error="insufficient_scope"`) || !slices.Contains(challengeScopes(challenge), "attendance:read") {
+		if status != http.StatusForbidden || !strings.Contains(challenge, `error="insufficient_scope"`) || !slices.Contains(testsupport.ChallengeScopes(challenge), "attendance:read") {
 			t.Errorf("outside the token's scopes: %d %q, want 403 insufficient_scope asking for attendance:read", status, challenge)
 		}
 	})
@@ -455,14 +455,4 @@ func extGetJSON(t *testing.T, c *http.Client, u string, v any) int {
 		t.Errorf("%s: %v", u, err)
 	}
 	return resp.StatusCode
-}
-
-// challengeScopes returns the space-separated scope parameter of a WWW-Authenticate value.
-func challengeScopes(www string) []string {
-	_, rest, ok := strings.Cut(www, `scope="`)
-	if !ok {
-		return nil
-	}
-	v, _, _ := strings.Cut(rest, `"`)
-	return strings.Fields(v)
 }
