@@ -207,7 +207,7 @@ func serve(ctx context.Context, cmd *cobra.Command, cfg config.Serve, as oauth.O
 		PublicURL: publicURL, AllowedOrigins: cfg.AllowedOrigins, Logger: log, Version: version, AuthServer: as, External: x,
 		RatePerSecond: cfg.RateLimit, RateBurst: cfg.RateBurst, RateLimitOff: cfg.RateLimit == 0, CheckinWindowDays: cfg.CheckinWindowDays,
 		Metrics: ob.metrics, MetricsOnMain: cfg.Metrics && cfg.MetricsAddr == "", Tracer: ob.tracer,
-		MCPHost: cfg.MCPHost, APIHost: cfg.APIHost,
+		MCPHost: cfg.MCPHost, APIHost: cfg.APIHost, TokenCheckCache: cfg.TokenCheckCache,
 	}, st)
 	if err != nil {
 		return err

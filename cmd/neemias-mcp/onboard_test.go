@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neemias/neemias-mcp/internal/config"
 	"github.com/neemias/neemias-mcp/internal/oauth/oauthtest"
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
 )
@@ -246,8 +247,18 @@ func TestOnboardingWalkthrough(t *testing.T) {
 	if out := must("", "user", "disable", "--church", "central", "--email", "pastora@central.example"); !strings.Contains(out, "grants are revoked") {
 		t.Errorf("disable: %s", out)
 	}
-	if status, _, _ := oauthtest.ReadRoster(t, base, tok.AccessToken); status != http.StatusUnauthorized {
-		t.Errorf("a disabled ADMIN's token still reads the roster: %d", status)
+	// Another process disabled it: the server sees it within --token-check-cache (1s).
+	deadline := time.Now().Add(config.DefaultTokenCheckCache + 2*time.Second)
+	for {
+		status, _, _ := oauthtest.ReadRoster(t, base, tok.AccessToken)
+		if status == http.StatusUnauthorized {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("a disabled ADMIN's token still reads the roster after --token-check-cache: %d", status)
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 
 	// Each code was printed once (in its link and on its own line, by the command that issued

@@ -69,6 +69,9 @@ type Serve struct {
 	Drain time.Duration
 	// CheckinWindowDays is how many days back a check-in may be registered.
 	CheckinWindowDays int
+	// TokenCheckCache is how long a token's passed revocation check is reused (0: every
+	// request checks); a revocation or disable elsewhere takes effect within it.
+	TokenCheckCache time.Duration
 }
 
 // Defaults of Serve.
@@ -77,6 +80,10 @@ const (
 	DefaultDataDir   = ".data/postgres"
 	DefaultRateLimit = 10
 	DefaultRateBurst = 60
+	// DefaultTokenCheckCache is --token-check-cache's default.
+	DefaultTokenCheckCache = time.Second
+	// MaxTokenCheckCache bounds --token-check-cache: the delay of a revocation elsewhere.
+	MaxTokenCheckCache = time.Minute
 )
 
 // AddFlags registers Serve's flags on fs with their defaults.
@@ -98,6 +105,7 @@ func (s *Serve) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&s.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight requests may take to finish on SIGTERM")
 	fs.DurationVar(&s.Drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the graceful shutdown")
 	fs.IntVar(&s.CheckinWindowDays, "checkin-window-days", logic.DefaultCheckinWindowDays, "how many days back a check-in may be registered")
+	fs.DurationVar(&s.TokenCheckCache, "token-check-cache", DefaultTokenCheckCache, "how long a token's passed revocation check (grant not revoked, dev token's user enabled) is reused: a revocation or disable made elsewhere takes effect within it on every replica; 0 checks every request (at most 1m)")
 	MarkSecret(fs, "database-url")
 }
 
@@ -165,6 +173,9 @@ func (s *Serve) Validate() error {
 	}
 	if s.MCPHost != "" && s.MCPHost == s.APIHost {
 		bad("api-host", "must differ from --mcp-host")
+	}
+	if s.TokenCheckCache < 0 || s.TokenCheckCache > MaxTokenCheckCache {
+		bad("token-check-cache", "must be 0 (off) to %s (got %s)", MaxTokenCheckCache, s.TokenCheckCache)
 	}
 	if s.CheckinWindowDays < 1 || s.CheckinWindowDays > 366 {
 		bad("checkin-window-days", "must be 1 to 366 (got %d)", s.CheckinWindowDays)

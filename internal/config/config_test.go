@@ -79,6 +79,8 @@ func TestErrorsNameTheSetting(t *testing.T) {
 		{[]string{"--public-url", "mcp.example"}, nil, "--public-url ($NEEMIAS_PUBLIC_URL) must be an absolute"},
 		{[]string{"--rate-limit", "-1"}, nil, "--rate-limit ($NEEMIAS_RATE_LIMIT) must be 0"},
 		{[]string{"--rate-burst", "0"}, nil, "--rate-burst ($NEEMIAS_RATE_BURST) must be at least 1"},
+		{[]string{"--token-check-cache", "2m"}, nil, "--token-check-cache ($NEEMIAS_TOKEN_CHECK_CACHE) must be 0 (off) to 1m0s"},
+		{[]string{"--token-check-cache", "-1s"}, nil, "--token-check-cache ($NEEMIAS_TOKEN_CHECK_CACHE) must be 0 (off)"},
 		{[]string{"--log-level", "loud"}, nil, "--log-level ($NEEMIAS_LOG_LEVEL) must be one of"},
 		{[]string{"--mcp-host", "mcp.example"}, nil, "--api-host ($NEEMIAS_API_HOST) must be set too"},
 		{[]string{"--mcp-host", "https://mcp.example", "--api-host", "api.example"}, nil, "--mcp-host ($NEEMIAS_MCP_HOST) must be a lower-case host name"},

@@ -301,8 +301,12 @@ func (a *AS) signingKey(ctx context.Context) (tokens.Key, error) {
 }
 
 // commitWith marks an error whose transaction must still commit (a replayed code revokes its
-// grant and still fails).
-type commitWith struct{ err error }
+// grant and still fails). revoked, if set, is the grant it revoked (user: the account, when it
+// is disabled): Config.OnRevoke is told after the commit.
+type commitWith struct {
+	err           error
+	revoked, user uuid.UUID
+}
 
 func (c commitWith) Error() string { return c.err.Error() }
 func (c commitWith) Unwrap() error { return c.err }
@@ -324,9 +328,25 @@ func (a *AS) inTx(ctx context.Context, fn func(q *db.Queries) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	if ferr != nil {
+		a.revoked(keep.revoked, keep.user)
 		return keep.err
 	}
 	return nil
+}
+
+// revoked tells Config.OnRevoke that grant (and, if set, the account user) was revoked.
+func (a *AS) revoked(grant, user uuid.UUID) {
+	if a.cfg.OnRevoke == nil || grant == uuid.Nil && user == uuid.Nil {
+		return
+	}
+	g, u := "", ""
+	if grant != uuid.Nil {
+		g = grant.String()
+	}
+	if user != uuid.Nil {
+		u = user.String()
+	}
+	a.cfg.OnRevoke(g, u)
 }
 
 // maybePurge deletes expired rows, at most once a minute per replica, in the background.

@@ -125,6 +125,11 @@ type Config struct {
 	// Limits keeps the per-address rate limits' buckets (nil: this process's memory;
 	// internal/server passes the store shared by the replicas, ratelimit.Postgres).
 	Limits ratelimit.Store
+	// OnRevoke, if set, is called after this process commits the revocation of a grant (RFC
+	// 7009 revocation, a replayed code, a reused refresh token, a refresh of a disabled
+	// account; user is then that account's id, else empty): the resource server forgets its
+	// cached verdicts of those tokens (tokens.CheckCache.Forget).
+	OnRevoke func(grant, user string)
 	Options
 }
 

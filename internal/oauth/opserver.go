@@ -191,7 +191,7 @@ func (s *opServer) CodeExchange(ctx context.Context, r *op.ClientRequest[oidc.Ac
 				}
 			}
 			a.log.WarnContext(ctx, "authorization code replayed; the tokens issued for it are revoked", "client_id", c.ID)
-			return nil, commitWith{oidc.ErrInvalidGrant().WithDescription("the code was already used; the tokens issued for it are revoked")}
+			return nil, commitWith{err: oidc.ErrInvalidGrant().WithDescription("the code was already used; the tokens issued for it are revoked"), revoked: grantOf(code.GrantID)}
 		}
 		if code.Expired {
 			return nil, oidc.ErrInvalidGrant().WithDescription("the code has expired")
@@ -259,7 +259,7 @@ func (s *opServer) RefreshToken(ctx context.Context, r *op.ClientRequest[oidc.Re
 				return nil, err
 			}
 			a.log.WarnContext(ctx, "refresh token reused; its grant is revoked", "client_id", c.ID)
-			return nil, commitWith{oidc.ErrInvalidGrant().WithDescription("the refresh token was already used; the grant is revoked")}
+			return nil, commitWith{err: oidc.ErrInvalidGrant().WithDescription("the refresh token was already used; the grant is revoked"), revoked: rt.GrantID}
 		case rt.Expired || rt.GrantExpired:
 			return nil, oidc.ErrInvalidGrant().WithDescription("the refresh token has expired")
 		}
@@ -289,7 +289,7 @@ func (s *opServer) RefreshToken(ctx context.Context, r *op.ClientRequest[oidc.Re
 			if err := auditEvent(ctx, q, rt.ChurchID, rt.UserID, c.ID, auditRefreshDisabled, audit.Denied, rt.GrantID); err != nil {
 				return nil, err
 			}
-			return nil, commitWith{oidc.ErrInvalidGrant().WithDescription("the account is not active")}
+			return nil, commitWith{err: oidc.ErrInvalidGrant().WithDescription("the account is not active"), revoked: rt.GrantID, user: rt.UserID}
 		}
 		if err != nil {
 			return nil, err
@@ -372,6 +372,7 @@ func (s *opServer) Revocation(ctx context.Context, r *op.ClientRequest[oidc.Revo
 			a.log.ErrorContext(ctx, "revoking a grant", "error", err)
 			return nil, oidc.ErrServerError()
 		}
+		a.revoked(grant, uuid.Nil)
 		if n > 0 {
 			a.auditBestEffort(ctx, church, user, c.ID, auditGrantRevoked, audit.Allowed, grant)
 		}
@@ -518,4 +519,12 @@ func maxAge(v *uint) *int32 {
 	}
 	n := int32(min(*v, 366*24*3600))
 	return &n
+}
+
+// grantOf is *id, or uuid.Nil.
+func grantOf(id *uuid.UUID) uuid.UUID {
+	if id == nil {
+		return uuid.Nil
+	}
+	return *id
 }

@@ -63,7 +63,12 @@ func newApp(t *testing.T) *app {
 // http://127.0.0.1:port. Logger and Version are always the test's.
 func newAppWith(t *testing.T, cfg server.Config) *app {
 	t.Helper()
-	st := storetest.NewSeeded(t, seed.Options{ChildrenPerChurch: 80, Months: 2})
+	return newAppOn(t, storetest.NewSeeded(t, seed.Options{ChildrenPerChurch: 80, Months: 2}), cfg)
+}
+
+// newAppOn is newAppWith over st.
+func newAppOn(t *testing.T, st *store.Store, cfg server.Config) *app {
+	t.Helper()
 	logs := &testsupport.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -59,6 +59,12 @@ type Config struct {
 	// CheckinWindowDays is how many days back a check-in may be registered (zero:
 	// logic.DefaultCheckinWindowDays).
 	CheckinWindowDays int
+	// TokenCheckCache is how long a token's passed revocation check (its grant not revoked,
+	// a development token's user still enabled: one database lookup) is reused before it is
+	// looked up again. A revocation or disable made elsewhere (another replica, the `user
+	// disable` command) takes effect within it on every replica; one this process makes, at
+	// once. Zero checks every request (the CLI's --token-check-cache defaults to 1s).
+	TokenCheckCache time.Duration
 	// RateStore keeps the buckets of every rate limit (per caller on /mcp and REST, per
 	// address on the OAuth endpoints, wrong pick-up codes). Nil: the rate_limits table, shared
 	// by the replicas (ratelimit.Postgres); ratelimit.Memory limits each process on its own.
@@ -206,6 +212,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("server: %w", err)
 		}
+		checked := tokens.NewCheckCache(0, cfg.TokenCheckCache)
 		asOpts := cfg.AuthServer
 		if asOpts.ClientMetadata == nil {
 			if asOpts.ClientMetadata, err = clientMetadataFetcher(cimd.Options{}); err != nil {
@@ -215,14 +222,16 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		authServer, err := oauth.New(oauth.Config{
 			Issuer: publicURL, Resource: resource, ResourceAliases: eps.resources()[1:],
 			Store: st, Keys: keys, Logger: cfg.Logger, Options: asOpts, Limits: limits,
+			OnRevoke: checked.Forget,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 		tv := &tokens.Verifier{Issuer: publicURL, Audiences: eps.audiences(), Keys: keys.Public,
-			// tokens of a revoked grant, and dev tokens of a disabled user, are refused, cached or not
+			// tokens of a revoked grant, and dev tokens of a disabled user, are refused: at once
+			// when this process revoked, within TokenCheckCache when another did
 			Check: devTokenCheck(st, authServer.CheckToken),
-			Cache: &tokens.Cache{}}
+			Cache: &tokens.Cache{}, Checked: checked}
 		verifier, out.Verifier, out.AuthServer, out.AuthorizationServer = tv, tv, authServer, publicURL
 		out.Minter = tokens.Minter{Issuer: publicURL, Audience: resource, Key: key}
 		ready.keys = signingKeysLoaded(keys, key.ID)

@@ -1,7 +1,6 @@
 package tokens
 
 import (
-	"crypto/sha256"
 	"sync"
 	"time"
 
@@ -11,8 +10,8 @@ import (
 // Cache remembers tokens that verified, so a busy client's every request does not redo the
 // RS256 signature check and claim parsing. Entries are keyed by the token's SHA-256 (the token
 // itself is never kept), live at most until the token expires, and the set is bounded. The
-// Verifier's Check (the authorization server's revocation lookup) still runs on every hit, so
-// caching never delays a revocation.
+// Verifier's Check (the authorization server's revocation lookup) still runs on every hit,
+// unless the Verifier's CheckCache remembers a recent pass (see CheckCache for its delay).
 type Cache struct {
 	// MaxEntries bounds memory (default 10 000).
 	MaxEntries int
@@ -27,11 +26,10 @@ type cached struct {
 	exp    time.Time
 }
 
-func (c *Cache) get(token string, now time.Time) (cached, bool) {
+func (c *Cache) get(k [32]byte, now time.Time) (cached, bool) {
 	if c == nil {
 		return cached{}, false
 	}
-	k := sha256.Sum256([]byte(token))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[k]
@@ -45,7 +43,7 @@ func (c *Cache) get(token string, now time.Time) (cached, bool) {
 	return e, true
 }
 
-func (c *Cache) put(token string, e cached, now time.Time) {
+func (c *Cache) put(k [32]byte, e cached, now time.Time) {
 	if c == nil {
 		return
 	}
@@ -53,7 +51,6 @@ func (c *Cache) put(token string, e cached, now time.Time) {
 	if max <= 0 {
 		max = 10_000
 	}
-	k := sha256.Sum256([]byte(token))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {

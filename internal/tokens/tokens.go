@@ -128,6 +128,9 @@ type Verifier struct {
 	Check func(ctx context.Context, c *Claims) error
 	// Cache, if set, skips re-verifying a token seen before (Check still runs).
 	Cache *Cache
+	// Checked, if set, skips Check for a token that passed it within its TTL; nil checks
+	// every request.
+	Checked *CheckCache
 }
 
 var _ authn.Verifier = (*Verifier)(nil)
@@ -142,10 +145,11 @@ func (v *Verifier) Verify(ctx context.Context, token string) (principal.Principa
 	if v.Now != nil {
 		now = v.Now()
 	}
-	if hit, ok := v.Cache.get(token, now); ok {
+	k := tokenKey(token)
+	if hit, ok := v.Cache.get(k, now); ok {
 		if v.Check != nil {
 			c := hit.claims
-			if err := v.Check(ctx, &c); err != nil {
+			if err := v.Checked.check(ctx, k, &c, v.Check); err != nil {
 				return principal.Principal{}, err
 			}
 		}
@@ -156,12 +160,12 @@ func (v *Verifier) Verify(ctx context.Context, token string) (principal.Principa
 		return principal.Principal{}, err
 	}
 	if v.Check != nil {
-		if err := v.Check(ctx, &c); err != nil {
+		if err := v.Checked.check(ctx, k, &c, v.Check); err != nil {
 			return principal.Principal{}, err
 		}
 	}
 	// Cached until expiry, not expiry + skew: a cache hit never extends a token's life.
-	v.Cache.put(token, cached{p: p, claims: c, exp: c.Expiry.Time()}, now)
+	v.Cache.put(k, cached{p: p, claims: c, exp: c.Expiry.Time()}, now)
 	return p, nil
 }
 
