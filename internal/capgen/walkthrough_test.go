@@ -2,18 +2,23 @@ package capgen
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
-// TestWalkthrough performs docs/adding-a-capability.md on a copy of the repository: the YAML
-// and the Go come from the page itself, the commands are the Makefile's. It checks each
-// artefact the page promises, that the build breaks before the stub exists, and that the
-// tree builds once the stub is filled.
+// TestWalkthrough performs docs/adding-a-capability.md on a copy of the repository: the YAML,
+// SQL and Go come from the page itself (a block after <!-- walkthrough:file PATH --> is
+// written to PATH), the commands are the Makefile's. It checks each artefact the page
+// promises, that the build breaks before the stubs exist, that the tree builds once they are
+// filled, and that the page's tool passes its tests there (with PostgreSQL; skipped without).
 func TestWalkthrough(t *testing.T) {
 	if testing.Short() {
 		t.Skip("copies the repository and builds it; skipped with -short")
@@ -24,6 +29,9 @@ func TestWalkthrough(t *testing.T) {
 	}
 	yamlBlock := fenced(t, doc, "walkthrough:spec", "yaml")
 	stubBlock := fenced(t, doc, "walkthrough:stub", "go")
+	toolBlock := fenced(t, doc, "walkthrough:tool-spec", "yaml")
+	argsBlock := fenced(t, doc, "walkthrough:args", "go")
+	files := docFiles(t, doc)
 
 	root := copyRepo(t)
 	specPath := filepath.Join(root, "spec", "capabilities.yaml")
@@ -37,8 +45,17 @@ func TestWalkthrough(t *testing.T) {
 		t.Fatal("spec has no tools: section to insert before")
 	}
 	spec = append(append(append([]byte{}, spec[:i+1]...), []byte(yamlBlock+"\n")...), spec[i+1:]...)
+	// The tool goes at the end of tools:, the last section.
+	spec = append(append(bytes.TrimRight(spec, "\n"), "\n\n"...), toolBlock+"\n"...)
 	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	// The tool's SQL and migration exist before generating (sqlc reads them); its Go after
+	// scaffolding.
+	for path, body := range files {
+		if !strings.HasSuffix(path, ".go") {
+			writeFile(t, root, path, body)
+		}
 	}
 
 	sqlc, ogen := tool(t, "sqlc", "github.com/sqlc-dev/sqlc/cmd/sqlc"), tool(t, "ogen", "github.com/ogen-go/ogen/cmd/ogen")
@@ -57,6 +74,17 @@ func TestWalkthrough(t *testing.T) {
 		"gen/scopes/scopes_gen.go":                    {`"attendance_by_class": "attendance:read"`},
 		"docs/scope-matrix.md":                        {"| `neemias://attendance/classes/{class_id}{?from,to}` | resource_template | `attendance:read` |"},
 		"docs/inspect/voluntario.md":                  {"## resource `neemias://attendance/classes/{class_id}{?from,to}`"},
+		"gen/db/checkin_notes.sql.go":                 {"func (q *Queries) AddCheckinNote("},
+		"docs/inspect/responsavel.md":                 {"neemias_checkin_note"},
+	}
+	// The tool's, in the files shared with the resource.
+	for file, wants := range map[string][]string{
+		"gen/capapi/types_gen.go":   {"type CheckinNoteInput struct", "type CheckinNoteOutput struct"},
+		"gen/capapi/names_gen.go":   {`CapCheckinNote = "neemias_checkin_note"`},
+		"gen/capapi/handler_gen.go": {"CheckinNote(ctx context.Context, in *CheckinNoteInput) (*CheckinNoteOutput, error)"},
+		"gen/scopes/scopes_gen.go":  {`"neemias_checkin_note": "checkins:write"`},
+	} {
+		expect[file] = append(expect[file], wants...)
 	}
 	for file, wants := range expect {
 		b, err := os.ReadFile(filepath.Join(root, file))
@@ -74,7 +102,7 @@ func TestWalkthrough(t *testing.T) {
 	// The compile-time assertion breaks the build until a stub exists.
 	if out, err := goCmd(root, "build", "./internal/logic/"); err == nil {
 		t.Error("the build must fail before the stub is scaffolded")
-	} else if !strings.Contains(out, "missing method AttendanceByClass") {
+	} else if !strings.Contains(out, "missing method AttendanceByClass") && !strings.Contains(out, "missing method CheckinNote") {
 		t.Errorf("build failed for the wrong reason:\n%s", out)
 	}
 
@@ -83,6 +111,9 @@ func TestWalkthrough(t *testing.T) {
 	if !strings.Contains(out, "created internal/logic/attendance_by_class.go") {
 		t.Fatalf("scaffold did not create the stub:\n%s", out)
 	}
+	if !strings.Contains(out, "created internal/logic/neemias_checkin_note.go") {
+		t.Fatalf("scaffold did not create the tool's stub:\n%s", out)
+	}
 	if out := run(t, root, "go", "run", "./cmd/capgen", "scaffold"); !strings.Contains(out, "nothing to do") {
 		t.Errorf("a second scaffold must change nothing:\n%s", out)
 	}
@@ -90,8 +121,101 @@ func TestWalkthrough(t *testing.T) {
 	if err := os.WriteFile(stubFile, []byte(filled), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for path, body := range files {
+		if strings.HasSuffix(path, ".go") {
+			writeFile(t, root, path, body)
+		}
+	}
+	addFixtureArgs(t, root, argsBlock)
 	run(t, root, "go", "build", "./...")
 	run(t, root, "go", "vet", "./gen/...", "./internal/logic/")
+
+	// The tool's tests, as section 8 says to run them: its behaviour, the matrix tests (the
+	// write policy admits exactly the roles the spec grants checkins:write) and the row
+	// filter check of its SQL. Only the new capabilities' subtests, to keep this affordable.
+	run(t, root, "go", "test", "-count=1", "-run", "TestToolQueriesCallTheirRowFilters", "./internal/capgen/")
+	if !databaseAnswers() {
+		t.Log("no PostgreSQL: the tool's database tests are not run")
+		return
+	}
+	for _, c := range []struct{ pattern, pkg, want string }{
+		{"^(TestCheckinNote|TestUnimplementedStubsAreListed)$", "./internal/logic/", "--- PASS: TestCheckinNote/another_church"},
+		{"^(TestRLSMatchesScopeMatrix|TestEveryCapabilityForEveryRole)$/^(attendance_by_class|neemias_checkin_note)$",
+			"./internal/logic/", "--- PASS: TestRLSMatchesScopeMatrix/neemias_checkin_note/RESPONSAVEL"},
+		{"^TestMigrationsGoDownAndUpAgain$", "./internal/store/", "--- PASS: TestMigrationsGoDownAndUpAgain"},
+	} {
+		if out := run(t, root, "go", "test", "-count=1", "-v", "-run", c.pattern, c.pkg); !strings.Contains(out, c.want) {
+			t.Errorf("go test -run %q %s did not run what the page promises (no %q):\n%s", c.pattern, c.pkg, c.want, out)
+		}
+	}
+}
+
+// fileMarker is the comment that names the file the next fenced block is written to.
+var fileMarker = regexp.MustCompile(`<!-- walkthrough:file (\S+) -->`)
+
+// docFiles returns the blocks of the page that follow <!-- walkthrough:file PATH -->, by PATH.
+func docFiles(t *testing.T, doc []byte) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	for _, m := range fileMarker.FindAllSubmatchIndex(doc, -1) {
+		f := fenceRE.FindSubmatch(doc[m[1]:])
+		if f == nil {
+			t.Fatalf("no fenced block after %s", doc[m[0]:m[1]])
+		}
+		files[string(doc[m[2]:m[3]])] = string(f[1])
+	}
+	if len(files) == 0 {
+		t.Fatal("docs/adding-a-capability.md has no <!-- walkthrough:file PATH --> block")
+	}
+	return files
+}
+
+func writeFile(t *testing.T, root, path, body string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(path))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// addFixtureArgs adds the page's entries to the map fixtureArgs returns.
+func addFixtureArgs(t *testing.T, root, entries string) {
+	t.Helper()
+	p := filepath.Join(root, "internal", "logic", "rls_matrix_test.go")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	fn := strings.Index(s, "func fixtureArgs(")
+	ret := strings.Index(s[max(fn, 0):], "return map[string]any{\n")
+	if fn < 0 || ret < 0 {
+		t.Fatal("internal/logic/rls_matrix_test.go has no fixtureArgs returning a map literal")
+	}
+	at := fn + ret + len("return map[string]any{\n")
+	s = s[:at] + entries + "\n" + s[at:]
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// databaseAnswers reports whether the PostgreSQL the store tests use accepts connections.
+func databaseAnswers() bool {
+	url := os.Getenv("DATABASE_URL")
+	if url == "" {
+		url = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable" // storetest.DefaultAdminURL
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return false
+	}
+	conn.Close(ctx)
+	return true
 }
 
 var fenceRE = regexp.MustCompile("(?s)```[a-z]*\n(.*?)```")
