@@ -65,6 +65,7 @@ func (m *Model) CapabilityTable() string {
 		}
 		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 	}
+	b.WriteString(m.upstreamTableRows())
 	return b.String()
 }
 
@@ -146,6 +147,7 @@ func Inspect(m *Model, q InspectQuery) (string, error) {
 		}
 		b.WriteString("\n")
 	}
+	denied = append(denied, m.inspectUpstreams(&b, granted.Has)...)
 	if len(denied) > 0 {
 		b.WriteString("## Not reachable\n\n")
 		for _, d := range denied {

@@ -39,6 +39,7 @@ func Generate(m *Model) ([]File, error) {
 		func() (File, error) { return goFile(m, "gen/capapi/types_gen.go", typesTmpl) },
 		func() (File, error) { return goFile(m, "gen/capapi/handler_gen.go", handlerTmpl) },
 		func() (File, error) { return goFile(m, "gen/capapi/registry_gen.go", registryTmpl) },
+		func() (File, error) { return goFile(m, "gen/capapi/upstreams_gen.go", upstreamsTmpl) },
 		func() (File, error) { return goFile(m, "gen/dispatch/dispatch_gen.go", dispatchTmpl) },
 		func() (File, error) { return goFile(m, "gen/scopes/scopes_gen.go", scopesTmpl) },
 		func() (File, error) { return goFile(m, "gen/schemas/schemas_gen.go", schemasTmpl) },

@@ -326,6 +326,12 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 			if n.Tag == "!!null" {
 				return
 			}
+			if r, ok := v.Addr().Interface().(shapeRefuser); ok {
+				if msg, hint := r.refuseShape(n); msg != "" {
+					d.badValue(n, path, hint, "%s %s", describe(path), msg)
+					return
+				}
+			}
 			d.badValue(n, path, "write a mapping of name: value", "%s must be a mapping, got %s", describe(path), kindName(n))
 			return
 		}
@@ -412,6 +418,12 @@ func (d *decoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 		}
 		seen[k.Value] = nodePos(k)
 		idx, ok := fields[k.Value]
+		if r, refuses := v.Addr().Interface().(keyRefuser); !ok && refuses {
+			if msg, hint := r.refuseKey(k.Value); msg != "" {
+				d.errorf(nodePos(k), hint, "%s in %s: %s", k.Value, describe(path), msg)
+				continue
+			}
+		}
 		if !ok {
 			if s := suggest(k.Value, names); s != "" {
 				d.errorf(nodePos(k), "rename it to "+s+" or remove it", "unknown key %q in %s (did you mean %q?)", k.Value, describe(path), s)

@@ -26,6 +26,21 @@ var brokenCases = []struct {
 	name string // testdata/broken/NAME.yaml
 	want []string
 }{
+	{"upstream_stdio_command", []string{
+		`testdata/broken/upstream_stdio_command.yaml:72:5: command in upstreams.docs: stdio upstream servers are not supported (Neemias calls upstreams over Streamable HTTP only); remove it; run the server behind Streamable HTTP and give its URL at runtime (--upstream id=URL)`,
+	}},
+	{"upstream_tools_all", []string{
+		`testdata/broken/upstream_tools_all.yaml:73:12: upstreams.docs.tools is "all": an upstream's tools are allowlisted one by one, never all; list each tool by its upstream name as a mapping, for example tools: {echo: {title: …, description: …, scope: …}}`,
+	}},
+	{"upstream_tools_empty", []string{
+		`testdata/broken/upstream_tools_empty.yaml:73:12: upstreams.docs.tools is an empty list: the upstream would expose no tool; list each tool by its upstream name as a mapping, for example tools: {echo: {title: …, description: …, scope: …}}, or remove the upstream`,
+	}},
+	{"upstream_unknown_scope", []string{
+		`testdata/broken/upstream_unknown_scope.yaml:77:16: upstream tool "docs.echo": unknown scope "docs:read" (did you mean "things:read"?); declare it under scopes or fix the name`,
+	}},
+	{"upstream_duplicate_id", []string{
+		`testdata/broken/upstream_duplicate_id.yaml:78:3: duplicate name "docs" in upstreams (first defined at line 69); rename or remove one of them`,
+	}},
 	{"unknown_key_typo", []string{
 		`testdata/broken/unknown_key_typo.yaml:31:5: unknown key "titel" in resources.thing (did you mean "title"?); rename it to title or remove it`,
 	}},

@@ -17,6 +17,7 @@ type Spec struct {
 	Roles         Map[Role]       `yaml:"roles" jsonschema:"required" jsonschema_description:"Roles, by name, with the scopes each may be granted (the scope matrix)."`
 	Resources     Map[Capability] `yaml:"resources" jsonschema_description:"MCP resources, by id (snake_case)."`
 	Tools         Map[Capability] `yaml:"tools" jsonschema_description:"MCP tools, by wire name (snake_case, starting with server.tool_prefix)."`
+	Upstreams     Map[Upstream]   `yaml:"upstreams" jsonschema_description:"Allowlisted upstream MCP servers, by id (snake_case): the tools of each that become Neemias tools. URLs, credentials and the feature flag are runtime configuration."`
 
 	// File is the path the spec was loaded from, as given to Load (for Source: lines).
 	File string `yaml:"-"`

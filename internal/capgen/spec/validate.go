@@ -122,6 +122,7 @@ func (v *validator) validate() {
 	v.rowFilters()
 	v.roles()
 	v.capabilities()
+	v.upstreams()
 }
 
 // require reports path as missing when value is blank; what says what to add. An absent key is

@@ -70,6 +70,7 @@ func refine(s *jsonschema.Schema) error {
 		"row_filters": names(snakeCase),
 		"roles":       names(roleName),
 		"resources":   names(snakeCase),
+		"upstreams":   names(snakeCase),
 		// MCP allows 1 to 128 of A-Z a-z 0-9 _ - . and the spec wants snake_case.
 		"tools": {Pattern: snakeCase, MaxLength: ptr(uint64(128))},
 	} {
@@ -78,6 +79,12 @@ func refine(s *jsonschema.Schema) error {
 			return err
 		}
 		p.PropertyNames = pn
+	}
+	// An upstream exposes at least one tool, named one by one.
+	if up := defs["Upstream"]; up != nil {
+		if tools, ok := up.Properties.Get("tools"); ok {
+			tools.MinProperties = ptr(uint64(1))
+		}
 	}
 	rowFilters, _ := s.Properties.Get("row_filters")
 	rowFilters.Required = []string{"church"}

@@ -185,6 +185,7 @@ var loaderOnly = map[string]string{
 	"uri_template_unclosed":     "RFC 6570 syntax is beyond a pattern worth keeping",
 	"uri_variable_not_input":    "a cross-reference",
 	"where_input_not_input":     "a cross-reference",
+	"upstream_unknown_scope":    "a cross-reference",
 }
 
 // schemaSays pins, for some broken specs the schema rejects, a word its error must contain, so
@@ -206,6 +207,9 @@ var schemaSays = map[string]string{
 	"no_church_filter_declared":  "church",
 	"empty_description":          "minLength",
 	"role_name_not_upper_case":   "admin",
+	"upstream_stdio_command":     "command",
+	"upstream_tools_all":         "tools",
+	"upstream_tools_empty":       "tools",
 }
 
 // TestBrokenSpecsAgainstSchema: the schema rejects every broken spec it can express, and the

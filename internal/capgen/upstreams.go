@@ -1,0 +1,125 @@
+package capgen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/neemias/neemias-mcp/internal/capability"
+)
+
+// UpstreamTool is one tool of an allowlisted upstream, as the emitters need it.
+type UpstreamTool struct {
+	capability.UpstreamTool
+	Line int
+}
+
+// UpstreamTools returns the upstream tools the spec declares, upstream by upstream in file
+// order, each upstream's tools in file order.
+func (m *Model) UpstreamTools() []UpstreamTool {
+	var out []UpstreamTool
+	for _, u := range m.Spec.Upstreams {
+		req, resp := u.Value.Modes()
+		for _, t := range u.Value.Tools {
+			path := "upstreams." + u.Name + ".tools." + t.Name
+			out = append(out, UpstreamTool{
+				UpstreamTool: capability.UpstreamTool{
+					Name:        u.Value.WireName(t.Name),
+					Upstream:    u.Name,
+					Tool:        t.Name,
+					Title:       t.Value.Title,
+					Description: strings.Join(strings.Fields(t.Value.Description), " "),
+					Scope:       t.Value.Scope,
+					PIIRequest:  req,
+					PIIResponse: resp,
+					Source:      m.SpecPath + " " + path,
+				},
+				Line: m.Spec.Line(path),
+			})
+		}
+	}
+	return out
+}
+
+// upstreamsTmpl is gen/capapi/upstreams_gen.go: the registrations of the upstream tools.
+const upstreamsTmpl = genHeader + `
+package capapi
+
+import "github.com/neemias/neemias-mcp/internal/capability"
+
+// upstreamTools are the tools of allowlisted upstream MCP servers the spec exposes as Neemias
+// tools (spec upstreams). They are listed only when upstreams are on (--upstreams) and the
+// upstream has a URL; callers get copies.
+var upstreamTools = [...]capability.UpstreamTool{
+{{- range .UpstreamTools}}
+	{
+		Name:        {{quote .Name}},
+		Upstream:    {{quote .Upstream}},
+		Tool:        {{quote .Tool}},
+		Title:       {{quote .Title}},
+		Description: {{quote .Description}},
+		Scope:       {{quote .Scope}},
+		PIIRequest:  {{quote .PIIRequest}},
+		PIIResponse: {{quote .PIIResponse}},
+		Source:      {{quote .Source}},
+	},
+{{- end}}
+}
+
+// UpstreamTools returns the spec's upstream tools, in spec order.
+func UpstreamTools() []capability.UpstreamTool {
+	return append([]capability.UpstreamTool(nil), upstreamTools[:]...)
+}
+
+// LookupUpstreamTool returns the upstream tool listed under the Neemias tool name name.
+func LookupUpstreamTool(name string) (capability.UpstreamTool, bool) {
+	for _, t := range upstreamTools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return capability.UpstreamTool{}, false
+}
+`
+
+// upstreamTableRows are the scope matrix's rows of the upstream tools.
+func (m *Model) upstreamTableRows() string {
+	var b strings.Builder
+	for _, t := range m.UpstreamTools() {
+		row := []string{"`" + t.Name + "`", "upstream tool (`" + t.Upstream + "`)", "`" + t.Scope + "`"}
+		for _, r := range m.Spec.Roles {
+			cell := ""
+			for _, s := range r.Value.Scopes {
+				if s == t.Scope {
+					cell = "✓"
+				}
+			}
+			row = append(row, cell)
+		}
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+	return b.String()
+}
+
+// inspectUpstreams writes the inspect report's sections of the upstream tools a caller with
+// granted may call, and returns those it may not.
+func (m *Model) inspectUpstreams(b *strings.Builder, has func(scope string) bool) (denied []string) {
+	for _, t := range m.UpstreamTools() {
+		if !has(t.Scope) {
+			denied = append(denied, fmt.Sprintf("`%s` (needs `%s`)", t.Name, t.Scope))
+			continue
+		}
+		fmt.Fprintf(b, "## upstream tool `%s`\n\n", t.Name)
+		fmt.Fprintf(b, "%s. Scope `%s`. The tool `%s` of the upstream MCP server `%s`, only when upstreams are on "+
+			"(`--upstreams on`) and `%s` has a URL; its input and output are the upstream's.\n\n", t.Title, t.Scope, t.Tool, t.Upstream, t.Upstream)
+		fmt.Fprintf(b, "Personal data: arguments scanned before sending (%s), results scanned before returning (%s); "+
+			"findings name the detector and JSON path, never the value.\n\n", piiModeWords(t.PIIRequest, "refused"), piiModeWords(t.PIIResponse, "dropped"))
+	}
+	return denied
+}
+
+func piiModeWords(mode, enforced string) string {
+	if mode == "redact" {
+		return "`redact`: the values found are replaced"
+	}
+	return "`enforce`: a finding is " + enforced
+}
