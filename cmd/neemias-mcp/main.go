@@ -29,6 +29,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/seed"
 	"github.com/neemias/neemias-mcp/internal/server"
 	"github.com/neemias/neemias-mcp/internal/store"
+	"github.com/neemias/neemias-mcp/internal/upstream"
 )
 
 // version is the server version reported to clients: the spec's server.version.
@@ -118,6 +119,7 @@ func serveCmd() *cobra.Command {
 		cfg config.Serve
 		as  authServerFlags
 		ext externalFlags
+		up  upstreamFlags
 	)
 	c := &cobra.Command{
 		Use:   "serve",
@@ -149,21 +151,26 @@ Church and role are the local user's unless --oauth-church-claim / --oauth-role-
 			if err := checkModes(cmd, x, &as); err != nil {
 				return err
 			}
+			ups, err := up.config()
+			if err != nil {
+				return err
+			}
 			ctx, got, stop := notifyShutdown(cmd.Context())
 			defer stop()
-			return serve(ctx, cmd, cfg, as.options(), x, got)
+			return serve(ctx, cmd, cfg, as.options(), x, ups, got)
 		},
 	}
 	cfg.AddFlags(c.Flags())
 	as.add(c)
 	ext.add(c)
+	up.add(c.Flags())
 	config.MarkSecret(c.Flags(), "upstream-client-secret")
 	config.DocumentEnv(c.Flags())
 	return c
 }
 
 // serve runs the server of cfg until ctx ends.
-func serve(ctx context.Context, cmd *cobra.Command, cfg config.Serve, as oauth.Options, x *server.ExternalAuth, got func() os.Signal) error {
+func serve(ctx context.Context, cmd *cobra.Command, cfg config.Serve, as oauth.Options, x *server.ExternalAuth, ups upstream.Config, got func() os.Signal) error {
 	log := logger()
 	d, err := devdb.Resolve(ctx, devdb.Options{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log})
 	if err != nil {
@@ -207,11 +214,12 @@ func serve(ctx context.Context, cmd *cobra.Command, cfg config.Serve, as oauth.O
 		PublicURL: publicURL, AllowedOrigins: cfg.AllowedOrigins, Logger: log, Version: version, AuthServer: as, External: x,
 		RatePerSecond: cfg.RateLimit, RateBurst: cfg.RateBurst, RateLimitOff: cfg.RateLimit == 0, CheckinWindowDays: cfg.CheckinWindowDays,
 		Metrics: ob.metrics, MetricsOnMain: cfg.Metrics && cfg.MetricsAddr == "", Tracer: ob.tracer,
-		MCPHost: cfg.MCPHost, APIHost: cfg.APIHost, TokenCheckCache: cfg.TokenCheckCache,
+		MCPHost: cfg.MCPHost, APIHost: cfg.APIHost, TokenCheckCache: cfg.TokenCheckCache, Upstreams: ups,
 	}, st)
 	if err != nil {
 		return err
 	}
+	defer srv.CloseUpstreams()
 	if cfg.Demo {
 		if err := printInstructions(cmd, srv, d); err != nil {
 			return err

@@ -35,10 +35,10 @@ func envEntries(name string) []string {
 
 func (f *upstreamFlags) add(fl *pflag.FlagSet) {
 	fl.StringVar(&f.enabled, "upstreams", os.Getenv("NEEMIAS_UPSTREAMS"), "governed upstream MCP servers: on or off (default off: no upstream tool, no connection) ($NEEMIAS_UPSTREAMS)")
-	fl.StringArrayVar(&f.urls, "upstream", envEntries("NEEMIAS_UPSTREAM_URLS"), "allowlisted upstream, id=URL: its exact canonical Streamable HTTP URL, https or http on loopback; repeatable ($NEEMIAS_UPSTREAM_URLS, ';'-separated)")
-	fl.StringArrayVar(&f.tools, "upstream-tools", envEntries("NEEMIAS_UPSTREAM_TOOLS"), "id=tool1,tool2: the upstream's tools that may be called, by name (never all); repeatable ($NEEMIAS_UPSTREAM_TOOLS, ';'-separated)")
-	fl.StringArrayVar(&f.tokens, "upstream-token-file", envEntries("NEEMIAS_UPSTREAM_TOKEN_FILES"), "id=path: file holding the upstream's own static bearer token; default none ($NEEMIAS_UPSTREAM_TOKEN_FILES, ';'-separated)")
-	fl.StringArrayVar(&f.pii, "upstream-pii", envEntries("NEEMIAS_UPSTREAM_PII"), "id=request:MODE,response:MODE with MODE enforce (default: refuse) or redact ($NEEMIAS_UPSTREAM_PII, ';'-separated)")
+	fl.StringArrayVar(&f.urls, "upstream", envEntries("NEEMIAS_UPSTREAM_URLS"), "allowlisted upstream, id=URL: its exact canonical Streamable HTTP URL, https or http on loopback; repeatable; also $NEEMIAS_UPSTREAM_URLS, ';'-separated")
+	fl.StringArrayVar(&f.tools, "upstream-tools", envEntries("NEEMIAS_UPSTREAM_TOOLS"), "id=tool1,tool2: the upstream's tools that may be called, by name (never all); repeatable; also $NEEMIAS_UPSTREAM_TOOLS, ';'-separated")
+	fl.StringArrayVar(&f.tokens, "upstream-token-file", envEntries("NEEMIAS_UPSTREAM_TOKEN_FILES"), "id=path: file holding the upstream's own static bearer token; default none; also $NEEMIAS_UPSTREAM_TOKEN_FILES, ';'-separated")
+	fl.StringArrayVar(&f.pii, "upstream-pii", envEntries("NEEMIAS_UPSTREAM_PII"), "id=request:MODE,response:MODE with MODE enforce (default: refuse) or redact; also $NEEMIAS_UPSTREAM_PII, ';'-separated")
 	fl.DurationVar(&f.connectTimeout, "upstream-connect-timeout", upstream.DefaultConnectTimeout, "TCP connect and TLS handshake timeout of upstream connections")
 	fl.DurationVar(&f.timeout, "upstream-timeout", upstream.DefaultCallTimeout, "timeout of one attempt of an upstream call")
 }

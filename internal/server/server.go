@@ -38,6 +38,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/rest"
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/tokens"
+	"github.com/neemias/neemias-mcp/internal/upstream"
 )
 
 // Config is the runtime configuration (never part of the capability spec).
@@ -85,6 +86,10 @@ type Config struct {
 	MetricsOnMain    bool
 	Tracer           trace.TracerProvider
 	MCPHost, APIHost string
+	// Upstreams is the runtime configuration of the governed upstream MCP servers (issue 11;
+	// upstreams.go): off by default, and then no upstream tool is listed and no connection is
+	// opened. On, the tools the spec declares of each upstream with a URL are offered.
+	Upstreams upstream.Config
 }
 
 // ExternalAuth is external provider mode: no built-in authorization server is mounted (no
@@ -175,6 +180,8 @@ type Server struct {
 	External *external.Verifier
 
 	drain drainState // Drain
+
+	upstreams *upstreamTools // CloseUpstreams
 }
 
 // New assembles the server over st.
@@ -244,10 +251,15 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 
 	// The one invocation pipeline both transports call: the scope check (refusals audited),
 	// then validation, the hand-written logic, redaction and one encoding.
-	call, onRefused := instrument(cfg, dispatch.Bind(svc), svc.OnRefused)
+	ups, err := newUpstreamTools(cfg.Upstreams, st, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	out.upstreams = ups
+	call, onRefused := instrument(cfg, ups.wrap(dispatch.Bind(svc)), svc.OnRefused)
 	cfg.Metrics.ObservePool(st.Pool())
 	gate, err := pipeline.New(pipeline.Config{
-		RequiredScope: scopes.Required, RoleScopes: scopes.RoleScopes, Call: call, OnRefused: onRefused,
+		RequiredScope: ups.requiredScope(scopes.Required), RoleScopes: scopes.RoleScopes, Call: call, OnRefused: onRefused,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -264,12 +276,12 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		Instructions: "Children's ministry data of one church: roster counts, one child's record, attendance " +
 			"summaries, the day's check-ins; tools register check-ins, pick-ups and enrollments. Personal data " +
 			"is returned only where your scopes allow.",
-		Capabilities:        capapi.Capabilities(),
+		Capabilities:        ups.capabilities(capapi.Capabilities()),
 		ReadToolPrefix:      capapi.ToolPrefix, // every resource is also a read-only tool
 		Gate:                gate,
 		Complete:            svc.Complete,
-		InputSchema:         schemas.Input,
-		OutputSchema:        schemas.Output,
+		InputSchema:         ups.inputSchema(schemas.Input),
+		OutputSchema:        ups.outputSchema(schemas.Output),
 		Verifier:            verifier,
 		ResourceMetadataURL: metadataURL,
 		// The 401 challenge's scope hint: what a client should ask for first. Sensitive scopes

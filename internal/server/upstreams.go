@@ -1,0 +1,201 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/neemias/neemias-mcp/gen/capapi"
+	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/errs"
+	"github.com/neemias/neemias-mcp/internal/pii"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
+	"github.com/neemias/neemias-mcp/internal/reqid"
+	"github.com/neemias/neemias-mcp/internal/store"
+	"github.com/neemias/neemias-mcp/internal/upstream"
+)
+
+// upstreamTools are the tools of the governed upstream MCP servers (issue 11) the server
+// offers: those the spec declares (gen/capapi.UpstreamTools) of the upstreams that are on
+// and have a URL. The zero value (upstreams off) offers nothing and opens no connection.
+type upstreamTools struct {
+	client *upstream.Client
+	tools  map[string]capability.UpstreamTool // by Neemias tool name
+	order  []capability.UpstreamTool
+}
+
+// openSchema is the input schema tools/list shows for an upstream tool: the upstream's own
+// schema is the upstream's to enforce; ours only says the arguments are an object.
+var openSchema = json.RawMessage(`{"type":"object"}`)
+
+// reconcileUpstreams checks the runtime configuration against the spec: an upstream
+// configured at runtime but not declared in the spec is an error, as is a runtime tool or PII
+// policy the spec does not declare; a spec upstream without a URL is left out (and logged).
+// It returns the configuration with each upstream's tools and policy taken from the spec, and
+// the tools offered.
+func reconcileUpstreams(cfg upstream.Config, declared []capability.UpstreamTool, log *slog.Logger) (upstream.Config, []capability.UpstreamTool, error) {
+	if !cfg.Enabled {
+		return upstream.Config{}, nil, nil
+	}
+	byUpstream := map[string][]capability.UpstreamTool{}
+	var ids []string
+	for _, t := range declared {
+		if _, ok := byUpstream[t.Upstream]; !ok {
+			ids = append(ids, t.Upstream)
+		}
+		byUpstream[t.Upstream] = append(byUpstream[t.Upstream], t)
+	}
+	out := cfg
+	out.Upstreams = nil
+	configured := map[string]bool{}
+	var offered []capability.UpstreamTool
+	for _, u := range cfg.Upstreams {
+		spec, ok := byUpstream[u.ID]
+		if !ok {
+			return upstream.Config{}, nil, fmt.Errorf("upstream %q is configured (--upstream %s=…) but spec/capabilities.yaml declares no such upstream (it declares: %v); declare it under upstreams: with its tools and scopes, or remove it",
+				u.ID, u.ID, ids)
+		}
+		var names []string
+		for _, t := range spec {
+			names = append(names, t.Tool)
+		}
+		for _, t := range u.Tools {
+			if !slices.Contains(names, t) {
+				return upstream.Config{}, nil, fmt.Errorf("--upstream-tools %s: tool %q is not declared for upstream %q in spec/capabilities.yaml (it declares: %v); declare it there with its scope",
+					u.ID, t, u.ID, names)
+			}
+		}
+		exposed := names
+		if len(u.Tools) > 0 {
+			exposed = u.Tools // the operator may narrow the spec's list, never widen it
+		}
+		req, resp := upstream.Mode(spec[0].PIIRequest), upstream.Mode(spec[0].PIIResponse)
+		if (u.PII.Request != "" && u.PII.Request != req) || (u.PII.Response != "" && u.PII.Response != resp) {
+			return upstream.Config{}, nil, fmt.Errorf("--upstream-pii %s: request:%s,response:%s is not the spec's policy (request:%s,response:%s); change the spec, not the runtime",
+				u.ID, u.PII.Request, u.PII.Response, req, resp)
+		}
+		u.Tools, u.PII = exposed, upstream.Policy{Request: req, Response: resp}
+		out.Upstreams = append(out.Upstreams, u)
+		configured[u.ID] = true
+		for _, t := range spec {
+			if slices.Contains(exposed, t.Tool) {
+				offered = append(offered, t)
+			}
+		}
+	}
+	for _, id := range ids {
+		if !configured[id] {
+			log.Info("upstream declared in the spec has no URL: its tools are not offered", "upstream", id, "flag", "--upstream "+id+"=URL")
+		}
+	}
+	return out, offered, nil
+}
+
+// newUpstreamTools builds the governed client of cfg (nil config off: nothing).
+func newUpstreamTools(cfg upstream.Config, st *store.Store, log *slog.Logger) (*upstreamTools, error) {
+	rc, offered, err := reconcileUpstreams(cfg, capapi.UpstreamTools(), log)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if !rc.Enabled || len(offered) == 0 {
+		return &upstreamTools{}, nil
+	}
+	loader := pii.NewLoader(st, pii.LoaderOptions{})
+	client, err := upstream.New(rc, upstream.Options{Known: loader.ForChurch, Auditor: upstream.DBAuditor{Store: st, Logger: log}})
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	u := &upstreamTools{client: client, tools: map[string]capability.UpstreamTool{}, order: offered}
+	for _, t := range offered {
+		u.tools[t.Name] = t
+	}
+	log.Info("upstream tools offered", "tools", len(offered))
+	return u, nil
+}
+
+// capabilities are the registry entries of the offered tools (after the spec's own).
+func (u *upstreamTools) capabilities(caps []capability.Capability) []capability.Capability {
+	yes := true
+	for _, t := range u.order {
+		caps = append(caps, capability.Capability{
+			ID: t.Name, Name: t.Name, Kind: capability.KindTool, Title: t.Title, Description: t.Description,
+			Scope: t.Scope, Annotations: capability.Annotations{OpenWorld: &yes}, RowFilters: []string{},
+			Audit: capability.Audit{Action: "call", Always: true, IDInputs: []string{}}, Source: t.Source,
+		})
+	}
+	return caps
+}
+
+func (u *upstreamTools) requiredScope(next func(string) (string, bool)) func(string) (string, bool) {
+	return func(id string) (string, bool) {
+		if t, ok := u.tools[id]; ok {
+			return t.Scope, true
+		}
+		return next(id)
+	}
+}
+
+func (u *upstreamTools) inputSchema(next func(string) json.RawMessage) func(string) json.RawMessage {
+	return func(id string) json.RawMessage {
+		if _, ok := u.tools[id]; ok {
+			return openSchema
+		}
+		return next(id)
+	}
+}
+
+func (u *upstreamTools) outputSchema(next func(string) json.RawMessage) func(string) json.RawMessage {
+	return func(id string) json.RawMessage {
+		if _, ok := u.tools[id]; ok {
+			return nil
+		}
+		return next(id)
+	}
+}
+
+// wrap routes the permitted calls of upstream tools to the governed client; the scope check
+// was the pipeline's (Authorize), the personal-data scan, retries and the audit entry are the
+// client's. A refusal or failure is a tool error the agent can read (it names the upstream,
+// the detector and the JSON path, never a value) so it continues without the tool.
+func (u *upstreamTools) wrap(next pipeline.CallFunc) pipeline.CallFunc {
+	if len(u.tools) == 0 {
+		return next
+	}
+	return func(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
+		t, ok := u.tools[p.Capability()]
+		if !ok {
+			return next(ctx, p, args)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(args, &m); err != nil || m == nil {
+			return nil, errs.Invalidf("", "the arguments must be a JSON object")
+		}
+		c := p.Caller()
+		res, err := u.client.CallTool(ctx, upstream.Caller{ChurchID: c.ChurchID, UserID: c.UserID, Role: c.Role,
+			ClientID: c.ClientID, CorrelationID: reqid.From(ctx)}, t.Upstream, t.Tool, m)
+		var ue *upstream.Error
+		switch {
+		case errors.As(err, &ue):
+			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: ue.Error()}}}, nil
+		case err != nil:
+			return nil, err
+		}
+		return res, nil
+	}
+}
+
+// CloseUpstreams closes the sessions of the governed upstream client, if any.
+func (s *Server) CloseUpstreams() error { return s.upstreams.Close() }
+
+// Close closes the upstream sessions.
+func (u *upstreamTools) Close() error {
+	if u == nil || u.client == nil {
+		return nil
+	}
+	return u.client.Close()
+}

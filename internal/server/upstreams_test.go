@@ -1,0 +1,116 @@
+package server_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/neemias/neemias-mcp/internal/seed"
+	"github.com/neemias/neemias-mcp/internal/server"
+	"github.com/neemias/neemias-mcp/internal/store/storetest"
+	"github.com/neemias/neemias-mcp/internal/testsupport"
+	"github.com/neemias/neemias-mcp/internal/upstream"
+)
+
+// TestUpstreamTools: the spec's upstream docs (server-everything's echo as neemias_docs_echo)
+// on the assembled server, with a real @modelcontextprotocol/server-everything on loopback:
+// off, the tool is absent and nothing reaches the upstream; on, it is listed to callers with
+// its scope and callable through /mcp, a seeded child's name in the arguments is refused
+// before any byte reaches the upstream, and every call has its audit row.
+func TestUpstreamTools(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts node and PostgreSQL")
+	}
+	t.Parallel()
+	const tool = "neemias_docs_echo"
+	url, rec := testsupport.Everything(t, "../mcp/conformance/testdata/harness")
+
+	t.Run("off", func(t *testing.T) {
+		a := newAppWith(t, server.Config{Upstreams: upstream.Config{Enabled: false, Upstreams: []upstream.Upstream{{ID: "docs", URL: url}}}})
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cs, _ := a.connect(t, ctx, eras[0], a.token(t, admin))
+		if slices.Contains(toolNames(t, cs), tool) {
+			t.Errorf("%s listed with upstreams off", tool)
+		}
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"message": "x"}})
+		if err == nil && !res.IsError {
+			t.Errorf("%s callable with upstreams off: %+v", tool, res)
+		}
+		if n := rec.Count(); n != 0 {
+			t.Errorf("%d requests reached the upstream with upstreams off", n)
+		}
+	})
+
+	a := newAppWith(t, server.Config{Upstreams: upstream.Config{Enabled: true, Upstreams: []upstream.Upstream{{ID: "docs", URL: url}}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	t.Run("listed by scope", func(t *testing.T) {
+		cs, _ := a.connect(t, ctx, eras[0], a.token(t, admin))
+		if !slices.Contains(toolNames(t, cs), tool) {
+			t.Errorf("%s not listed to ADMIN (roster:read)", tool)
+		}
+		cs, _ = a.connect(t, ctx, eras[0], a.token(t, responsavel))
+		if slices.Contains(toolNames(t, cs), tool) {
+			t.Errorf("%s listed to RESPONSAVEL, whose role has no roster:read", tool)
+		}
+	})
+
+	t.Run("callable", func(t *testing.T) {
+		cs, _ := a.connect(t, ctx, eras[0], a.token(t, admin))
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"message": "ensaio do coral às 19h"}})
+		if err != nil || res.IsError {
+			t.Fatalf("call: %v %+v", err, res)
+		}
+		if len(res.Content) == 0 || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "ensaio do coral") {
+			t.Errorf("echo answered %+v", res.Content)
+		}
+		if !rec.Saw("ensaio do coral") {
+			t.Error("the call did not reach the upstream")
+		}
+	})
+
+	t.Run("a child's name refused before sending", func(t *testing.T) {
+		child := a.one(t, `SELECT name FROM children WHERE church_id = $1 AND name LIKE '% %' ORDER BY name LIMIT 1`, seed.DemoChurchID)
+		before := rec.Count()
+		cs, _ := a.connect(t, ctx, eras[0], a.token(t, admin))
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"message": "a " + child + " chegou"}})
+		if err != nil {
+			t.Fatalf("call: %v", err)
+		}
+		text := ""
+		if len(res.Content) > 0 {
+			text = res.Content[0].(*sdk.TextContent).Text
+		}
+		if !res.IsError || !strings.Contains(text, "$.arguments.message") || strings.Contains(text, child) {
+			t.Errorf("want a tool error naming the path, never the value; got %+v", res)
+		}
+		if rec.Saw(child) || rec.Count() != before {
+			t.Error("bytes of the refused call reached the upstream")
+		}
+	})
+
+	t.Run("audit rows", func(t *testing.T) {
+		got := a.query(t, `SELECT action || ' ' || outcome FROM audit_log WHERE capability = 'upstream:docs/echo' ORDER BY id`)
+		if !slices.Contains(got, "call allowed") || !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "call.pii_detected.request") }) {
+			t.Errorf("audit rows of upstream:docs/echo = %v; want an allowed call and a pii_detected refusal", got)
+		}
+	})
+}
+
+// TestUpstreamsMustMatchTheSpec: an upstream configured at runtime that the spec does not
+// declare stops the server at startup.
+func TestUpstreamsMustMatchTheSpec(t *testing.T) {
+	t.Parallel()
+	st := storetest.NewSeeded(t, seed.Options{ChildrenPerChurch: 5, Months: 1})
+	_, err := server.New(context.Background(), server.Config{PublicURL: "http://127.0.0.1:1",
+		Upstreams: upstream.Config{Enabled: true, Upstreams: []upstream.Upstream{{ID: "wiki", URL: "http://127.0.0.1:9/mcp"}}}}, st)
+	if err == nil || !strings.Contains(err.Error(), `upstream "wiki" is configured`) {
+		t.Fatalf("server.New = %v; want the undeclared upstream refused", err)
+	}
+}
