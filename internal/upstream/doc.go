@@ -46,7 +46,8 @@
 // What it does not protect against: free text that paraphrases a child's name or spells it
 // differently, one-word names, data split across JSON values, text inside base64 blobs
 // (images, binary resources) — see internal/pii's package comment; and an upstream that
-// stores what it is legitimately sent. Tool declarations in the spec (scopes, name prefix)
-// and their registration as Neemias capabilities are not this package's: it takes its
-// allowlist from [Config].
+// stores what it is legitimately sent. Tool declarations (scopes, name prefix, PII policy)
+// are the spec's upstreams section (gen/capapi.UpstreamTools); internal/server checks the
+// runtime configuration against them and registers the tools behind the pipeline's gate. This
+// package takes its allowlist from [Config].
 package upstream

@@ -4,20 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,71 +15,10 @@ import (
 
 const harness = "../mcp/conformance/testdata/harness"
 
-// everything starts the official @modelcontextprotocol/server-everything (pinned in the
-// harness) in Streamable HTTP mode on a free loopback port, behind a recording reverse proxy
-// (so the test can assert what reached the upstream), and returns the proxy's MCP URL.
-func everything(t *testing.T, env ...string) (string, *recorder) {
+// everything starts server-everything behind a recording proxy (testsupport.Everything).
+func everything(t *testing.T, env ...string) (string, *testsupport.Recorder) {
 	t.Helper()
-	node := testsupport.HarnessNode(t, harness)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, node, filepath.Join(harness, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp")
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "PORT=" + strconv.Itoa(port)}, env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server-everything did not listen on %s:\n%s", addr, out.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	rec := &recorder{}
-	target, _ := url.Parse("http://" + addr)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	ps := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		rec.add(body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ps.Close)
-	return ps.URL + "/mcp", rec
-}
-
-type recorder struct {
-	mu     sync.Mutex
-	bodies [][]byte
-}
-
-func (r *recorder) add(b []byte) {
-	r.mu.Lock()
-	r.bodies = append(r.bodies, b)
-	r.mu.Unlock()
-}
-
-func (r *recorder) saw(s string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, b := range r.bodies {
-		if bytes.Contains(b, []byte(s)) {
-			return true
-		}
-	}
-	return false
+	return testsupport.Everything(t, harness, env...)
 }
 
 func TestServerEverything(t *testing.T) {
@@ -159,7 +86,7 @@ func TestServerEverything(t *testing.T) {
 					}
 				}
 			}
-			if tc.never != "" && rec.saw(tc.never) {
+			if tc.never != "" && rec.Saw(tc.never) {
 				t.Fatalf("%q reached server-everything", tc.never)
 			}
 		})
