@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/neemias/neemias-mcp/internal/server"
 	"github.com/neemias/neemias-mcp/internal/upstream"
 )
 
@@ -75,6 +76,10 @@ func upstreamCmd() *cobra.Command {
 			}
 			if len(cfg.Upstreams) == 0 {
 				return errors.New("no upstream configured (--upstream id=URL)")
+			}
+			// What serve would offer: the spec's tools and policy of each configured upstream.
+			if cfg, err = server.SpecUpstreams(cfg, logger()); err != nil {
+				return err
 			}
 			cl, err := upstream.New(cfg, upstream.Options{})
 			if err != nil {

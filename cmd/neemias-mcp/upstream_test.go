@@ -11,16 +11,25 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func TestUpstreamCheck(t *testing.T) {
+// fakeUpstream serves an MCP server with the named tools (echo read-only) on loopback.
+func fakeUpstream(t *testing.T, tools ...string) string {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "docs", Version: "1"}, nil)
-	for _, name := range []string{"search", "delete_all"} {
-		srv.AddTool(&sdk.Tool{Name: name, InputSchema: map[string]any{"type": "object"}, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: name == "search"}},
+	for _, name := range tools {
+		srv.AddTool(&sdk.Tool{Name: name, InputSchema: map[string]any{"type": "object"}, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: name == "echo"}},
 			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 				return &sdk.CallToolResult{}, nil
 			})
 	}
 	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
-	defer hs.Close()
+	t.Cleanup(hs.Close)
+	return hs.URL + "/mcp"
+}
+
+// TestUpstreamCheck: the check command checks what serve would offer: the spec's upstreams
+// (docs, exposing echo) with the runtime URLs.
+func TestUpstreamCheck(t *testing.T) {
+	withEcho := fakeUpstream(t, "echo", "delete_all")
+	withoutEcho := fakeUpstream(t, "search")
 	for _, tc := range []struct {
 		name    string
 		args    []string
@@ -28,11 +37,14 @@ func TestUpstreamCheck(t *testing.T) {
 		wantOut []string
 	}{
 		{"off by default", nil, "upstreams are off", nil},
-		{"exposed and refused", []string{"--upstreams", "on", "--upstream", "docs=" + hs.URL + "/mcp", "--upstream-tools", "docs=search"}, "",
-			[]string{"exposed  search", "retried (readOnly)", "refused  delete_all", "not allowlisted"}},
-		{"allowlisted tool missing", []string{"--upstreams", "on", "--upstream", "docs=" + hs.URL + "/mcp", "--upstream-tools", "docs=search,gone"}, `allowlisted tool "gone" not offered`,
-			[]string{"refused  gone", "not offered by the upstream"}},
-		{"stdio refused", []string{"--upstreams", "on", "--upstream", "docs=npx docs-server", "--upstream-tools", "docs=search"}, "stdio", nil},
+		{"exposed and refused", []string{"--upstreams", "on", "--upstream", "docs=" + withEcho}, "",
+			[]string{"exposed  echo", "retried (readOnly)", "refused  delete_all", "not allowlisted"}},
+		{"allowlisted tool missing", []string{"--upstreams", "on", "--upstream", "docs=" + withoutEcho}, `allowlisted tool "echo" not offered`,
+			[]string{"refused  echo", "not offered by the upstream"}},
+		{"an upstream the spec does not declare", []string{"--upstreams", "on", "--upstream", "wiki=" + withEcho}, `upstream "wiki" is configured`, nil},
+		{"a tool the spec does not declare", []string{"--upstreams", "on", "--upstream", "docs=" + withEcho, "--upstream-tools", "docs=echo,delete_all"},
+			`tool "delete_all" is not declared for upstream "docs"`, nil},
+		{"stdio refused", []string{"--upstreams", "on", "--upstream", "docs=npx docs-server"}, "stdio", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("NEEMIAS_UPSTREAMS", "")

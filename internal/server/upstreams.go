@@ -96,6 +96,14 @@ func reconcileUpstreams(cfg upstream.Config, declared []capability.UpstreamTool,
 	return out, offered, nil
 }
 
+// SpecUpstreams is cfg checked against the spec's upstreams section (gen/capapi.UpstreamTools)
+// and completed from it, as the server uses it: each upstream's tools and PII policy are the
+// spec's. `neemias-mcp upstream check` checks what serve would offer.
+func SpecUpstreams(cfg upstream.Config, log *slog.Logger) (upstream.Config, error) {
+	rc, _, err := reconcileUpstreams(cfg, capapi.UpstreamTools(), log)
+	return rc, err
+}
+
 // newUpstreamTools builds the governed client of cfg (nil config off: nothing).
 func newUpstreamTools(cfg upstream.Config, st *store.Store, log *slog.Logger) (*upstreamTools, error) {
 	rc, offered, err := reconcileUpstreams(cfg, capapi.UpstreamTools(), log)
