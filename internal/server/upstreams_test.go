@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -95,12 +96,56 @@ func TestUpstreamTools(t *testing.T) {
 		}
 	})
 
+	t.Run("a valid CPF refused before sending", func(t *testing.T) {
+		const cpf = "529.982.247-25"
+		before := rec.Count()
+		cs, _ := a.connect(t, ctx, eras[1], a.token(t, cadastro))
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"message": "cpf " + cpf}})
+		if err != nil || !res.IsError {
+			t.Fatalf("call: %v %+v; want a tool error", err, res)
+		}
+		if rec.Saw(cpf) || rec.Count() != before {
+			t.Error("bytes of the refused call reached the upstream")
+		}
+	})
+
 	t.Run("audit rows", func(t *testing.T) {
 		got := a.query(t, `SELECT action || ' ' || outcome FROM audit_log WHERE capability = 'upstream:docs/echo' ORDER BY id`)
 		if !slices.Contains(got, "call allowed") || !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "call.pii_detected.request") }) {
 			t.Errorf("audit rows of upstream:docs/echo = %v; want an allowed call and a pii_detected refusal", got)
 		}
 	})
+}
+
+// TestUpstreamDown: an upstream that does not answer yields a tool error naming it, and the
+// other capabilities keep working.
+func TestUpstreamDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + l.Addr().String() + "/mcp"
+	l.Close()
+	a := newAppWith(t, server.Config{Upstreams: upstream.Config{Enabled: true, Backoff: time.Millisecond,
+		Upstreams: []upstream.Upstream{{ID: "docs", URL: down, ConnectTimeout: time.Second, CallTimeout: 2 * time.Second}}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, _ := a.connect(t, ctx, eras[0], a.token(t, admin))
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "neemias_docs_echo", Arguments: map[string]any{"message": "olá"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, `upstream "docs"`) {
+		t.Fatalf("call: %v %+v; want a tool error naming the upstream", err, res)
+	}
+	if strings.Contains(res.Content[0].(*sdk.TextContent).Text, l.Addr().String()) {
+		t.Errorf("the error names the upstream's address: %s", res.Content[0].(*sdk.TextContent).Text)
+	}
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "neemias_roster_children", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("roster with the upstream down: %v %+v", err, res)
+	}
 }
 
 // TestUpstreamsMustMatchTheSpec: an upstream configured at runtime that the spec does not
