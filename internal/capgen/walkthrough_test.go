@@ -39,14 +39,10 @@ func TestWalkthrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Insert the new resource at the end of resources:, i.e. right before tools:.
-	i := bytes.Index(spec, []byte("\ntools:"))
-	if i < 0 {
-		t.Fatal("spec has no tools: section to insert before")
-	}
-	spec = append(append(append([]byte{}, spec[:i+1]...), []byte(yamlBlock+"\n")...), spec[i+1:]...)
-	// The tool goes at the end of tools:, the last section.
-	spec = append(append(bytes.TrimRight(spec, "\n"), "\n\n"...), toolBlock+"\n"...)
+	// The new resource goes at the end of resources:, the tool at the end of tools:, wherever
+	// those sections sit among the others.
+	spec = appendToSection(t, spec, "resources", yamlBlock)
+	spec = appendToSection(t, spec, "tools", toolBlock)
 	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -295,3 +291,26 @@ var spaces = regexp.MustCompile(`[ \t]+`)
 
 // collapse folds runs of blanks, so expectations do not depend on gofmt's alignment.
 func collapse(s string) string { return spaces.ReplaceAllString(s, " ") }
+
+// appendToSection inserts block at the end of the top-level mapping section, i.e. before the
+// next top-level key (a line starting with a letter) or at the end of the file.
+func appendToSection(t *testing.T, spec []byte, section, block string) []byte {
+	t.Helper()
+	start := bytes.Index(spec, []byte("\n"+section+":"))
+	if start < 0 {
+		t.Fatalf("spec has no %s: section", section)
+	}
+	end := len(spec)
+	for i := start + 1 + len(section); i < len(spec); i++ {
+		if spec[i-1] == '\n' && spec[i] >= 'a' && spec[i] <= 'z' {
+			end = i
+			break
+		}
+	}
+	head := bytes.TrimRight(spec[:end], "\n")
+	out := append(append([]byte{}, head...), "\n\n"+block+"\n"...)
+	if end < len(spec) {
+		out = append(append(out, '\n'), spec[end:]...)
+	}
+	return out
+}
