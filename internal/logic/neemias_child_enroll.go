@@ -31,12 +31,13 @@ const maxEnrollAge = 18
 // scope, row-level security the role (app_role_has_scope, generated from the spec).
 func (s *Service) ChildEnroll(ctx context.Context, in *capapi.ChildEnrollInput) (*capapi.ChildEnrollOutput, error) {
 	var out *capapi.ChildEnrollOutput
+	var church uuid.UUID
 	c := newCall(capapi.CapChildEnroll, in)
 	if in.ClassID != nil {
 		c.targets = []uuid.UUID{*in.ClassID}
 	}
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, st *txState) error {
-		out = nil
+		out, church = nil, w.ChurchID
 		today, err := s.churchToday(ctx, q, w.ChurchID)
 		if err != nil {
 			return err
@@ -92,6 +93,9 @@ func (s *Service) ChildEnroll(ctx context.Context, in *capapi.ChildEnrollInput) 
 	})
 	if err != nil {
 		return nil, err
+	}
+	if s.PeopleChanged != nil { // committed: the new names must be known to the PII scan now
+		s.PeopleChanged(church)
 	}
 	return out, nil
 }

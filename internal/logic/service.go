@@ -35,6 +35,10 @@ type Service struct {
 	// CheckinWindowDays is how many days back a check-in may be registered (zero:
 	// DefaultCheckinWindowDays).
 	CheckinWindowDays int
+	// PeopleChanged, when set, is called with the church after a committed write that added
+	// a child or guardian (an enrollment): the server drops the church's cached known
+	// personal values (pii.Loader.Invalidate) so the new names are caught at once.
+	PeopleChanged func(church uuid.UUID)
 
 	zones   sync.Map // church id → zone
 	finders finderLimits
@@ -56,6 +60,12 @@ func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.Log = l } }
 
 // WithCheckinWindow sets how many days back a check-in may be registered.
 func WithCheckinWindow(days int) Option { return func(s *Service) { s.CheckinWindowDays = days } }
+
+// WithPeopleChanged sets the hook called with the church after a committed write that added
+// a child or guardian.
+func WithPeopleChanged(f func(church uuid.UUID)) Option {
+	return func(s *Service) { s.PeopleChanged = f }
+}
 
 // WithCorrelationID sets how the request's correlation id is read from its context, for the
 // audit log.

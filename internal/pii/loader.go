@@ -22,7 +22,9 @@ const (
 // LoaderOptions tune a [Loader].
 type LoaderOptions struct {
 	// TTL is how long a church's values are used before they are read again: a child
-	// registered now is protected at most TTL later (or at once after [Loader.Invalidate]).
+	// registered now is protected at most TTL later (or at once after [Loader.Invalidate],
+	// which the server calls after an enrollment through neemias_child_enroll; a roster
+	// import runs in its own process, so the serving process sees its names after TTL).
 	// Default DefaultTTL.
 	TTL time.Duration
 	// Churches bounds the cache (least recently used evicted). Default DefaultChurches.

@@ -244,8 +244,6 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		ready.keys = signingKeysLoaded(keys, key.ID)
 	}
 	verifier = cfg.Metrics.WrapVerifier(verifier)
-	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From), logic.WithCheckinWindow(cfg.CheckinWindowDays),
-		logic.WithPickupLimiter(limits))
 	metadataURL := publicURL + "/.well-known/oauth-protected-resource/mcp"
 	hosts, origins := allowlists(base, cfg.AllowedOrigins)
 
@@ -256,6 +254,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, err
 	}
 	out.upstreams = ups
+	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From), logic.WithCheckinWindow(cfg.CheckinWindowDays),
+		logic.WithPickupLimiter(limits), logic.WithPeopleChanged(ups.peopleChanged))
 	call, onRefused := instrument(cfg, ups.wrap(dispatch.Bind(svc)), svc.OnRefused)
 	cfg.Metrics.ObservePool(st.Pool())
 	gate, err := pipeline.New(pipeline.Config{

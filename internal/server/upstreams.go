@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 
+	"github.com/google/uuid"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
@@ -25,6 +26,7 @@ import (
 // and have a URL. The zero value (upstreams off) offers nothing and opens no connection.
 type upstreamTools struct {
 	client *upstream.Client
+	loader *pii.Loader                        // the church's known personal values the client scans for
 	tools  map[string]capability.UpstreamTool // by Neemias tool name
 	order  []capability.UpstreamTool
 }
@@ -118,12 +120,20 @@ func newUpstreamTools(cfg upstream.Config, st *store.Store, log *slog.Logger) (*
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	u := &upstreamTools{client: client, tools: map[string]capability.UpstreamTool{}, order: offered}
+	u := &upstreamTools{client: client, loader: loader, tools: map[string]capability.UpstreamTool{}, order: offered}
 	for _, t := range offered {
 		u.tools[t.Name] = t
 	}
 	log.Info("upstream tools offered", "tools", len(offered))
 	return u, nil
+}
+
+// peopleChanged drops the church's cached known values after an enrollment committed, so a
+// new child's or guardian's name is refused at once, not after the loader's TTL.
+func (u *upstreamTools) peopleChanged(church uuid.UUID) {
+	if u != nil && u.loader != nil {
+		u.loader.Invalidate(church)
+	}
 }
 
 // capabilities are the registry entries of the offered tools (after the spec's own).

@@ -96,6 +96,44 @@ func TestUpstreamTools(t *testing.T) {
 		}
 	})
 
+	t.Run("a child enrolled now is refused at once", func(t *testing.T) {
+		// The known values of the church are cached (the calls above loaded them); the
+		// enrollment must drop them, not leave the new name unprotected for the loader's TTL.
+		const canary = "Zzupstream Quiriquinha"
+		cs, _ := a.connect(t, ctx, eras[0], a.token(t, admin))
+		if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"message": "aquecendo"}}); err != nil || res.IsError {
+			t.Fatalf("warm-up call: %v %+v", err, res)
+		}
+		birth := a.one(t, `SELECT ((now() AT TIME ZONE 'America/Sao_Paulo')::date - interval '7 years 2 months')::date::text`)
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "neemias_child_enroll", Arguments: map[string]any{
+			"name": canary, "birth_date": birth,
+			"guardian": map[string]any{"name": "Zzupstream Responsavel", "phone": "(11) 98765-1234", "relationship": "mother"},
+			"consent":  map[string]any{"granted": true, "text_version": "v1", "legal_basis": "consent"},
+		}})
+		if err != nil || res.IsError {
+			t.Fatalf("enroll: %v %+v", err, res)
+		}
+		before := rec.Count()
+		res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"message": "buscar " + canary + " às 12h"}})
+		if err != nil {
+			t.Fatalf("call: %v", err)
+		}
+		text := ""
+		if len(res.Content) > 0 {
+			text = res.Content[0].(*sdk.TextContent).Text
+		}
+		if !res.IsError || !strings.Contains(text, "$.arguments.message") || strings.Contains(text, canary) {
+			t.Errorf("want the new child's name refused (a tool error naming the path, never the value); got %+v", res)
+		}
+		if rec.Saw(canary) || rec.Count() != before {
+			t.Error("the new child's name reached the upstream")
+		}
+		got := a.query(t, `SELECT action FROM audit_log WHERE capability = 'upstream:docs/echo' ORDER BY id DESC LIMIT 1`)
+		if len(got) != 1 || !strings.HasPrefix(got[0], "call.pii_detected.request") {
+			t.Errorf("last audit action of upstream:docs/echo = %v; want call.pii_detected.request…", got)
+		}
+	})
+
 	t.Run("a valid CPF refused before sending", func(t *testing.T) {
 		const cpf = "529.982.247-25"
 		before := rec.Count()
