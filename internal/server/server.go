@@ -249,7 +249,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 
 	// The one invocation pipeline both transports call: the scope check (refusals audited),
 	// then validation, the hand-written logic, redaction and one encoding.
-	ups, err := newUpstreamTools(cfg.Upstreams, st, cfg.Logger)
+	ups, err := newUpstreamTools(ctx, cfg.Upstreams, st, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,11 +30,20 @@ type upstreamTools struct {
 	loader *pii.Loader                        // the church's known personal values the client scans for
 	tools  map[string]capability.UpstreamTool // by Neemias tool name
 	order  []capability.UpstreamTool
+	// listed are the upstream's own descriptions of the offered tools (by Neemias tool
+	// name), read at startup: their input schemas and hints are what tools/list shows. A
+	// tool of an upstream unreachable at startup is absent (plain schema, openWorld only).
+	listed map[string]*sdk.Tool
 }
 
-// openSchema is the input schema tools/list shows for an upstream tool: the upstream's own
-// schema is the upstream's to enforce; ours only says the arguments are an object.
+// openSchema is the input schema tools/list shows for an upstream tool whose upstream was
+// unreachable at startup: ours only says the arguments are an object. The schema is the
+// upstream's to enforce either way.
 var openSchema = json.RawMessage(`{"type":"object"}`)
+
+// listTimeout bounds reading the upstreams' tools at startup: an upstream that does not
+// answer by then is listed with openSchema, and the server starts.
+const listTimeout = 5 * time.Second
 
 // reconcileUpstreams checks the runtime configuration against the spec: an upstream
 // configured at runtime but not declared in the spec is an error, as is a runtime tool or PII
@@ -107,7 +117,7 @@ func SpecUpstreams(cfg upstream.Config, log *slog.Logger) (upstream.Config, erro
 }
 
 // newUpstreamTools builds the governed client of cfg (nil config off: nothing).
-func newUpstreamTools(cfg upstream.Config, st *store.Store, log *slog.Logger) (*upstreamTools, error) {
+func newUpstreamTools(ctx context.Context, cfg upstream.Config, st *store.Store, log *slog.Logger) (*upstreamTools, error) {
 	rc, offered, err := reconcileUpstreams(cfg, capapi.UpstreamTools(), log)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -120,12 +130,73 @@ func newUpstreamTools(cfg upstream.Config, st *store.Store, log *slog.Logger) (*
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	u := &upstreamTools{client: client, loader: loader, tools: map[string]capability.UpstreamTool{}, order: offered}
+	u := &upstreamTools{client: client, loader: loader, tools: map[string]capability.UpstreamTool{}, order: offered,
+		listed: map[string]*sdk.Tool{}}
 	for _, t := range offered {
 		u.tools[t.Name] = t
 	}
+	u.list(ctx, log)
 	log.Info("upstream tools offered", "tools", len(offered))
 	return u, nil
+}
+
+// list reads each upstream's tools through the governed client (listTimeout for all) and keeps
+// those offered; an upstream that does not answer is logged and its tools keep the plain
+// schema.
+func (u *upstreamTools) list(ctx context.Context, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
+	for _, id := range u.client.Upstreams() {
+		tools, err := u.client.Tools(ctx, id)
+		if err != nil {
+			log.Warn("upstream unreachable at startup: its tools are listed with a plain input schema and no hints", "upstream", id, "err", err)
+			continue
+		}
+		for _, t := range u.order {
+			if t.Upstream != id {
+				continue
+			}
+			if lt := tools[t.Tool]; lt != nil {
+				u.listed[t.Name] = lt
+			} else {
+				log.Warn("upstream does not offer a tool the spec declares: calls of it are refused", "upstream", id, "tool", t.Tool)
+			}
+		}
+	}
+}
+
+// upstreamSchema is the upstream's input schema of a tool as JSON, when it is an object schema
+// (`"type": "object"`, what tools/list requires); nil otherwise.
+func upstreamSchema(t *sdk.Tool) json.RawMessage {
+	if t == nil || t.InputSchema == nil {
+		return nil
+	}
+	b, err := json.Marshal(t.InputSchema)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil || m["type"] != "object" {
+		return nil
+	}
+	return b
+}
+
+// annotations are our hints of an upstream tool: openWorld always (it reaches a third party);
+// readOnly, idempotent and destructive as the upstream declares them, when it did.
+func annotations(t *sdk.Tool) capability.Annotations {
+	yes := true
+	a := capability.Annotations{OpenWorld: &yes}
+	if t == nil || t.Annotations == nil {
+		return a
+	}
+	ro, idem := t.Annotations.ReadOnlyHint, t.Annotations.IdempotentHint
+	a.ReadOnly, a.Idempotent = &ro, &idem
+	if d := t.Annotations.DestructiveHint; d != nil {
+		dv := *d
+		a.Destructive = &dv
+	}
+	return a
 }
 
 // peopleChanged drops the church's cached known values after an enrollment committed, so a
@@ -138,11 +209,10 @@ func (u *upstreamTools) peopleChanged(church uuid.UUID) {
 
 // capabilities are the registry entries of the offered tools (after the spec's own).
 func (u *upstreamTools) capabilities(caps []capability.Capability) []capability.Capability {
-	yes := true
 	for _, t := range u.order {
 		caps = append(caps, capability.Capability{
 			ID: t.Name, Name: t.Name, Kind: capability.KindTool, Title: t.Title, Description: t.Description,
-			Scope: t.Scope, Annotations: capability.Annotations{OpenWorld: &yes}, RowFilters: []string{},
+			Scope: t.Scope, Annotations: annotations(u.listed[t.Name]), RowFilters: []string{},
 			Audit: capability.Audit{Action: "call", Always: true, IDInputs: []string{}}, Source: t.Source,
 		})
 	}
@@ -161,6 +231,9 @@ func (u *upstreamTools) requiredScope(next func(string) (string, bool)) func(str
 func (u *upstreamTools) inputSchema(next func(string) json.RawMessage) func(string) json.RawMessage {
 	return func(id string) json.RawMessage {
 		if _, ok := u.tools[id]; ok {
+			if s := upstreamSchema(u.listed[id]); s != nil {
+				return s
+			}
 			return openSchema
 		}
 		return next(id)

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"slices"
 	"strings"
@@ -59,6 +60,37 @@ func TestUpstreamTools(t *testing.T) {
 		cs, _ = a.connect(t, ctx, eras[0], a.token(t, responsavel))
 		if slices.Contains(toolNames(t, cs), tool) {
 			t.Errorf("%s listed to RESPONSAVEL, whose role has no roster:read", tool)
+		}
+	})
+
+	t.Run("the upstream's schema and hints", func(t *testing.T) {
+		cs, _ := a.connect(t, ctx, eras[0], a.token(t, admin))
+		var echo *sdk.Tool
+		for lt, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lt.Name == tool {
+				echo = lt
+			}
+		}
+		if echo == nil {
+			t.Fatalf("%s not listed", tool)
+		}
+		b, _ := json.Marshal(echo.InputSchema)
+		var schema struct {
+			Type       string                     `json:"type"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(b, &schema); err != nil || schema.Type != "object" || schema.Properties["message"] == nil {
+			t.Errorf("input schema of %s = %s; want server-everything's echo schema (with message)", tool, b)
+		}
+		// echo declares readOnly, idempotent, not destructive and openWorld false: the first
+		// three are the upstream's to say, openWorld is ours (the call leaves Neemias).
+		a := echo.Annotations
+		if a == nil || a.OpenWorldHint == nil || !*a.OpenWorldHint || !a.ReadOnlyHint || !a.IdempotentHint ||
+			a.DestructiveHint == nil || *a.DestructiveHint {
+			t.Errorf("annotations of %s = %+v; want readOnly, idempotent, not destructive (echo's) and openWorld true", tool, a)
 		}
 	})
 
@@ -173,6 +205,19 @@ func TestUpstreamDown(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cs, _ := a.connect(t, ctx, eras[0], a.token(t, admin))
+	// Unreachable at startup: listed with the plain schema and openWorld only.
+	for lt, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lt.Name != "neemias_docs_echo" {
+			continue
+		}
+		b, _ := json.Marshal(lt.InputSchema)
+		if string(b) != `{"type":"object"}` || lt.Annotations == nil || lt.Annotations.ReadOnlyHint || lt.Annotations.OpenWorldHint == nil || !*lt.Annotations.OpenWorldHint {
+			t.Errorf("neemias_docs_echo with its upstream down at startup: schema %s, annotations %+v; want the plain schema and openWorld only", b, lt.Annotations)
+		}
+	}
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "neemias_docs_echo", Arguments: map[string]any{"message": "olá"}})
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, `upstream "docs"`) {
 		t.Fatalf("call: %v %+v; want a tool error naming the upstream", err, res)

@@ -322,6 +322,32 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// Tools returns the allowlisted tools the upstream offers, by name, as its tools/list
+// answered when the session was opened (connecting first when needed): their input schemas
+// and annotations, for the server's own listing. A tool of the allowlist the upstream does
+// not offer is absent.
+func (c *Client) Tools(ctx context.Context, upstream string) (map[string]*sdk.Tool, error) {
+	if !c.enabled {
+		return nil, ErrDisabled
+	}
+	r, ok := c.ups[upstream]
+	if !ok {
+		return nil, fmt.Errorf("upstream %q is not configured", upstream)
+	}
+	_, tools, err := c.session(ctx, r)
+	if err != nil {
+		return nil, &Error{Upstream: upstream, Outcome: OutcomeFailed, err: err,
+			msg: fmt.Sprintf("upstream %q is unavailable (listing its tools): %s", upstream, describe(err))}
+	}
+	out := map[string]*sdk.Tool{}
+	for n, t := range tools {
+		if r.exposed[n] {
+			out[n] = t
+		}
+	}
+	return out, nil
+}
+
 // session returns r's open session, connecting and listing its tools first when needed.
 func (c *Client) session(ctx context.Context, r *remote) (*sdk.ClientSession, map[string]*sdk.Tool, error) {
 	r.mu.Lock()
