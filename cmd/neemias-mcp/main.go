@@ -96,6 +96,9 @@ func configure(cmd *cobra.Command, level *string) error {
 	var only []string
 	if cmd.Name() != "serve" {
 		only = []string{"database-url", "data-dir", "log-level"}
+		if cmd.Flags().Lookup("upstreams") != nil { // upstream check: what serve would read
+			only = append(only, upstreamFlagNames...)
+		}
 	}
 	if err := config.Apply(cmd.Flags(), os.LookupEnv, only...); err != nil {
 		return err

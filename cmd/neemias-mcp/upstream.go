@@ -3,13 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/neemias/neemias-mcp/internal/config"
 	"github.com/neemias/neemias-mcp/internal/server"
 	"github.com/neemias/neemias-mcp/internal/upstream"
 )
@@ -23,25 +23,23 @@ type upstreamFlags struct {
 	connectTimeout, timeout  time.Duration
 }
 
-// envEntries splits a ';'-separated environment variable (entries themselves hold commas).
-func envEntries(name string) []string {
-	var out []string
-	for _, e := range strings.Split(os.Getenv(name), ";") {
-		if e = strings.TrimSpace(e); e != "" {
-			out = append(out, e)
-		}
-	}
-	return out
-}
+// upstreamFlagNames are the flags of upstreamFlags: each is also the environment variable
+// config.EnvName makes of it (--upstream ⇒ $NEEMIAS_UPSTREAM, --upstream-token-file ⇒
+// $NEEMIAS_UPSTREAM_TOKEN_FILE), the list ones ';'-separated (their entries hold commas).
+var upstreamFlagNames = []string{"upstreams", "upstream", "upstream-tools", "upstream-token-file", "upstream-pii",
+	"upstream-connect-timeout", "upstream-timeout"}
 
 func (f *upstreamFlags) add(fl *pflag.FlagSet) {
-	fl.StringVar(&f.enabled, "upstreams", os.Getenv("NEEMIAS_UPSTREAMS"), "governed upstream MCP servers: on or off (default off: no upstream tool, no connection) ($NEEMIAS_UPSTREAMS)")
-	fl.StringArrayVar(&f.urls, "upstream", envEntries("NEEMIAS_UPSTREAM_URLS"), "allowlisted upstream, id=URL: its exact canonical Streamable HTTP URL, https or http on loopback; repeatable; also $NEEMIAS_UPSTREAM_URLS, ';'-separated")
-	fl.StringArrayVar(&f.tools, "upstream-tools", envEntries("NEEMIAS_UPSTREAM_TOOLS"), "id=tool1,tool2: the upstream's tools that may be called, by name (never all); repeatable; also $NEEMIAS_UPSTREAM_TOOLS, ';'-separated")
-	fl.StringArrayVar(&f.tokens, "upstream-token-file", envEntries("NEEMIAS_UPSTREAM_TOKEN_FILES"), "id=path: file holding the upstream's own static bearer token; default none; also $NEEMIAS_UPSTREAM_TOKEN_FILES, ';'-separated")
-	fl.StringArrayVar(&f.pii, "upstream-pii", envEntries("NEEMIAS_UPSTREAM_PII"), "id=request:MODE,response:MODE with MODE enforce (default: refuse) or redact; also $NEEMIAS_UPSTREAM_PII, ';'-separated")
+	fl.StringVar(&f.enabled, "upstreams", "", "governed upstream MCP servers: on or off (default off: no upstream tool, no connection)")
+	fl.StringArrayVar(&f.urls, "upstream", nil, "allowlisted upstream, id=URL: its exact canonical Streamable HTTP URL, https or http on loopback; repeatable")
+	fl.StringArrayVar(&f.tools, "upstream-tools", nil, "id=tool1,tool2: the upstream's tools that may be called, by name (never all); repeatable")
+	fl.StringArrayVar(&f.tokens, "upstream-token-file", nil, "id=path: file holding the upstream's own static bearer token; default none; repeatable")
+	fl.StringArrayVar(&f.pii, "upstream-pii", nil, "id=request:MODE,response:MODE with MODE enforce (default: refuse) or redact; repeatable")
 	fl.DurationVar(&f.connectTimeout, "upstream-connect-timeout", upstream.DefaultConnectTimeout, "TCP connect and TLS handshake timeout of upstream connections")
 	fl.DurationVar(&f.timeout, "upstream-timeout", upstream.DefaultCallTimeout, "timeout of one attempt of an upstream call")
+	for _, n := range []string{"upstream", "upstream-tools", "upstream-token-file", "upstream-pii"} {
+		config.SetEnvSeparator(fl, n, ";")
+	}
 }
 
 func (f *upstreamFlags) config() (upstream.Config, error) {
@@ -109,6 +107,7 @@ func upstreamCmd() *cobra.Command {
 		},
 	}
 	f.add(check.Flags())
+	config.DocumentEnv(check.Flags())
 	c.AddCommand(check)
 	return c
 }

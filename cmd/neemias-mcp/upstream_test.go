@@ -65,3 +65,40 @@ func TestUpstreamCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestUpstreamEnvironment: the upstream settings come from the variables config.EnvName makes
+// of their flags (--upstream ⇒ $NEEMIAS_UPSTREAM), list entries ';'-separated since they hold
+// commas; the old names ($NEEMIAS_UPSTREAM_URLS, …) are not read.
+func TestUpstreamEnvironment(t *testing.T) {
+	withEcho := fakeUpstream(t, "echo", "delete_all")
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		wantErr string
+		wantOut string
+	}{
+		{"one upstream", map[string]string{"NEEMIAS_UPSTREAM": "docs=" + withEcho, "NEEMIAS_UPSTREAM_TOOLS": "docs=echo",
+			"NEEMIAS_UPSTREAM_PII": "docs=request:enforce,response:enforce"}, "", "exposed  echo"},
+		{"entries ';'-separated", map[string]string{"NEEMIAS_UPSTREAM": "docs=" + withEcho + "; wiki=" + withEcho}, `upstream "wiki" is configured`, ""},
+		{"the old names are not read", map[string]string{"NEEMIAS_UPSTREAM_URLS": "docs=" + withEcho}, "no upstream configured", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("NEEMIAS_UPSTREAMS", "on")
+			for _, k := range []string{"NEEMIAS_UPSTREAM", "NEEMIAS_UPSTREAM_TOOLS", "NEEMIAS_UPSTREAM_PII", "NEEMIAS_UPSTREAM_TOKEN_FILE", "NEEMIAS_UPSTREAM_URLS"} {
+				t.Setenv(k, tc.env[k])
+			}
+			cmd := root()
+			var out bytes.Buffer
+			cmd.SetOut(&out)
+			cmd.SetErr(&out)
+			cmd.SetArgs([]string{"upstream", "check"})
+			err := cmd.Execute()
+			if (err == nil) != (tc.wantErr == "") || err != nil && !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want %q\n%s", err, tc.wantErr, out.String())
+			}
+			if !strings.Contains(out.String(), tc.wantOut) {
+				t.Errorf("output lacks %q:\n%s", tc.wantOut, out.String())
+			}
+		})
+	}
+}

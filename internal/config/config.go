@@ -230,7 +230,7 @@ func Apply(fs *pflag.FlagSet, lookup func(string) (string, bool), names ...strin
 		}
 		if sv, isSlice := f.Value.(pflag.SliceValue); isSlice {
 			var items []string
-			for _, s := range strings.Split(v, ",") {
+			for _, s := range strings.Split(v, envSeparator(f)) {
 				if s = strings.TrimSpace(s); s != "" {
 					items = append(items, s)
 				}
@@ -282,6 +282,26 @@ func cause(err error) string {
 
 func isSecret(f *pflag.Flag) bool { return len(f.Annotations[secretAnnotation]) > 0 }
 
+const separatorAnnotation = "neemias/env-separator"
+
+// SetEnvSeparator makes the list flag's variable split on sep instead of ',': for entries
+// that themselves hold commas (--upstream-tools docs=echo,search ⇒
+// NEEMIAS_UPSTREAM_TOOLS="docs=echo,search;wiki=find").
+func SetEnvSeparator(fs *pflag.FlagSet, flag, sep string) {
+	if fs.Lookup(flag) == nil {
+		panic("config: no flag " + flag)
+	}
+	_ = fs.SetAnnotation(flag, separatorAnnotation, []string{sep})
+}
+
+// envSeparator is what the flag's variable is split on (list flags only).
+func envSeparator(f *pflag.Flag) string {
+	if s := f.Annotations[separatorAnnotation]; len(s) == 1 && s[0] != "" {
+		return s[0]
+	}
+	return ","
+}
+
 // DocumentEnv appends each flag's variable to its usage ("[$NEEMIAS_ADDR]"), once, and hides
 // secrets' defaults, so that --help lists every setting with its default and its variable.
 func DocumentEnv(fs *pflag.FlagSet) {
@@ -295,6 +315,9 @@ func DocumentEnv(fs *pflag.FlagSet) {
 			f.Usage = strings.TrimSuffix(strings.TrimSuffix(f.Usage, ")"), "=true")
 		}
 		if !strings.Contains(f.Usage, "[$"+EnvName(f.Name)+"]") {
+			if sep := envSeparator(f); sep != "," {
+				f.Usage += "; the variable's entries " + sep + "-separated"
+			}
 			f.Usage += " [" + env + "]"
 		}
 		if isSecret(f) {

@@ -118,3 +118,24 @@ func TestDocumentEnv(t *testing.T) {
 		t.Errorf("the variable is listed twice")
 	}
 }
+
+// TestEnvSeparator: a list flag whose entries hold commas splits its variable on its own
+// separator, and --help says so.
+func TestEnvSeparator(t *testing.T) {
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	tools := fs.StringArray("upstream-tools", nil, "id=tool1,tool2")
+	origins := fs.StringSlice("allowed-origin", nil, "origins")
+	config.SetEnvSeparator(fs, "upstream-tools", ";")
+	env := map[string]string{"NEEMIAS_UPSTREAM_TOOLS": "docs=echo,search; wiki=find", "NEEMIAS_ALLOWED_ORIGIN": "https://a.example,https://b.example"}
+	if err := config.Apply(fs, func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(*tools, "|") != "docs=echo,search|wiki=find" || len(*origins) != 2 {
+		t.Errorf("upstream-tools = %q, allowed-origin = %q", *tools, *origins)
+	}
+	config.DocumentEnv(fs)
+	config.DocumentEnv(fs)
+	if u := fs.FlagUsages(); strings.Count(u, "id=tool1,tool2; the variable's entries ;-separated [$NEEMIAS_UPSTREAM_TOOLS]") != 1 {
+		t.Errorf("usage:\n%s", u)
+	}
+}
