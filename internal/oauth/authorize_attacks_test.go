@@ -153,7 +153,7 @@ func TestBrowserBindingAndCSRF(t *testing.T) {
 	noRedirect(t, other.PostForm(e.base+"/login", withCSRF(creds, csrf)), http.StatusBadRequest)
 	// No or a wrong CSRF token.
 	noRedirect(t, b.PostForm(e.base+"/login", creds), http.StatusForbidden)
-	noRedirect(t, b.PostForm(e.base+"/login", withCSRF(creds, "x"+csrf[1:])), http.StatusForbidden)
+	noRedirect(t, b.PostForm(e.base+"/login", withCSRF(creds, otherToken(csrf))), http.StatusForbidden)
 	// The consent page before login goes back to the login.
 	if p := b.Get(e.base + "/consent?id=" + id); p.Status != http.StatusSeeOther || !strings.Contains(p.Location, "/login?id=") {
 		t.Errorf("consent before login: %d %q", p.Status, p.Location)
@@ -241,4 +241,13 @@ func withCSRF(v url.Values, csrf string) url.Values {
 		out[k] = vs
 	}
 	return out
+}
+
+// otherToken returns a token of the same length that differs from tok in its first character
+// (replacing it with a fixed letter would leave it unchanged when it already was that letter).
+func otherToken(tok string) string {
+	if strings.HasPrefix(tok, "x") {
+		return "y" + tok[1:]
+	}
+	return "x" + tok[1:]
 }

@@ -101,7 +101,7 @@ func (*Upstream) refuseKey(key string) (msg, hint string) {
 			"remove it; run the server behind Streamable HTTP and give its URL at runtime (--upstream id=URL)"
 	case "url", "endpoint", "transport":
 		return "an upstream's address is runtime configuration, never in the spec",
-			"remove it; give the URL at runtime (--upstream id=URL or NEEMIAS_UPSTREAM_URLS)"
+			"remove it; give the URL at runtime (--upstream id=URL or NEEMIAS_UPSTREAM)"
 	case "token", "token_file", "headers", "credentials", "auth":
 		return "an upstream's credentials are runtime configuration, never in the spec",
 			"remove it; give a token file at runtime (--upstream-token-file id=path)"
