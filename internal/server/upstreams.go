@@ -179,7 +179,45 @@ func upstreamSchema(t *sdk.Tool) json.RawMessage {
 	if json.Unmarshal(b, &m) != nil || m["type"] != "object" {
 		return nil
 	}
+	stripSchemaText(m)
+	if b, err = json.Marshal(m); err != nil {
+		return nil
+	}
 	return b
+}
+
+// schemaText are the keywords of a JSON Schema that hold free text. An upstream's text is
+// untrusted (the spec declares our own title and description of its tools): it is not shown to
+// agents, only the structure of the arguments is.
+var schemaText = []string{"title", "description", "examples", "$comment"}
+
+// stripSchemaText removes schemaText keywords from a schema and every schema nested in it
+// (properties, items, combinators, definitions), leaving property names alone.
+func stripSchemaText(schema any) {
+	m, ok := schema.(map[string]any)
+	if !ok {
+		return
+	}
+	for _, k := range schemaText {
+		delete(m, k)
+	}
+	for _, k := range []string{"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"} {
+		stripSchemaText(m[k])
+	}
+	for _, k := range []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"} {
+		if sub, ok := m[k].(map[string]any); ok {
+			for _, v := range sub {
+				stripSchemaText(v)
+			}
+		}
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf", "prefixItems"} {
+		if list, ok := m[k].([]any); ok {
+			for _, v := range list {
+				stripSchemaText(v)
+			}
+		}
+	}
 }
 
 // annotations are our hints of an upstream tool: openWorld always (it reaches a third party);

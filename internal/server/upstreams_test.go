@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -84,6 +85,10 @@ func TestUpstreamTools(t *testing.T) {
 		}
 		if err := json.Unmarshal(b, &schema); err != nil || schema.Type != "object" || schema.Properties["message"] == nil {
 			t.Errorf("input schema of %s = %s; want server-everything's echo schema (with message)", tool, b)
+		}
+		// The upstream's free text (echo's "Message to echo") is untrusted: not shown to agents.
+		if bytes.Contains(b, []byte(`"description"`)) || bytes.Contains(b, []byte(`"title"`)) {
+			t.Errorf("input schema of %s = %s; want the upstream's descriptions and titles removed", tool, b)
 		}
 		// echo declares readOnly, idempotent, not destructive and openWorld false: the first
 		// three are the upstream's to say, openWorld is ours (the call leaves Neemias).
