@@ -79,6 +79,10 @@ func (o *options) load(stderr io.Writer) (*capgen.Model, error) {
 		fmt.Fprintln(stderr, err)
 		return nil, fmt.Errorf("tool queries in %s do not apply their row filters", capgen.CustomQueriesDir)
 	}
+	if err := m.CheckViewFilesIn(o.root); err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, fmt.Errorf("view documents do not check out")
+	}
 	return m, nil
 }
 

@@ -70,6 +70,7 @@ var registry = [...]capability.Capability{
 		InputPII:  []capability.FieldRule{},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 60000,
+		Summary:   "{{.total_checkins}} check-ins from {{.from}} to {{.to}}, over {{distinct .days \"date\"}} service days in {{distinct .days \"class_id\"}} classes.",
 		Source:    "spec/capabilities.yaml resources.attendance_summary",
 	},
 	{
@@ -92,6 +93,7 @@ var registry = [...]capability.Capability{
 			{Path: "checkins[].child_name", Category: "child_name", VisibleWith: "children:read"},
 		},
 		TTLMillis: 5000,
+		Summary:   "{{len .checkins}} check-ins on {{.date}} in {{distinct .checkins \"class_id\"}} classes.",
 		Source:    "spec/capabilities.yaml resources.checkins_by_date",
 	},
 	{
@@ -114,6 +116,7 @@ var registry = [...]capability.Capability{
 			{Path: "pickup_code", Category: "secret", VisibleWith: ""},
 		},
 		TTLMillis: 0,
+		Summary:   "Child {{.child_id}} {{if .already_checked_in}}was already checked in{{else}}is checked in{{end}} to class {{.class_id}} for {{.service_date}} (check-in {{.checkin_id}}).",
 		Source:    "spec/capabilities.yaml tools.neemias_checkin_register",
 	},
 	{
@@ -135,6 +138,7 @@ var registry = [...]capability.Capability{
 		},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 0,
+		Summary:   "Child {{.child_id}} was picked up at {{.checked_out_at}} (check-in {{.checkin_id}}).",
 		Source:    "spec/capabilities.yaml tools.neemias_checkout_register",
 	},
 	{

@@ -95,6 +95,9 @@ type Capability struct {
 	NoReadTool bool
 	// TTLMillis is the cache hint for reads (2026-07-28 ttlMs); 0 means no hint.
 	TTLMillis int64
+	// Summary is the spec's summary template (see ParseSummary): the sentence tool results'
+	// text content starts with; empty means the text is the JSON alone.
+	Summary string
 	// Source is where the spec defines it ("spec/capabilities.yaml tools.neemias_checkin_register"),
 	// for error messages and docs.
 	Source string

@@ -57,6 +57,11 @@ func Generate(m *Model) ([]File, error) {
 			return nil, err
 		}
 	}
+	vf, err := viewFiles(m)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, vf...)
 	for _, role := range m.Spec.Roles.Names() {
 		content, err := Inspect(m, InspectQuery{Role: role})
 		if err != nil {
@@ -82,6 +87,7 @@ var funcs = template.FuncMap{
 	"comment":    commentLines,
 	"base":       path.Base,
 	"scopeConst": scopeConst,
+	"lowerFirst": func(s string) string { return strings.ToLower(s[:1]) + s[1:] },
 }
 
 // commentLines wraps text as a Go comment body, one "// " per line, about 96 columns wide.

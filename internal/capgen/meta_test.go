@@ -35,7 +35,7 @@ func TestGeneratedFilesSaySo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"queries/generated/capabilities.sql", "docs/scope-matrix.md", "docs/inspect/admin.md", "spec/capabilities.schema.json"} {
+	for _, p := range []string{"queries/generated/capabilities.sql", "docs/scope-matrix.md", "docs/inspect/admin.md", "spec/capabilities.schema.json", "docs/views.md", ViewsPackage + "/views_gen.go"} {
 		b, err := os.ReadFile(filepath.Join(repoRoot, p))
 		if err != nil {
 			t.Errorf("%s: %v", p, err)
@@ -60,7 +60,7 @@ func TestGeneratedFilesSaySo(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if generatedGo.Match(b) {
+			if generatedGo.Match(b) && filepath.ToSlash(p) != repoRoot+"/"+ViewsPackage+"/views_gen.go" {
 				t.Errorf("%s is hand-written territory but says it is generated", p)
 			}
 			return nil

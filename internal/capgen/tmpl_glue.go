@@ -90,6 +90,9 @@ var registry = [...]capability.Capability{
 {{- end}}
 		},
 		TTLMillis:   {{.TTLMillis}},
+{{- if .Spec.Summary}}
+		Summary:     {{quote .Spec.Summary}},
+{{- end}}
 		Source:      {{quote (.SpecRef $)}},
 	},
 {{- end}}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"text/template"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,6 +49,7 @@ type entry struct {
 	tmpl      *uritemplate.Template
 	inputRaw  json.RawMessage
 	outputRaw json.RawMessage
+	summary   *template.Template // the spec's summary (tool results' text starts with it), or nil
 }
 
 // NewHandler validates opts, compiles every capability's schemas and URI template, and returns
@@ -110,6 +112,10 @@ func NewHandler(opts Options) (*Handler, error) {
 		h.tools[twin.Name] = twin
 	}
 
+	if err := checkViews(opts.Views, opts.Capabilities); err != nil {
+		return nil, err
+	}
+
 	h.engine = sdk.NewStreamableHTTPHandler(h.serverFor, &sdk.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: false, // SSE: in JSON mode the SDK loses mid-call progress and log notifications
@@ -139,7 +145,7 @@ func readTool(r *entry, prefix string) *entry {
 	c.Description = strings.TrimSpace(c.Description) + " The same data as the resource " + r.URITemplate + "."
 	c.Annotations = capability.Annotations{ReadOnly: capability.Bool(true), Destructive: capability.Bool(false),
 		Idempotent: capability.Bool(true), OpenWorld: capability.Bool(false)}
-	return &entry{Capability: c, inputRaw: r.inputRaw, outputRaw: r.outputRaw}
+	return &entry{Capability: c, inputRaw: r.inputRaw, outputRaw: r.outputRaw, summary: r.summary}
 }
 
 func kindKey(c capability.Capability) string {
@@ -211,6 +217,13 @@ func (h *Handler) compile(c capability.Capability) (*entry, error) {
 			}
 			e.outputRaw = raw
 		}
+	}
+	if c.Summary != "" {
+		t, err := capability.ParseSummary(c.Summary)
+		if err != nil {
+			return nil, fmt.Errorf("summary: %w", err)
+		}
+		e.summary = t
 	}
 	switch c.Kind {
 	case capability.KindTool:

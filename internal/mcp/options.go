@@ -34,6 +34,10 @@ type Options struct {
 	// tools but not read resources. The twin is the same capability: same scope, row filters,
 	// redaction and audit; its input is the URI template's variables.
 	ReadToolPrefix string
+	// Views are the MCP Apps views (internal/views.All()): ui:// resources linked to the tools
+	// of the capabilities they name. With any, the server advertises io.modelcontextprotocol/ui;
+	// clients that declare it see the views and the tools' _meta.ui (see views.go).
+	Views []capability.View
 	// Gate is the invocation pipeline: the scope check (made at the HTTP layer, so a missing
 	// scope is a 403 step-up), validation, the call, redaction and encoding. A capability the
 	// gate does not know is unreachable: not listed, and answered as not found.

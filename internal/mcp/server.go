@@ -26,6 +26,9 @@ func (h *Handler) buildServer(vis []*entry) *sdk.Server {
 	if h.opts.Logging {
 		caps.Logging = &sdk.LoggingCapabilities{}
 	}
+	if len(h.opts.Views) > 0 {
+		caps.AddExtension(capability.UIExtension, map[string]any{"mimeTypes": []string{capability.ViewMIMEType}})
+	}
 	so := &sdk.ServerOptions{
 		Instructions:              h.opts.Instructions,
 		Logger:                    sdkLogger(h.log),
@@ -45,7 +48,7 @@ func (h *Handler) buildServer(vis []*entry) *sdk.Server {
 	for _, e := range vis {
 		switch e.Kind {
 		case capability.KindTool:
-			s.AddTool(e.sdkTool(), h.toolHandler(e))
+			s.AddTool(h.sdkTool(e), h.toolHandler(e))
 		case capability.KindResource:
 			s.AddResource(&sdk.Resource{
 				URI: e.URITemplate, Name: e.ID, Title: e.Title, Description: e.Description, MIMEType: e.mimeType(),
@@ -56,7 +59,8 @@ func (h *Handler) buildServer(vis []*entry) *sdk.Server {
 			}, h.resourceHandler(e))
 		}
 	}
-	s.AddReceivingMiddleware(legacyResourceNotFound)
+	h.addViews(s, vis)
+	s.AddReceivingMiddleware(legacyResourceNotFound, h.viewsMiddleware)
 	if h.opts.Extend != nil {
 		h.opts.Extend(s)
 	}
@@ -70,7 +74,7 @@ func (e *entry) mimeType() string {
 	return "application/json"
 }
 
-func (e *entry) sdkTool() *sdk.Tool {
+func (h *Handler) sdkTool(e *entry) *sdk.Tool {
 	t := &sdk.Tool{
 		Name:        e.Name,
 		Title:       e.Title,
@@ -79,6 +83,9 @@ func (e *entry) sdkTool() *sdk.Tool {
 	}
 	if e.outputRaw != nil {
 		t.OutputSchema = e.outputRaw
+	}
+	if v, ok := h.viewFor(e); ok {
+		t.Meta = sdk.Meta{"ui": toolUIMeta(v)}
 	}
 	a := e.Annotations
 	if a.ReadOnly != nil || a.Destructive != nil || a.Idempotent != nil || a.OpenWorld != nil || e.Title != "" {

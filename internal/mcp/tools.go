@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/pipeline"
 )
 
@@ -38,10 +39,26 @@ func (h *Handler) toolHandler(e *entry) sdk.ToolHandler {
 			return raw, nil
 		}
 		return &sdk.CallToolResult{
-			Content:           []sdk.Content{&sdk.TextContent{Text: string(res.JSON)}},
+			Content:           []sdk.Content{&sdk.TextContent{Text: h.resultText(ctx, e, res.JSON)}},
 			StructuredContent: res.JSON,
 		}, nil
 	}
+}
+
+// resultText is a tool result's text content: the capability's summary sentence, a blank line,
+// then the JSON; the JSON alone without a summary. The summary runs on the finalized JSON,
+// after redaction, so it shows nothing structuredContent does not. A summary that fails to
+// render is logged and left out: the JSON still answers.
+func (h *Handler) resultText(ctx context.Context, e *entry, data json.RawMessage) string {
+	if e.summary == nil {
+		return string(data)
+	}
+	s, err := capability.RenderSummary(e.summary, data)
+	if err != nil || s == "" {
+		h.log.WarnContext(ctx, "tool summary not rendered", "capability", e.ID, "error", err)
+		return string(data)
+	}
+	return s + "\n\n" + string(data)
 }
 
 func invalidArgs(tool, field, reason string) string {

@@ -39,6 +39,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/tokens"
 	"github.com/neemias/neemias-mcp/internal/upstream"
+	"github.com/neemias/neemias-mcp/internal/views"
 )
 
 // Config is the runtime configuration (never part of the capability spec).
@@ -278,6 +279,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			"is returned only where your scopes allow.",
 		Capabilities:        ups.capabilities(capapi.Capabilities()),
 		ReadToolPrefix:      capapi.ToolPrefix, // every resource is also a read-only tool
+		Views:               views.All(),       // MCP Apps (io.modelcontextprotocol/ui)
 		Gate:                gate,
 		Complete:            svc.Complete,
 		InputSchema:         ups.inputSchema(schemas.Input),

@@ -41,6 +41,30 @@ var brokenCases = []struct {
 	{"upstream_duplicate_id", []string{
 		`testdata/broken/upstream_duplicate_id.yaml:78:3: duplicate name "docs" in upstreams (first defined at line 69); rename or remove one of them`,
 	}},
+	{"summary_pii", []string{
+		`testdata/broken/summary_pii.yaml:54:34: capability "thing": summary: field "owner" is personal data (guardian_name); summaries never name personal data; leave it out`,
+	}},
+	{"summary_unknown_field", []string{
+		`testdata/broken/summary_unknown_field.yaml:68:25: capability "demo_thing_rename": summary: the output has no field "idd" (did you mean "id"?); name an output field by its JSON name`,
+	}},
+	{"summary_function", []string{
+		`testdata/broken/summary_function.yaml:54:23: capability "thing": summary: function "printf" is not allowed; use len and distinct`,
+	}},
+	{"summary_optional", []string{
+		`testdata/broken/summary_optional.yaml:54:39: capability "thing": summary: field "tags" is optional; print it inside {{if .tags}}…{{end}}`,
+	}},
+	{"view_unknown_capability", []string{
+		`testdata/broken/view_unknown_capability.yaml:74:20: view "thing_view": capability "thnig" is not declared (did you mean "thing"?); name a resource id or a tool name`,
+	}},
+	{"view_bad_uri", []string{
+		`testdata/broken/view_bad_uri.yaml:70:10: view "thing_view": uri "https://demo.example/thing" is not a ui:// URI; write ui:// then a lower-case path, such as ui://neemias/attendance-chart`,
+	}},
+	{"view_bad_file", []string{
+		`testdata/broken/view_bad_file.yaml:73:11: view "thing_view": file "web/thing.htm" is not internal/views/<name>.html; put the document in internal/views/, named in lower-case kebab-case such as internal/views/attendance-chart.html`,
+	}},
+	{"view_bad_visibility", []string{
+		`testdata/broken/view_bad_visibility.yaml:75:25: view "thing_view": visibility "ap" is not model or app (did you mean "app"?); use model or app`,
+	}},
 	{"unknown_key_typo", []string{
 		`testdata/broken/unknown_key_typo.yaml:31:5: unknown key "titel" in resources.thing (did you mean "title"?); rename it to title or remove it`,
 	}},

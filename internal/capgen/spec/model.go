@@ -18,6 +18,7 @@ type Spec struct {
 	Resources     Map[Capability] `yaml:"resources" jsonschema_description:"MCP resources, by id (snake_case)."`
 	Tools         Map[Capability] `yaml:"tools" jsonschema_description:"MCP tools, by wire name (snake_case, starting with server.tool_prefix)."`
 	Upstreams     Map[Upstream]   `yaml:"upstreams" jsonschema_description:"Allowlisted upstream MCP servers, by id (snake_case): the tools of each that become Neemias tools. URLs, credentials and the feature flag are runtime configuration."`
+	Views         Map[View]       `yaml:"views" jsonschema_description:"MCP Apps views (io.modelcontextprotocol/ui): ui:// resources holding one HTML document each, linked to the tools whose results they render; by id (snake_case)."`
 
 	// File is the path the spec was loaded from, as given to Load (for Source: lines).
 	File string `yaml:"-"`
@@ -77,6 +78,7 @@ type Capability struct {
 	Query       *Query       `yaml:"query" jsonschema_description:"Resources only: the read query the generator emits for sqlc."`
 	AuditAction string       `yaml:"audit_action" jsonschema_description:"Tools only: the audit log's action for a successful call (checkin, enroll, …); refusals append the reason (checkin.forbidden). Resources are read."`
 	Queries     []string     `yaml:"queries" jsonschema_description:"Tools only: the hand-written sqlc queries (queries/custom/, by -- name:) that select the rows the tool acts on; each must call rf_<name> for every row filter of the tool but church's writes, which row-level security checks."`
+	Summary     string       `yaml:"summary" jsonschema_description:"A one-sentence narrative for the model, put before the JSON in tool results' text: a Go text/template over the output by JSON name, such as {{len .checkins}} check-ins on {{.date}}; may call len and distinct LIST \"field\"; never names personal data. Resources/read stays JSON."`
 }
 
 // Cache holds cache hints (2026-07-28 ttlMs).

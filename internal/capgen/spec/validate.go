@@ -123,6 +123,7 @@ func (v *validator) validate() {
 	v.roles()
 	v.capabilities()
 	v.upstreams()
+	v.views()
 }
 
 // require reports path as missing when value is blank; what says what to add. An absent key is
@@ -352,6 +353,7 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 		v.errorf(v.pos.missingAt(p+".output"), "declare output fields", "%s %q has no output", what, name)
 	}
 	v.fields(p+".output", c.Output, false, c.Scope)
+	v.summary(p, name, c)
 	if !isTool {
 		v.uri(p, name, c)
 		if c.Query != nil {

@@ -1,0 +1,94 @@
+package capgen
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/capgen/spec"
+)
+
+// TestRealSpecViews: the repository's view documents check out (present, HTML5, nothing
+// loaded from outside), and the spec's summaries render the sentences they promise.
+func TestRealSpecViews(t *testing.T) {
+	s, err := spec.Load(filepath.Join(repoRoot, "spec", "capabilities.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewModel(s, "spec/capabilities.yaml", module)
+	if err := m.CheckViewFilesIn(repoRoot); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(m.Views()); got != 2 {
+		t.Fatalf("views = %d, want attendance_chart and checkin_sheet", got)
+	}
+	cases := map[string]struct{ output, want string }{
+		"checkins_by_date": {`{"date":"2026-07-05","checkins":[{"class_id":"a"},{"class_id":"b"},{"class_id":"a"}]}`,
+			"3 check-ins on 2026-07-05 in 2 classes."},
+		"attendance_summary": {`{"from":"2026-06-01","to":"2026-06-30","total_checkins":212,"days":[{"date":"2026-06-07","class_id":"a","checkins":200},{"date":"2026-06-14","class_id":"b","checkins":12}]}`,
+			"212 check-ins from 2026-06-01 to 2026-06-30, over 2 service days in 2 classes."},
+		"neemias_checkin_register": {`{"checkin_id":"c1","child_id":"k1","class_id":"a","service_date":"2026-07-05","checked_in_at":"x","already_checked_in":true,"pickup_code":"SECRET"}`,
+			"Child k1 was already checked in to class a for 2026-07-05 (check-in c1)."},
+		"neemias_checkout_register": {`{"checkin_id":"c1","child_id":"k1","checked_out_at":"2026-07-05T12:00:00Z"}`,
+			"Child k1 was picked up at 2026-07-05T12:00:00Z (check-in c1)."},
+	}
+	for _, c := range m.Caps {
+		tc, ok := cases[c.ID]
+		if !ok {
+			continue
+		}
+		tmpl, err := capability.ParseSummary(c.Spec.Summary)
+		if err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		got, err := capability.RenderSummary(tmpl, []byte(tc.output))
+		if err != nil || got != tc.want {
+			t.Errorf("%s summary = %q, %v; want %q", c.ID, got, err, tc.want)
+		}
+		delete(cases, c.ID)
+	}
+	if len(cases) > 0 {
+		t.Errorf("capabilities without the expected summary: %v", cases)
+	}
+}
+
+// TestViewFileChecks: a document that loads something from outside, or is no HTML5 document,
+// is refused with the spec line of its view.
+func TestViewFileChecks(t *testing.T) {
+	root := t.TempDir()
+	src, err := os.ReadFile("spec/testdata/valid.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := string(src) + "views:\n  thing_view:\n    uri: ui://demo/thing\n    title: Thing\n    description: A thing.\n    file: internal/views/thing.html\n    capabilities: [thing]\n"
+	s, err := spec.Parse("spec/capabilities.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewModel(s, "spec/capabilities.yaml", module)
+	if err := m.CheckViewFilesIn(root); err == nil || !strings.Contains(err.Error(), "cannot read internal/views/thing.html") {
+		t.Errorf("missing file: %v", err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "internal", "views"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(body string) {
+		if err := os.WriteFile(filepath.Join(root, "internal", "views", "thing.html"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("<html></html>")
+	if err := m.CheckViewFilesIn(root); err == nil || !strings.Contains(err.Error(), "does not start with <!doctype html>") {
+		t.Errorf("not HTML5: %v", err)
+	}
+	write("<!doctype html>\n<html>\n<script src=\"https://cdn.example/x.js\"></script></html>")
+	if err := m.CheckViewFilesIn(root); err == nil || !strings.Contains(err.Error(), "internal/views/thing.html:3: view \"thing_view\" loads") {
+		t.Errorf("external script: %v", err)
+	}
+	write("<!doctype html>\n<html><p>ok</p></html>")
+	if err := m.CheckViewFilesIn(root); err != nil {
+		t.Errorf("self-contained document refused: %v", err)
+	}
+}

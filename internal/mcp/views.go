@@ -1,0 +1,172 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/neemias/neemias-mcp/internal/capability"
+)
+
+// MCP Apps (io.modelcontextprotocol/ui). The server advertises the extension whenever it has
+// views; tools' _meta.ui and the ui:// resources appear in tools/list and resources/list only
+// for a client that declared the extension with the view MIME type (2026-07-28: in the
+// request's _meta client capabilities; 2025 era: the same per-request capabilities, since a
+// stateless server never keeps initialize's). A view is registered for a caller who can reach
+// one of its linked capabilities.
+
+// checkViews validates Options.Views against the registry, at start-up.
+func checkViews(views []capability.View, caps []capability.Capability) error {
+	ids := map[string]bool{}
+	for _, c := range caps {
+		ids[c.ID] = true
+	}
+	uris, linked := map[string]bool{}, map[string]string{}
+	for _, v := range views {
+		switch {
+		case !strings.HasPrefix(v.URI, "ui://"):
+			return fmt.Errorf("mcp: view %q: URI %q does not start with ui://", v.ID, v.URI)
+		case uris[v.URI]:
+			return fmt.Errorf("mcp: view %q: URI %q is used twice", v.ID, v.URI)
+		case strings.TrimSpace(v.HTML) == "":
+			return fmt.Errorf("mcp: view %q has no HTML", v.ID)
+		}
+		uris[v.URI] = true
+		for _, c := range v.Capabilities {
+			if !ids[c] {
+				return fmt.Errorf("mcp: view %q links capability %q, which is not in the registry", v.ID, c)
+			}
+			if prev, dup := linked[c]; dup {
+				return fmt.Errorf("mcp: capability %q is linked to views %q and %q", c, prev, v.ID)
+			}
+			linked[c] = v.ID
+		}
+	}
+	return nil
+}
+
+// viewFor returns the view a tool entry links to, if any.
+func (h *Handler) viewFor(e *entry) (capability.View, bool) {
+	for _, v := range h.opts.Views {
+		if v.Links(e.ID) {
+			return v, true
+		}
+	}
+	return capability.View{}, false
+}
+
+// addViews registers, on a server for the capabilities vis, the views linked to one of them,
+// declares the extension, and returns nothing: tools get their _meta.ui in sdkTool.
+func (h *Handler) addViews(s *sdk.Server, vis []*entry) {
+	for _, v := range h.opts.Views {
+		if !slices.ContainsFunc(vis, func(e *entry) bool { return v.Links(e.ID) }) {
+			continue
+		}
+		res := &sdk.Resource{URI: v.URI, Name: v.ID, Title: v.Title, Description: v.Description, MIMEType: capability.ViewMIMEType}
+		meta := viewResourceMeta(v)
+		res.Meta = meta
+		s.AddResource(res, func(_ context.Context, _ *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{
+				Contents:  []*sdk.ResourceContents{{URI: v.URI, MIMEType: capability.ViewMIMEType, Text: v.HTML, Meta: meta}},
+				Cacheable: sdk.Cacheable{TTLMs: int(h.opts.ListTTL.Milliseconds()), CacheScope: "public"},
+			}, nil
+		})
+	}
+}
+
+// viewResourceMeta is _meta.ui of a view resource: its CSP, when it declares domains.
+func viewResourceMeta(v capability.View) sdk.Meta {
+	if v.CSP.Empty() {
+		return nil
+	}
+	csp := map[string]any{}
+	for k, l := range map[string][]string{
+		"connectDomains": v.CSP.ConnectDomains, "resourceDomains": v.CSP.ResourceDomains,
+		"frameDomains": v.CSP.FrameDomains, "baseUriDomains": v.CSP.BaseURIDomains,
+	} {
+		if len(l) > 0 {
+			csp[k] = slices.Clone(l)
+		}
+	}
+	return sdk.Meta{"ui": map[string]any{"csp": csp}}
+}
+
+// toolUIMeta is a linked tool's _meta.ui.
+func toolUIMeta(v capability.View) map[string]any {
+	vis := v.Visibility
+	if len(vis) == 0 {
+		vis = []string{"model", "app"}
+	}
+	return map[string]any{"resourceUri": v.URI, "visibility": slices.Clone(vis)}
+}
+
+// ClientSupportsUI reports whether client capabilities declare the MCP Apps extension with the
+// view MIME type.
+func ClientSupportsUI(caps *sdk.ClientCapabilities) bool {
+	if caps == nil || caps.Extensions == nil {
+		return false
+	}
+	raw, ok := caps.Extensions[capability.UIExtension]
+	if !ok {
+		return false
+	}
+	var settings struct {
+		MIMETypes []string `json:"mimeTypes"`
+	}
+	b, err := json.Marshal(raw)
+	if err != nil || json.Unmarshal(b, &settings) != nil {
+		return false
+	}
+	return slices.Contains(settings.MIMETypes, capability.ViewMIMEType)
+}
+
+// viewsMiddleware hides everything about views from a client that did not declare the
+// extension: tools/list loses _meta.ui, resources/list the ui:// resources. (The copies keep
+// the SDK's registered tools untouched.)
+func (h *Handler) viewsMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil || len(h.opts.Views) == 0 {
+			return res, err
+		}
+		switch r := res.(type) {
+		case *sdk.ListToolsResult:
+			if lr, ok := req.(*sdk.ListToolsRequest); ok && ClientSupportsUI(lr.ClientCapabilities()) {
+				return res, nil
+			}
+			out := *r
+			out.Tools = make([]*sdk.Tool, len(r.Tools))
+			for i, t := range r.Tools {
+				if _, has := t.Meta["ui"]; has {
+					cp := *t
+					cp.Meta = nil
+					for k, v := range t.Meta {
+						if k != "ui" {
+							if cp.Meta == nil {
+								cp.Meta = sdk.Meta{}
+							}
+							cp.Meta[k] = v
+						}
+					}
+					t = &cp
+				}
+				out.Tools[i] = t
+			}
+			return &out, nil
+		case *sdk.ListResourcesResult:
+			if lr, ok := req.(*sdk.ListResourcesRequest); ok && ClientSupportsUI(lr.ClientCapabilities()) {
+				return res, nil
+			}
+			out := *r
+			out.Resources = slices.DeleteFunc(slices.Clone(r.Resources), func(x *sdk.Resource) bool {
+				return strings.HasPrefix(x.URI, "ui://")
+			})
+			return &out, nil
+		}
+		return res, err
+	}
+}
