@@ -578,8 +578,8 @@ type browser struct {
 // newBrowser starts Chromium with a fresh profile. Nothing off this machine may be
 // contacted: the background services are off, every host name but 127.0.0.1 fails to
 // resolve, and every request that is not to loopback goes to a local proxy that refuses it
-// and records it.
-func newBrowser(t *testing.T, parent context.Context, exe string) *browser {
+// and records it. disable names further Chromium features to turn off.
+func newBrowser(t *testing.T, parent context.Context, exe string, disable ...string) *browser {
 	t.Helper()
 	profile := t.TempDir() // removed after the browser is gone (cleanups run last-in first-out)
 	trap := newTrapProxy(t)
@@ -601,7 +601,7 @@ func newBrowser(t *testing.T, parent context.Context, exe string) *browser {
 		chromedp.Flag("disable-breakpad", true),
 		chromedp.Flag("disable-client-side-phishing-detection", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-features", "Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,CertificateTransparencyComponentUpdater,NetworkTimeServiceQuerying"),
+		chromedp.Flag("disable-features", strings.Join(append([]string{"Translate", "OptimizationHints", "MediaRouter", "DialMediaRouteProvider", "AutofillServerCommunication", "CertificateTransparencyComponentUpdater", "NetworkTimeServiceQuerying"}, disable...), ",")),
 		chromedp.Flag("disable-domain-reliability", true),
 		chromedp.Flag("metrics-recording-only", true),
 		chromedp.Flag("safebrowsing-disable-auto-update", true),

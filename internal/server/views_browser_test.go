@@ -1,0 +1,562 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/neemias/neemias-mcp/internal/seed"
+	"github.com/neemias/neemias-mcp/internal/views"
+)
+
+const (
+	viewMIME  = "text/html;profile=mcp-app"
+	uiExtKey  = "io.modelcontextprotocol/ui"
+	chartURI  = "ui://neemias/attendance-chart"
+	sheetURI  = "ui://neemias/checkin-sheet"
+	chartTool = "neemias_attendance_summary"
+	sheetTool = "neemias_checkins_by_date"
+)
+
+// hostCSP is what an MCP Apps host applies to a view whose resource declares no domains
+// (docs/reference/mcp-apps.md): the harness puts it in the view's document, as hosts do.
+const hostCSP = `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src data:; object-src 'none'; connect-src 'none'`
+
+// viewHostHTML is our minimal MCP Apps host: it fetches one case from its own origin, puts
+// the view's HTML in a sandboxed iframe (srcdoc, scripts only: an opaque origin), and speaks
+// the host side of the postMessage bridge: it answers ui/initialize, and after
+// ui/notifications/initialized sends tool-input and tool-result; tools/call and
+// resources/read from the view go to /proxy (the test calls the real server). Everything it
+// saw is in window.hostLog.
+const viewHostHTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Neemias test host</title>
+<style>body{margin:0;padding:8px;font:13px system-ui,sans-serif;background:#eee} iframe{display:block;border:1px solid #888;background:#fff;width:980px;height:1400px}</style>
+</head><body>
+<p id="host-status">host: loading</p>
+<iframe id="view" sandbox="allow-scripts" title="MCP App view"></iframe>
+<script>
+(function () {
+  "use strict";
+  var log = []; window.hostLog = log; window.hostDelivered = false; window.hostInit = null;
+  var frame = document.getElementById("view");
+  var name = new URLSearchParams(location.search).get("case");
+  function status(s) { document.getElementById("host-status").textContent = "host: " + s; }
+  fetch("/case/" + encodeURIComponent(name)).then(function (r) { return r.json(); }).then(function (c) {
+    function send(msg) { frame.contentWindow.postMessage(msg, "*"); }
+    window.addEventListener("message", function (ev) {
+      if (ev.source !== frame.contentWindow) return;
+      var m = ev.data;
+      if (!m || m.jsonrpc !== "2.0") { log.push({bad: true}); return; }
+      log.push({method: m.method || null, id: m.id === undefined ? null : m.id});
+      function reply(result) { send({jsonrpc: "2.0", id: m.id, result: result}); }
+      function fail(code, message) { send({jsonrpc: "2.0", id: m.id, error: {code: code, message: message}}); }
+      switch (m.method) {
+      case "ui/initialize":
+        window.hostInit = m.params || null;
+        reply({
+          protocolVersion: (m.params && m.params.protocolVersion) || "2026-01-26",
+          hostInfo: {name: "neemias-test-host", version: "1"},
+          hostCapabilities: {serverTools: {}, serverResources: {}, logging: {}},
+          hostContext: {theme: "light", locale: c.locale, displayMode: "inline", availableDisplayModes: ["inline"],
+                        toolInfo: {tool: {name: c.tool}}, containerDimensions: {maxHeight: 1400}}
+        });
+        break;
+      case "ui/notifications/initialized":
+        send({jsonrpc: "2.0", method: "ui/notifications/tool-input", params: {arguments: c.arguments}});
+        send({jsonrpc: "2.0", method: "ui/notifications/tool-result", params: c.result});
+        window.hostDelivered = true;
+        status("tool result delivered");
+        break;
+      case "tools/call":
+      case "resources/read":
+        fetch("/proxy", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(m)})
+          .then(function (r) { return r.json(); })
+          .then(function (res) { if (res.error) { fail(res.error.code, res.error.message); } else { reply(res.result); } },
+                function (e) { fail(-32603, String(e)); });
+        break;
+      case "ui/notifications/size-changed":
+        window.hostSize = m.params;
+        break;
+      default:
+        if (m.id !== undefined && m.id !== null) fail(-32601, "method not found: " + m.method);
+      }
+    });
+    frame.srcdoc = c.html;
+    status("view loaded");
+  }, function (e) { status("error " + e); });
+})();
+</script>
+</body></html>`
+
+// viewCase is one view shown to one role.
+type viewCase struct {
+	name     string // also the case's path on the harness
+	role     demoUser
+	locale   string
+	uri      string
+	tool     string
+	args     map[string]any
+	result   *sdk.CallToolResult
+	html     string
+	sc       map[string]any
+	cs       *sdk.ClientSession
+	wantText []string // what the rendered view must show
+	denyText []string // what it must not show
+}
+
+// viewHarness is the host page's server on loopback: the page, the cases as JSON, and the
+// proxy for the view's own requests (recorded).
+type viewHarness struct {
+	hs    *httptest.Server
+	mu    sync.Mutex
+	cases map[string]*viewCase
+	calls []string // JSON-RPC requests the views sent to the host for the server
+}
+
+func newViewHarness(t *testing.T) *viewHarness {
+	t.Helper()
+	h := &viewHarness{cases: map[string]*viewCase{}}
+	h.hs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/host.html":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = io.WriteString(w, viewHostHTML)
+		case strings.HasPrefix(r.URL.Path, "/case/"):
+			h.mu.Lock()
+			c := h.cases[strings.TrimPrefix(r.URL.Path, "/case/")]
+			h.mu.Unlock()
+			if c == nil {
+				http.NotFound(w, r)
+				return
+			}
+			html := strings.Replace(c.html, "<head>", `<head><meta http-equiv="Content-Security-Policy" content="`+hostCSP+`">`, 1)
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{"html": html, "tool": c.tool, "arguments": c.args, "result": c.result, "locale": c.locale})
+		case r.URL.Path == "/proxy" && r.Method == http.MethodPost:
+			h.proxy(w, r)
+		default:
+			http.NotFound(w, r) // e.g. /favicon.ico
+		}
+	}))
+	t.Cleanup(h.hs.Close)
+	return h
+}
+
+// proxy forwards a view's tools/call to the real server with the case's session (the view of
+// ?case= in the Referer), and records it.
+func (h *viewHarness) proxy(w http.ResponseWriter, r *http.Request) {
+	var m struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(body, &m)
+	h.mu.Lock()
+	h.calls = append(h.calls, string(body))
+	var c *viewCase
+	if ref, err := http.NewRequest(http.MethodGet, r.Referer(), nil); err == nil {
+		c = h.cases[ref.URL.Query().Get("case")]
+	}
+	h.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	reply := func(v any) { _ = json.NewEncoder(w).Encode(v) }
+	if c == nil || m.Method != "tools/call" {
+		reply(map[string]any{"error": map[string]any{"code": -32601, "message": "the test host proxies tools/call only"}})
+		return
+	}
+	var p sdk.CallToolParams
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		reply(map[string]any{"error": map[string]any{"code": -32602, "message": err.Error()}})
+		return
+	}
+	res, err := c.cs.CallTool(r.Context(), &p)
+	if err != nil {
+		reply(map[string]any{"error": map[string]any{"code": -32603, "message": err.Error()}})
+		return
+	}
+	reply(map[string]any{"result": res})
+}
+
+// tab opens a fresh browser context in Brasília time with network events on; requests
+// returns the URLs the tab (its frames included) has requested so far.
+func (h *viewHarness) tab(t *testing.T, br *browser) (context.Context, func() []string) {
+	t.Helper()
+	tab, closeTab := chromedp.NewContext(br.ctx, chromedp.WithNewBrowserContext())
+	t.Cleanup(closeTab)
+	tab, cancelTab := context.WithTimeout(tab, 60*time.Second)
+	t.Cleanup(cancelTab)
+	var mu sync.Mutex
+	var seen []string
+	if err := chromedp.Listen(tab, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			seen = append(seen, e.Request.URL)
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	run(t, tab, "enable network events and set the time zone", chromedp.Action[chromedp.Void](func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
+			return chromedp.Void{}, err
+		}
+		_, err := cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "America/Sao_Paulo"})
+		return chromedp.Void{}, err
+	}))
+	return tab, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+}
+
+// outside are the requests not to the harness's origin, about:srcdoc, about:blank or data:.
+func (h *viewHarness) outside(urls []string) []string {
+	var out []string
+	for _, u := range urls {
+		if !strings.HasPrefix(u, h.hs.URL+"/") && u != "about:srcdoc" && u != "about:blank" && !strings.HasPrefix(u, "data:") {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func (h *viewHarness) viewCalls() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.calls)
+}
+
+// connectUI opens a go-sdk session pinned to version that declares MCP Apps.
+func (a *app) connectUI(t *testing.T, ctx context.Context, version, token string) *sdk.ClientSession {
+	t.Helper()
+	caps := &sdk.ClientCapabilities{}
+	caps.AddExtension(uiExtKey, map[string]any{"mimeTypes": []string{viewMIME}})
+	client := sdk.NewClient(&sdk.Implementation{Name: "neemias-views-test", Version: "1"}, &sdk.ClientOptions{Capabilities: caps})
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: a.mcp, HTTPClient: &http.Client{Transport: &bearer{t: t, token: token}}},
+		&sdk.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connect with the UI extension: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// viewArtifactDir is $NEEMIAS_ARTIFACTS if set, else artifactDir ($NEEMIAS_TEST_ARTIFACTS or
+// a temporary directory).
+func viewArtifactDir(t *testing.T) string {
+	t.Helper()
+	if dir := os.Getenv("NEEMIAS_ARTIFACTS"); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("test artifacts (screenshots) in %s", dir)
+		return dir
+	}
+	return artifactDir(t)
+}
+
+// TestBrowserViews renders the MCP Apps views (ui://neemias/attendance-chart and
+// ui://neemias/checkin-sheet) as a host would, in headless Chromium: over real MCP with the UI
+// extension declared, for ADMIN (children:read) and VOLUNTARIO (no children:read), the linked
+// tools carry _meta.ui, each view is read as text/html;profile=mcp-app, and the tools are
+// called on demo data (a month with check-ins; the demo church's busiest day). Our host page
+// puts the view in a sandboxed srcdoc iframe and answers the postMessage bridge with the real
+// tool result. The page must show the totals of the structured content; the sheet shows child
+// names to ADMIN and none of them to VOLUNTARIO; no request leaves the harness's origin.
+// Screenshots go to $NEEMIAS_ARTIFACTS (else $NEEMIAS_TEST_ARTIFACTS, else a temporary dir).
+func TestBrowserViews(t *testing.T) {
+	exe := chromiumPath(t)
+	artifacts := viewArtifactDir(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+
+	a := newApp(t)
+	day := a.one(t, `SELECT service_date::text FROM checkins WHERE church_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 DESC LIMIT 1`, seed.DemoChurchID)
+	from := a.one(t, `SELECT date_trunc('month', $1::date)::date::text`, day)
+	to := a.one(t, `SELECT LEAST((date_trunc('month', $1::date) + interval '1 month - 1 day')::date,
+		(now() AT TIME ZONE 'America/Sao_Paulo')::date)::text`, day)
+	brasilia, err := time.LoadLocation("America/Sao_Paulo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	htmlByURI := map[string]string{}
+	for _, v := range views.All() {
+		htmlByURI[v.URI] = v.HTML
+	}
+
+	h := newViewHarness(t)
+	roles := []struct {
+		user   demoUser
+		locale string
+	}{{admin, "pt-BR"}, {voluntario, "en-US"}}
+	var cases []*viewCase
+	sheets := map[string]map[string]any{} // role → the sheet's structured content
+	for _, r := range roles {
+		for _, version := range eras { // the browser uses the first
+			t.Run("mcp/"+version+"/"+r.user.role, func(t *testing.T) {
+				checkViewsOverMCP(t, ctx, a.connectUI(t, ctx, version, a.token(t, r.user)), htmlByURI, version == eras[0])
+			})
+		}
+		cs := a.connectUI(t, ctx, eras[0], a.token(t, r.user))
+		for _, v := range []struct {
+			uri, tool string
+			args      map[string]any
+		}{
+			{chartURI, chartTool, map[string]any{"from": from, "to": to}},
+			{sheetURI, sheetTool, map[string]any{"date": day}},
+		} {
+			res, sc := callJSON(t, cs, v.tool, v.args)
+			if res.IsError || sc == nil {
+				t.Fatalf("%s %s %v: isError=%v %s", r.user.role, v.tool, v.args, res.IsError, resultText(res))
+			}
+			c := &viewCase{
+				name: strings.ToLower(r.user.role) + "-" + strings.TrimPrefix(v.uri, "ui://neemias/"),
+				role: r.user, locale: r.locale, uri: v.uri, tool: v.tool, args: v.args,
+				result: res, html: htmlByURI[v.uri], sc: sc, cs: cs,
+			}
+			if v.tool == sheetTool {
+				sheets[r.user.role] = sc
+			}
+			cases = append(cases, c)
+		}
+	}
+
+	// What each case must show, from the structured content.
+	adminNames := childNames(sheets["ADMIN"])
+	if len(adminNames) == 0 {
+		t.Fatalf("ADMIN's check-ins of %s carry no child names: %v", day, sheets["ADMIN"])
+	}
+	if names := childNames(sheets["VOLUNTARIO"]); len(names) != 0 {
+		t.Errorf("the server sent VOLUNTARIO (no children:read) child names: %v", names)
+	}
+	for _, c := range cases {
+		switch c.tool {
+		case chartTool:
+			c.wantText = append(c.wantText, fmt.Sprint(num(c.sc["total_checkins"])), from, to)
+			perClass := map[string]int{}
+			daysList, _ := c.sc["days"].([]any)
+			if len(daysList) == 0 {
+				t.Errorf("%s: no days in %s..%s: %v", c.name, from, to, c.sc)
+			}
+			for _, d := range daysList {
+				m := d.(map[string]any)
+				perClass[m["class_name"].(string)] += num(m["checkins"])
+			}
+			for name, n := range perClass {
+				c.wantText = append(c.wantText, fmt.Sprintf("%s\t%d", name, n)) // the per-class table's row
+			}
+		case sheetTool:
+			rows, _ := c.sc["checkins"].([]any)
+			if len(rows) == 0 {
+				t.Errorf("%s: no check-ins on %s", c.name, day)
+			}
+			c.wantText = append(c.wantText, fmt.Sprint(len(rows)), day)
+			perClass := map[string]int{}
+			for _, row := range rows {
+				m := row.(map[string]any)
+				perClass[m["class_name"].(string)]++
+				if c.role == voluntario {
+					c.wantText = append(c.wantText, m["child_id"].(string))
+				}
+			}
+			for name, n := range perClass {
+				c.wantText = append(c.wantText, fmt.Sprintf("%s (%d)", name, n)) // the class caption
+			}
+			// Times as the church reads them: the tab runs in Brasília time (emulated).
+			layout := map[string]string{"pt-BR": "15:04", "en-US": "03:04"}[c.locale]
+			for _, row := range rows {
+				m := row.(map[string]any)
+				at, err := time.Parse(time.RFC3339Nano, m["checked_in_at"].(string))
+				if err != nil {
+					t.Fatalf("checked_in_at %v: %v", m["checked_in_at"], err)
+				}
+				c.wantText = append(c.wantText, at.In(brasilia).Format(layout))
+			}
+			if c.role == admin {
+				c.wantText = append(c.wantText, adminNames...)
+			} else {
+				c.denyText = adminNames
+			}
+		}
+		h.mu.Lock()
+		h.cases[c.name] = c
+		h.mu.Unlock()
+	}
+
+	// IsolateSandboxedIframes (on in Chromium 156) puts the opaque-origin view in a process of
+	// its own, out of reach of the tab's network events and execution contexts: with it, the
+	// control case below fails and the view's text cannot be read.
+	br := newBrowser(t, ctx, exe, "IsolateSandboxedIframes")
+	defer br.logOutsideAttempts(t)
+	for _, c := range cases {
+		t.Run("browser/"+c.name, func(t *testing.T) {
+			tab, requests := h.tab(t, br)
+			hostURL := h.hs.URL + "/host.html?case=" + c.name
+			run(t, tab, "open the host page and wait for the tool result to be delivered",
+				chromedp.Navigate(hostURL),
+				chromedp.Poll[chromedp.Void](`window.hostDelivered === true`, chromedp.WithPollingTimeout(20*time.Second)))
+			frames := value(t, tab, chromedp.Nodes(chromedp.CSS("iframe#view")))
+			if len(frames) != 1 {
+				t.Fatalf("%d view iframes", len(frames))
+			}
+			// The view's text once it has rendered (its status line is no longer "waiting").
+			shown := value(t, tab, chromedp.Poll[string](`(function () {
+				var s = document.getElementById("status");
+				if (!s || /Aguardando|Waiting/.test(s.textContent)) return null;
+				return document.body.innerText;
+			})()`, chromedp.WithPollingInFrame(frames[0]), chromedp.WithPollingTimeout(20*time.Second)))
+			for _, want := range c.wantText {
+				if !strings.Contains(shown, want) {
+					t.Errorf("the view does not show %q:\n%s", want, shown)
+				}
+			}
+			for _, deny := range c.denyText {
+				if strings.Contains(shown, deny) {
+					t.Errorf("the view shows %q to %s (no children:read)", deny, c.role.role)
+				}
+			}
+			wantLang := map[string]string{"pt-BR": "pt-BR", "en-US": "en"}[c.locale]
+			if lang := value(t, tab, chromedp.Poll[string](`document.documentElement.lang`, chromedp.WithPollingInFrame(frames[0]))); lang != wantLang {
+				t.Errorf("the view's language is %q with host locale %s, want %s", lang, c.locale, wantLang)
+			}
+			// The bridge as the host saw it.
+			var init struct {
+				ProtocolVersion string `json:"protocolVersion"`
+				AppInfo         struct{ Name string }
+			}
+			initJSON := value(t, tab, chromedp.Evaluate[string](`JSON.stringify(window.hostInit)`))
+			if err := json.Unmarshal([]byte(initJSON), &init); err != nil || init.ProtocolVersion == "" || init.AppInfo.Name == "" {
+				t.Errorf("ui/initialize params %s", initJSON)
+			}
+			methods := value(t, tab, chromedp.Evaluate[[]string](`window.hostLog.map(function (m) { return m.method || ("response " + m.id); })`))
+			if i, j := slices.Index(methods, "ui/initialize"), slices.Index(methods, "ui/notifications/initialized"); i < 0 || j < i {
+				t.Errorf("bridge messages from the view: %v, want ui/initialize then ui/notifications/initialized", methods)
+			}
+			t.Logf("bridge messages from the view: %v", methods)
+
+			shot := filepath.Join(artifacts, "view-"+c.name+".png")
+			screenshot(t, tab, shot)
+			checkPNG(t, shot)
+
+			// Nothing but the harness's origin (and the srcdoc document) was requested.
+			seen := requests()
+			if !slices.Contains(seen, hostURL) || !slices.Contains(seen, h.hs.URL+"/case/"+c.name) {
+				t.Errorf("network events missed the harness's own requests: %v", seen)
+			}
+			for _, u := range h.outside(seen) {
+				t.Errorf("a request left the harness: %s", u)
+			}
+		})
+	}
+
+	// The detector itself: a view that reaches out (blocked by the CSP or refused by the trap
+	// proxy, but attempted) is seen from inside the sandboxed iframe.
+	t.Run("browser/control-leaky-view", func(t *testing.T) {
+		const leak = "http://leak.neemias.test/pixel.png"
+		h.mu.Lock()
+		h.cases["control"] = &viewCase{name: "control", tool: chartTool, locale: "en", html: `<!doctype html><html><head></head><body>
+			<p id="status">leaky</p><img src="` + leak + `"><script>fetch("http://leak.neemias.test/beacon").catch(function () {});</script></body></html>`}
+		h.mu.Unlock()
+		tab, requests := h.tab(t, br)
+		run(t, tab, "open the host page with a leaky view", chromedp.Navigate(h.hs.URL+"/host.html?case=control"))
+		deadline := time.Now().Add(15 * time.Second)
+		for !slices.Contains(h.outside(requests()), leak) && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if out := h.outside(requests()); !slices.Contains(out, leak) {
+			t.Errorf("the network listener did not see the view's request to %s: outside %v, all %v", leak, out, requests())
+		}
+	})
+	if calls := h.viewCalls(); len(calls) > 0 {
+		t.Logf("the views called the server through the host: %v", calls)
+	}
+}
+
+// checkViewsOverMCP: on a session declaring MCP Apps, the two read tools carry
+// _meta.ui.resourceUri of their view (checked when linked; see below) and each view reads as
+// the embedded HTML, typed text/html;profile=mcp-app.
+//
+// In the 2025 era the go-sdk client declares the extension in initialize only, and the
+// stateless server keeps nothing of initialize (internal/mcp/views.go reads the per-request
+// _meta client capabilities): such a client is shown no _meta.ui. That is logged, not
+// asserted, until the server decides what a 2025-era host should see.
+func checkViewsOverMCP(t *testing.T, ctx context.Context, cs *sdk.ClientSession, htmlByURI map[string]string, linked bool) {
+	t.Helper()
+	tl, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	got := map[string]string{}
+	for _, tool := range tl.Tools {
+		if ui, ok := tool.Meta["ui"].(map[string]any); ok {
+			got[tool.Name], _ = ui["resourceUri"].(string)
+		}
+	}
+	want := map[string]string{chartTool: chartURI, sheetTool: sheetURI}
+	switch {
+	case linked && !mapsEqual(got, want):
+		t.Errorf("tools with _meta.ui.resourceUri: %v, want %v", got, want)
+	case !linked && !mapsEqual(got, want):
+		t.Logf("KNOWN GAP: extension declared in initialize only: tools with _meta.ui.resourceUri: %v (a session-keeping server would show %v)", got, want)
+	}
+	for uri, want := range htmlByURI {
+		rr, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
+		if err != nil {
+			t.Fatalf("resources/read %s: %v", uri, err)
+		}
+		if len(rr.Contents) == 0 {
+			t.Fatalf("resources/read %s: no contents", uri)
+		}
+		if len(rr.Contents) != 1 || rr.Contents[0].URI != uri || rr.Contents[0].MIMEType != viewMIME || rr.Contents[0].Text != want {
+			t.Errorf("resources/read %s: %d contents, first %q %q (%d chars); want the embedded HTML as %s",
+				uri, len(rr.Contents), rr.Contents[0].URI, rr.Contents[0].MIMEType, len(rr.Contents[0].Text), viewMIME)
+		}
+	}
+}
+
+// childNames are the child_name values of a checkins_by_date result.
+func childNames(sc map[string]any) []string {
+	var out []string
+	rows, _ := sc["checkins"].([]any)
+	for _, r := range rows {
+		if n, ok := r.(map[string]any)["child_name"].(string); ok && n != "" {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func num(v any) int {
+	f, _ := v.(float64)
+	return int(f)
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
