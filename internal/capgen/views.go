@@ -141,8 +141,13 @@ The server declares the MCP Apps extension ` + "`io.modelcontextprotocol/ui`" + 
 self-contained HTML document embedded in the binary. Linked tools carry ` + "`_meta.ui`" + `
 (` + "`resourceUri`" + `, ` + "`visibility`" + `), and views are listed, only when the client declared the
 extension with that MIME type: per request in 2026-07-28 (` + "`_meta[\"io.modelcontextprotocol/clientCapabilities\"]`" + `),
-in the request's client capabilities in the 2025 era. A view is listed to a caller who can reach
-at least one of its linked capabilities.
+in ` + "`initialize`" + ` in the 2025 era. The server being stateless, a 2025-era ` + "`initialize`" + ` declaring
+the extension gets an ` + "`Mcp-Session-Id`" + ` header (` + "`neemias-ui1-`" + ` and 32 hex digits, random, stored
+nowhere) that the client echoes on later requests; a legacy request carrying such an id counts
+as having declared the extension. The id only remembers that declaration: it holds no secret,
+grants nothing, and is ignored in 2026-07-28; no other response carries a session id, and
+DELETE answers 405 (the server does not let clients terminate sessions). A view is listed to a
+caller who can reach at least one of its linked capabilities.
 
 | View | URI | Document | Linked to | Visibility | CSP |
 |------|-----|----------|-----------|------------|-----|

@@ -16,7 +16,10 @@
 //   - a request with _meta "io.modelcontextprotocol/protocolVersion" or a >= 2026-07-28 header
 //     is modern: headers and _meta are checked (-32020/-32022/-32602, HTTP 400), results carry
 //     resultType, list and read results carry ttlMs and cacheScope;
-//   - notifications get 202, GET and DELETE 405, batches 400; no Mcp-Session-Id is ever issued.
+//   - notifications get 202, GET and DELETE 405, batches 400; no Mcp-Session-Id is issued, but
+//     for the UI session id: a legacy initialize declaring MCP Apps (io.modelcontextprotocol/ui)
+//     gets one that only remembers the declaration, so later legacy requests echoing it are
+//     shown views (uisession.go); it holds no secret, grants nothing and nothing is stored.
 //
 // Nothing in this package is generated; gen/capapi, gen/schemas and gen/scopes are passed in
 // through Options by the composition root.

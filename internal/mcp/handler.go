@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -246,7 +247,8 @@ func (h *Handler) compile(c capability.Capability) (*entry, error) {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.chain.ServeHTTP(newResponseWriter(w), r)
+	rw := newResponseWriter(w)
+	h.chain.ServeHTTP(rw, r.WithContext(context.WithValue(r.Context(), responseWriterKey{}, rw)))
 }
 
 // onlyPOST answers everything but POST with 405: the endpoint has no GET stream (stateless) and
@@ -315,9 +317,20 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if _, rpcErr := classify(env, r.Header.Get("MCP-Protocol-Version")); rpcErr != nil {
+	era, rpcErr := classify(env, r.Header.Get("MCP-Protocol-Version"))
+	if rpcErr != nil {
 		httpx.WriteRPCError(w, http.StatusBadRequest, env.id, *rpcErr)
 		return
+	}
+	if era == eraLegacy && len(h.opts.Views) > 0 {
+		// MCP Apps in the 2025 eras, statelessly (uisession.go).
+		if env.method == "initialize" {
+			if initializeDeclaresUI(body) {
+				issueUISession(r)
+			}
+		} else if isUISessionID(r.Header.Get("Mcp-Session-Id")) {
+			r = r.WithContext(withLegacyUI(r.Context()))
+		}
 	}
 	if env.method == "tools/call" && h.tools[env.name] == nil {
 		h.unknownTool(w, env)
@@ -347,8 +360,8 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		}
 		r = r.WithContext(pipeline.WithPermit(r.Context(), permit))
 	}
-	// Session and resumption headers mean nothing to a stateless server: ignore them (the SDK
-	// would refuse Last-Event-ID on a POST).
+	// Session and resumption headers mean nothing to a stateless server (but for the UI
+	// session id, read above): ignore them (the SDK would refuse Last-Event-ID on a POST).
 	r.Header.Del("Mcp-Session-Id")
 	r.Header.Del("Last-Event-ID")
 	r.Body = io.NopCloser(bytes.NewReader(body))

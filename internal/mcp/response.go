@@ -6,11 +6,12 @@ import (
 )
 
 // responseWriter fixes headers on every response just before they are written: no caching
-// anywhere (answers hold children's data and depend on the caller), no session id ever, and
+// anywhere (answers hold children's data and depend on the caller), no session id but the UI one (uisession.go), and
 // no proxy buffering of SSE streams.
 type responseWriter struct {
 	http.ResponseWriter
 	wroteHeader bool
+	sessionID   string // the UI session id to issue (uisession.go), or ""
 }
 
 func newResponseWriter(w http.ResponseWriter) *responseWriter {
@@ -23,6 +24,9 @@ func (w *responseWriter) WriteHeader(status int) {
 		h := w.Header()
 		h.Set("Cache-Control", "no-store")
 		h.Del("Mcp-Session-Id")
+		if w.sessionID != "" {
+			h.Set("Mcp-Session-Id", w.sessionID)
+		}
 		if strings.HasPrefix(h.Get("Content-Type"), "text/event-stream") {
 			h.Set("X-Accel-Buffering", "no")
 		}

@@ -135,7 +135,7 @@ func (h *Handler) viewsMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		switch r := res.(type) {
 		case *sdk.ListToolsResult:
-			if lr, ok := req.(*sdk.ListToolsRequest); ok && ClientSupportsUI(lr.ClientCapabilities()) {
+			if lr, ok := req.(*sdk.ListToolsRequest); ok && (ClientSupportsUI(lr.ClientCapabilities()) || legacyUI(ctx)) {
 				return res, nil
 			}
 			out := *r
@@ -158,7 +158,7 @@ func (h *Handler) viewsMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 			return &out, nil
 		case *sdk.ListResourcesResult:
-			if lr, ok := req.(*sdk.ListResourcesRequest); ok && ClientSupportsUI(lr.ClientCapabilities()) {
+			if lr, ok := req.(*sdk.ListResourcesRequest); ok && (ClientSupportsUI(lr.ClientCapabilities()) || legacyUI(ctx)) {
 				return res, nil
 			}
 			out := *r
