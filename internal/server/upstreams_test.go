@@ -115,22 +115,8 @@ func TestUpstreamTools(t *testing.T) {
 
 	t.Run("a child's name refused before sending", func(t *testing.T) {
 		child := a.one(t, `SELECT name FROM children WHERE church_id = $1 AND name LIKE '% %' ORDER BY name LIMIT 1`, seed.DemoChurchID)
-		before := rec.Count()
 		cs, _ := a.connect(t, ctx, eras[0], a.token(t, admin))
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"message": "a " + child + " chegou"}})
-		if err != nil {
-			t.Fatalf("call: %v", err)
-		}
-		text := ""
-		if len(res.Content) > 0 {
-			text = res.Content[0].(*sdk.TextContent).Text
-		}
-		if !res.IsError || !strings.Contains(text, "$.arguments.message") || strings.Contains(text, child) {
-			t.Errorf("want a tool error naming the path, never the value; got %+v", res)
-		}
-		if rec.Saw(child) || rec.Count() != before {
-			t.Error("bytes of the refused call reached the upstream")
-		}
+		refusedBeforeSending(t, ctx, cs, rec, tool, "a "+child+" chegou", child, true)
 	})
 
 	t.Run("a child enrolled now is refused at once", func(t *testing.T) {
@@ -150,21 +136,7 @@ func TestUpstreamTools(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("enroll: %v %+v", err, res)
 		}
-		before := rec.Count()
-		res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"message": "buscar " + canary + " às 12h"}})
-		if err != nil {
-			t.Fatalf("call: %v", err)
-		}
-		text := ""
-		if len(res.Content) > 0 {
-			text = res.Content[0].(*sdk.TextContent).Text
-		}
-		if !res.IsError || !strings.Contains(text, "$.arguments.message") || strings.Contains(text, canary) {
-			t.Errorf("want the new child's name refused (a tool error naming the path, never the value); got %+v", res)
-		}
-		if rec.Saw(canary) || rec.Count() != before {
-			t.Error("the new child's name reached the upstream")
-		}
+		refusedBeforeSending(t, ctx, cs, rec, tool, "buscar "+canary+" às 12h", canary, true)
 		got := a.query(t, `SELECT action FROM audit_log WHERE capability = 'upstream:docs/echo' ORDER BY id DESC LIMIT 1`)
 		if len(got) != 1 || !strings.HasPrefix(got[0], "call.pii_detected.request") {
 			t.Errorf("last audit action of upstream:docs/echo = %v; want call.pii_detected.request…", got)
@@ -173,15 +145,8 @@ func TestUpstreamTools(t *testing.T) {
 
 	t.Run("a valid CPF refused before sending", func(t *testing.T) {
 		const cpf = "529.982.247-25"
-		before := rec.Count()
 		cs, _ := a.connect(t, ctx, eras[1], a.token(t, cadastro))
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"message": "cpf " + cpf}})
-		if err != nil || !res.IsError {
-			t.Fatalf("call: %v %+v; want a tool error", err, res)
-		}
-		if rec.Saw(cpf) || rec.Count() != before {
-			t.Error("bytes of the refused call reached the upstream")
-		}
+		refusedBeforeSending(t, ctx, cs, rec, tool, "cpf "+cpf, cpf, false)
 	})
 
 	t.Run("audit rows", func(t *testing.T) {
@@ -245,5 +210,27 @@ func TestUpstreamsMustMatchTheSpec(t *testing.T) {
 		Upstreams: upstream.Config{Enabled: true, Upstreams: []upstream.Upstream{{ID: "wiki", URL: "http://127.0.0.1:9/mcp"}}}}, st)
 	if err == nil || !strings.Contains(err.Error(), `upstream "wiki" is configured`) {
 		t.Fatalf("server.New = %v; want the undeclared upstream refused", err)
+	}
+}
+
+// refusedBeforeSending calls tool with message and requires a tool error that never repeats
+// value (and, with namesPath, names the argument's JSON path), sent before any byte of the call
+// reached the upstream.
+func refusedBeforeSending(t *testing.T, ctx context.Context, cs *sdk.ClientSession, rec *testsupport.Recorder, tool, message, value string, namesPath bool) {
+	t.Helper()
+	before := rec.Count()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"message": message}})
+	if err != nil {
+		t.Fatalf("call: %v", err)
+	}
+	text := ""
+	if len(res.Content) > 0 {
+		text = res.Content[0].(*sdk.TextContent).Text
+	}
+	if !res.IsError || strings.Contains(text, value) || namesPath && !strings.Contains(text, "$.arguments.message") {
+		t.Errorf("want a tool error naming the path, never the value; got %+v", res)
+	}
+	if rec.Saw(value) || rec.Count() != before {
+		t.Error("bytes of the refused call reached the upstream")
 	}
 }
