@@ -149,6 +149,14 @@ grants nothing, and is ignored in 2026-07-28; no other response carries a sessio
 DELETE answers 405 (the server does not let clients terminate sessions). A view is listed to a
 caller who can reach at least one of its linked capabilities.
 
+Both variants of ` + "`tools/list`" + ` and ` + "`resources/list`" + ` are ` + "`cacheScope: \"private\"`" + `: the spec's only scopes are
+` + "`public`" + ` and ` + "`private`" + ` (who may share an entry, not what it varies with), and the lists follow the
+token's scopes. What keeps one variant from being served to the other is the spec's cache key
+(method and result-affecting params): the declaration travels in the request's params. Each
+result also names its variant in ` + "`_meta[\"neemias/cacheVariant\"]`" + ` (` + "`mcp-apps`" + ` or ` + "`core`" + `), in both
+eras, for caches keyed on method and cursor only and for the 2025 era, where the UI session id
+is a header. HTTP responses are ` + "`Cache-Control: no-store`" + `.
+
 | View | URI | Document | Linked to | Visibility | CSP |
 |------|-----|----------|-----------|------------|-----|
 {{- range .Views}}

@@ -15,9 +15,9 @@ import (
 // MCP Apps (io.modelcontextprotocol/ui). The server advertises the extension whenever it has
 // views; tools' _meta.ui and the ui:// resources appear in tools/list and resources/list only
 // for a client that declared the extension with the view MIME type (2026-07-28: in the
-// request's _meta client capabilities; 2025 era: the same per-request capabilities, since a
-// stateless server never keeps initialize's). A view is registered for a caller who can reach
-// one of its linked capabilities.
+// request's _meta client capabilities; 2025 era: in initialize, remembered by the UI session id
+// of uisession.go, or in the request's own _meta client capabilities). A view is registered for
+// a caller who can reach one of its linked capabilities.
 
 // checkViews validates Options.Views against the registry, at start-up.
 func checkViews(views []capability.View, caps []capability.Capability) error {
@@ -124,9 +124,45 @@ func ClientSupportsUI(caps *sdk.ClientCapabilities) bool {
 	return slices.Contains(settings.MIMETypes, capability.ViewMIMEType)
 }
 
+// cacheVariantKey is the result _meta key naming which variant of a list a 2026-07-28
+// tools/list or resources/list result is: cacheVariantUI (the client declared MCP Apps, so the
+// list carries _meta.ui and the ui:// views) or cacheVariantCore (nothing about views).
+//
+// Why a _meta key and not cacheScope: the spec's cacheScope has two values only, "public" and
+// "private", and says who may share an entry (authorization contexts), not what it varies
+// with; both variants of our lists are "private" (they are filtered by the token's scopes), so
+// cacheScope cannot tell them apart. What keeps one variant from being served to the other is
+// the spec's cache key, "the request method together with the request parameters that affect
+// the result": in 2026-07-28 the declaration travels in the request's own params
+// (_meta["io.modelcontextprotocol/clientCapabilities"].extensions), so a request with a
+// different declaration has different result-affecting params and a conforming cache MUST NOT
+// serve it the other's entry. The _meta key says so on the result itself, for caches (and
+// people) that key on method and cursor only: the variant is part of the key. The SDK puts the
+// same hints on legacy results (2025 clients have no caching rules and ignore them); there the
+// variant may come from the UI session id, a header rather than a param, so the _meta key is
+// the only thing on the result that tells the variants apart, and it is sent in both eras.
+// Every HTTP response is Cache-Control: no-store, so no HTTP cache mixes them either.
+const cacheVariantKey = "neemias/cacheVariant"
+
+const (
+	cacheVariantUI   = "mcp-apps"
+	cacheVariantCore = "core"
+)
+
+// withCacheVariant returns meta with cacheVariantKey set to variant, leaving meta untouched.
+func withCacheVariant(meta sdk.Meta, variant string) sdk.Meta {
+	out := make(sdk.Meta, len(meta)+1)
+	for k, v := range meta {
+		out[k] = v
+	}
+	out[cacheVariantKey] = variant
+	return out
+}
+
 // viewsMiddleware hides everything about views from a client that did not declare the
 // extension: tools/list loses _meta.ui, resources/list the ui:// resources. (The copies keep
-// the SDK's registered tools untouched.)
+// the SDK's registered tools untouched.) Both lists name their variant in
+// _meta[cacheVariantKey].
 func (h *Handler) viewsMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		res, err := next(ctx, method, req)
@@ -135,10 +171,16 @@ func (h *Handler) viewsMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		switch r := res.(type) {
 		case *sdk.ListToolsResult:
-			if lr, ok := req.(*sdk.ListToolsRequest); ok && (ClientSupportsUI(lr.ClientCapabilities()) || legacyUI(ctx)) {
-				return res, nil
+			lr, ok := req.(*sdk.ListToolsRequest)
+			if !ok {
+				return res, err
 			}
+			ui := ClientSupportsUI(lr.ClientCapabilities()) || legacyUI(ctx)
 			out := *r
+			out.Meta = withCacheVariant(r.Meta, map[bool]string{true: cacheVariantUI, false: cacheVariantCore}[ui])
+			if ui {
+				return &out, nil
+			}
 			out.Tools = make([]*sdk.Tool, len(r.Tools))
 			for i, t := range r.Tools {
 				if _, has := t.Meta["ui"]; has {
@@ -158,10 +200,16 @@ func (h *Handler) viewsMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 			return &out, nil
 		case *sdk.ListResourcesResult:
-			if lr, ok := req.(*sdk.ListResourcesRequest); ok && (ClientSupportsUI(lr.ClientCapabilities()) || legacyUI(ctx)) {
-				return res, nil
+			lr, ok := req.(*sdk.ListResourcesRequest)
+			if !ok {
+				return res, err
 			}
+			ui := ClientSupportsUI(lr.ClientCapabilities()) || legacyUI(ctx)
 			out := *r
+			out.Meta = withCacheVariant(r.Meta, map[bool]string{true: cacheVariantUI, false: cacheVariantCore}[ui])
+			if ui {
+				return &out, nil
+			}
 			out.Resources = slices.DeleteFunc(slices.Clone(r.Resources), func(x *sdk.Resource) bool {
 				return strings.HasPrefix(x.URI, "ui://")
 			})

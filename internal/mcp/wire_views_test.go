@@ -209,3 +209,65 @@ func TestSummaryText(t *testing.T) {
 		t.Errorf("resources/read must stay JSON: %s", read.body)
 	}
 }
+
+// TestViewsCacheVariant: the UI and non-UI variants of tools/list and resources/list differ in
+// what their cache hints say: both are cacheScope "private" (the spec's only scopes are public
+// and private, and the lists follow the token's scopes), and _meta["neemias/cacheVariant"]
+// names the variant ("mcp-apps" or "core"), in both eras, whether the legacy declaration came
+// in the request's _meta or through the UI session id.
+func TestViewsCacheVariant(t *testing.T) {
+	srv := newServer(t, viewOptions())
+	type hints struct {
+		TTLMs      *int           `json:"ttlMs"`
+		CacheScope string         `json:"cacheScope"`
+		Meta       map[string]any `json:"_meta"`
+	}
+	sid := uiSession(t, srv)
+	for _, era := range []string{"modern", "legacy", "legacy-session"} {
+		for _, method := range []string{"tools/list", "resources/list"} {
+			got := map[bool]hints{}
+			for _, ui := range []bool{true, false} {
+				var ex exchange
+				if era == "legacy-session" {
+					hdr := map[string]string{"Authorization": "Bearer " + tokAdmin, "MCP-Protocol-Version": "2025-11-25"}
+					if ui {
+						hdr["Mcp-Session-Id"] = sid
+					}
+					ex = post(t, srv, hdr, rpc(3, method, map[string]any{}))
+				} else {
+					ex = listVariant(t, srv, era, method, ui, tokAdmin, nil)
+				}
+				h := decode[hints](t, ex.result())
+				if h.TTLMs == nil || h.CacheScope != "private" {
+					t.Errorf("%s %s ui=%v: ttlMs %v cacheScope %q, want a ttlMs and private: %s", era, method, ui, h.TTLMs, h.CacheScope, ex.body)
+				}
+				want := map[bool]string{true: "mcp-apps", false: "core"}[ui]
+				if h.Meta["neemias/cacheVariant"] != want {
+					t.Errorf("%s %s ui=%v: _meta[neemias/cacheVariant] = %v, want %q: %s", era, method, ui, h.Meta["neemias/cacheVariant"], want, ex.body)
+				}
+				got[ui] = h
+			}
+			if got[true].Meta["neemias/cacheVariant"] == got[false].Meta["neemias/cacheVariant"] {
+				t.Errorf("%s %s: both variants' cache hints say the same: %v", era, method, got)
+			}
+		}
+	}
+	// A list that does not vary with the declaration names no variant.
+	ex := listVariant(t, srv, "modern", "resources/templates/list", true, tokAdmin, nil)
+	if strings.Contains(ex.body, "cacheVariant") {
+		t.Errorf("resources/templates/list names a variant: %s", ex.body)
+	}
+}
+
+// uiSession returns the UI session id a legacy initialize declaring MCP Apps is issued.
+func uiSession(t *testing.T, srv *httptest.Server) string {
+	t.Helper()
+	init := do(t, srv, http.MethodPost, nil, rpc(1, "initialize", map[string]any{
+		"protocolVersion": "2025-11-25", "capabilities": uiCaps(), "clientInfo": map[string]any{"name": "host", "version": "1"},
+	}))
+	sid := init.header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatalf("initialize declaring MCP Apps got no Mcp-Session-Id: %s", init.body)
+	}
+	return sid
+}
