@@ -92,3 +92,60 @@ func TestViewFileChecks(t *testing.T) {
 		t.Errorf("self-contained document refused: %v", err)
 	}
 }
+
+// TestViewCSPGenerated: a view declaring CSP domains in the spec gets them in the generated
+// registry (capability.ViewCSP, which internal/mcp emits as _meta.ui.csp) and in the docs
+// table; a view declaring none gets empty lists and "none (host default)".
+func TestViewCSPGenerated(t *testing.T) {
+	src, err := os.ReadFile("spec/testdata/valid.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := string(src) + `views:
+  thing_view:
+    uri: ui://demo/thing
+    title: Thing
+    description: A thing.
+    file: internal/views/thing.html
+    capabilities: [thing]
+    csp:
+      connect_domains: [https://api.example.com]
+      resource_domains: [https://cdn.example.com, https://*.img.example.com]
+  plain_view:
+    uri: ui://demo/plain
+    title: Plain
+    description: A plain view.
+    file: internal/views/plain.html
+    capabilities: [demo_thing_rename]
+`
+	s, err := spec.Parse("spec/capabilities.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := viewFiles(NewModel(s, "spec/capabilities.yaml", module))
+	if err != nil || len(files) != 2 {
+		t.Fatalf("viewFiles: %d files, %v", len(files), err)
+	}
+	gen, doc := string(files[0].Content), string(files[1].Content)
+	thing, plain, ok := strings.Cut(gen[strings.Index(gen, `ID:           "thing_view"`):], `ID:           "plain_view"`)
+	if !ok {
+		t.Fatalf("generated registry lacks the two views:\n%s", gen)
+	}
+	for _, want := range []string{
+		`ConnectDomains:  []string{"https://api.example.com"}`,
+		`ResourceDomains: []string{"https://cdn.example.com", "https://*.img.example.com"}`,
+		`FrameDomains:    []string{}`,
+	} {
+		if !strings.Contains(thing, want) {
+			t.Errorf("thing_view registry entry lacks %s:\n%s", want, thing)
+		}
+	}
+	for _, want := range []string{`ConnectDomains:  []string{}`, `ResourceDomains: []string{}`} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("plain_view registry entry lacks %s:\n%s", want, plain)
+		}
+	}
+	if !strings.Contains(doc, "https://api.example.com https://cdn.example.com https://*.img.example.com") || !strings.Contains(doc, "| none (host default) |") {
+		t.Errorf("docs table does not show the CSP domains and the default:\n%s", doc)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -270,4 +271,60 @@ func uiSession(t *testing.T, srv *httptest.Server) string {
 		t.Fatalf("initialize declaring MCP Apps got no Mcp-Session-Id: %s", init.body)
 	}
 	return sid
+}
+
+// TestViewCSP: a view declaring CSP domains carries _meta.ui.csp with exactly the declared
+// kinds (connectDomains, resourceDomains; no empty lists) on its resources/list entry and on
+// its resources/read content; a view declaring none carries no _meta at all (the host's
+// deny-all default applies).
+func TestViewCSP(t *testing.T) {
+	opts := viewOptions()
+	opts.Views = append(opts.Views, capability.View{
+		ID: "roster_view", URI: "ui://neemias/roster", Title: "Roster", Description: "Counts per class.",
+		HTML: "<!doctype html><html><title>r</title></html>", Capabilities: []string{"roster_children"},
+		CSP: capability.ViewCSP{ConnectDomains: []string{"https://api.example.com"}, ResourceDomains: []string{"https://cdn.example.com", "https://*.img.example.com"}},
+	})
+	srv := newServer(t, opts)
+	want := map[string]any{
+		"connectDomains":  []any{"https://api.example.com"},
+		"resourceDomains": []any{"https://cdn.example.com", "https://*.img.example.com"},
+	}
+	type item struct {
+		URI  string         `json:"uri"`
+		Meta map[string]any `json:"_meta"`
+	}
+	check := func(where string, it item) {
+		t.Helper()
+		if it.URI == chartURI {
+			if it.Meta != nil {
+				t.Errorf("%s: %s declares no CSP but carries _meta %v", where, it.URI, it.Meta)
+			}
+			return
+		}
+		ui, _ := it.Meta["ui"].(map[string]any)
+		if got, _ := ui["csp"].(map[string]any); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %s _meta.ui.csp = %v, want %v", where, it.URI, ui["csp"], want)
+		}
+	}
+	for _, era := range []string{"modern", "legacy"} {
+		rl := listVariant(t, srv, era, "resources/list", true, tokAdmin, nil)
+		var n int
+		for _, r := range decode[struct{ Resources []item }](t, rl.result()).Resources {
+			if strings.HasPrefix(r.URI, "ui://") {
+				n++
+				check(era+" resources/list", r)
+			}
+		}
+		if n != 2 {
+			t.Fatalf("%s resources/list: %d views, want 2: %s", era, n, rl.body)
+		}
+		for _, uri := range []string{chartURI, "ui://neemias/roster"} {
+			rd := listVariant(t, srv, era, "resources/read", true, tokAdmin, map[string]any{"uri": uri})
+			c := decode[struct{ Contents []item }](t, rd.result()).Contents
+			if len(c) != 1 {
+				t.Fatalf("%s resources/read %s: %s", era, uri, rd.body)
+			}
+			check(era+" resources/read", c[0])
+		}
+	}
 }
