@@ -70,7 +70,7 @@ var registry = [...]capability.Capability{
 		InputPII:  []capability.FieldRule{},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 60000,
-		Summary:   "{{.total_checkins}} check-ins from {{.from}} to {{.to}}, over {{distinct .days \"date\"}} service days in {{distinct .days \"class_id\"}} classes.",
+		Summary:   "{{plural .total_checkins \"check-in\" \"check-ins\"}} from {{.from}} to {{.to}}, over {{plural (distinct .days \"date\") \"service day\" \"service days\"}} in {{plural (distinct .days \"class_id\") \"class\" \"classes\"}}.",
 		Source:    "spec/capabilities.yaml resources.attendance_summary",
 	},
 	{
@@ -93,7 +93,7 @@ var registry = [...]capability.Capability{
 			{Path: "checkins[].child_name", Category: "child_name", VisibleWith: "children:read"},
 		},
 		TTLMillis: 5000,
-		Summary:   "{{len .checkins}} check-ins on {{.date}} in {{distinct .checkins \"class_id\"}} classes.",
+		Summary:   "{{plural (len .checkins) \"check-in\" \"check-ins\"}} on {{.date}} in {{plural (distinct .checkins \"class_id\") \"class\" \"classes\"}}.",
 		Source:    "spec/capabilities.yaml resources.checkins_by_date",
 	},
 	{

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"text/template"
 )
@@ -11,14 +12,14 @@ import (
 // Summaries: a capability may declare a one-sentence narrative for the model (the spec's
 // summary:), a Go text/template over its output as it goes on the wire, by JSON name:
 //
-//	{{len .checkins}} check-ins on {{.date}} in {{distinct .checkins "class_id"}} classes
+//	{{plural (len .checkins) "check-in" "check-ins"}} on {{.date}} in {{plural (distinct .checkins "class_id") "class" "classes"}}
 //
 // It runs on the finalized JSON, after redaction, so it can never print what the caller's
 // scopes leave out. The generator validates every template (fields, functions, no personal
 // data); the runtime parses them again at start-up.
 
 // SummaryFuncs are the functions a summary may call besides the builtin len.
-var SummaryFuncs = template.FuncMap{"distinct": distinct}
+var SummaryFuncs = template.FuncMap{"distinct": distinct, "plural": plural}
 
 // ParseSummary parses a summary template.
 func ParseSummary(src string) (*template.Template, error) {
@@ -61,4 +62,30 @@ func distinct(list any, field string) (int, error) {
 		}
 	}
 	return len(seen), nil
+}
+
+// plural prints a count with the noun that agrees with it: {{plural 1 "class" "classes"}} is
+// "1 class", and 0 or 2 give "0 classes", "2 classes" (English, as summaries are). n is an int
+// (len, distinct) or an output number (a json.Number, since outputs decode with UseNumber); a
+// missing field counts as 0.
+func plural(n any, one, many string) (string, error) {
+	var s string
+	switch v := n.(type) {
+	case nil:
+		s = "0"
+	case int:
+		s = strconv.Itoa(v)
+	case int64:
+		s = strconv.FormatInt(v, 10)
+	case float64:
+		s = strconv.FormatFloat(v, 'f', -1, 64)
+	case json.Number:
+		s = v.String()
+	default:
+		return "", fmt.Errorf("plural: %T is not a number", n)
+	}
+	if s == "1" {
+		return s + " " + one, nil
+	}
+	return s + " " + many, nil
 }

@@ -24,6 +24,13 @@ func TestRealSpecViews(t *testing.T) {
 	if got := len(m.Views()); got != 2 {
 		t.Fatalf("views = %d, want attendance_chart and checkin_sheet", got)
 	}
+	// Singular and plural: the summaries agree their nouns with the counts (plural).
+	singular := map[string]struct{ output, want string }{
+		"checkins_by_date": {`{"date":"2026-07-05","checkins":[{"class_id":"a"}]}`,
+			"1 check-in on 2026-07-05 in 1 class."},
+		"attendance_summary": {`{"from":"2026-06-07","to":"2026-06-07","total_checkins":1,"days":[{"date":"2026-06-07","class_id":"a","checkins":1}]}`,
+			"1 check-in from 2026-06-07 to 2026-06-07, over 1 service day in 1 class."},
+	}
 	cases := map[string]struct{ output, want string }{
 		"checkins_by_date": {`{"date":"2026-07-05","checkins":[{"class_id":"a"},{"class_id":"b"},{"class_id":"a"}]}`,
 			"3 check-ins on 2026-07-05 in 2 classes."},
@@ -46,6 +53,11 @@ func TestRealSpecViews(t *testing.T) {
 		got, err := capability.RenderSummary(tmpl, []byte(tc.output))
 		if err != nil || got != tc.want {
 			t.Errorf("%s summary = %q, %v; want %q", c.ID, got, err, tc.want)
+		}
+		if one, ok := singular[c.ID]; ok {
+			if got, err := capability.RenderSummary(tmpl, []byte(one.output)); err != nil || got != one.want {
+				t.Errorf("%s summary = %q, %v; want %q", c.ID, got, err, one.want)
+			}
 		}
 		delete(cases, c.ID)
 	}

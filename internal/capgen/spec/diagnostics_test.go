@@ -48,7 +48,7 @@ var brokenCases = []struct {
 		`testdata/broken/summary_unknown_field.yaml:68:25: capability "demo_thing_rename": summary: the output has no field "idd" (did you mean "id"?); name an output field by its JSON name`,
 	}},
 	{"summary_function", []string{
-		`testdata/broken/summary_function.yaml:54:23: capability "thing": summary: function "printf" is not allowed; use len and distinct`,
+		`testdata/broken/summary_function.yaml:54:23: capability "thing": summary: function "printf" is not allowed; use len, distinct and plural`,
 	}},
 	{"summary_optional", []string{
 		`testdata/broken/summary_optional.yaml:54:39: capability "thing": summary: field "tags" is optional; print it inside {{if .tags}}…{{end}}`,

@@ -78,7 +78,7 @@ type Capability struct {
 	Query       *Query       `yaml:"query" jsonschema_description:"Resources only: the read query the generator emits for sqlc."`
 	AuditAction string       `yaml:"audit_action" jsonschema_description:"Tools only: the audit log's action for a successful call (checkin, enroll, …); refusals append the reason (checkin.forbidden). Resources are read."`
 	Queries     []string     `yaml:"queries" jsonschema_description:"Tools only: the hand-written sqlc queries (queries/custom/, by -- name:) that select the rows the tool acts on; each must call rf_<name> for every row filter of the tool but church's writes, which row-level security checks."`
-	Summary     string       `yaml:"summary" jsonschema_description:"A one-sentence narrative for the model, put before the JSON in tool results' text: a Go text/template over the output by JSON name, such as {{len .checkins}} check-ins on {{.date}}; may call len and distinct LIST \"field\"; never names personal data. Resources/read stays JSON."`
+	Summary     string       `yaml:"summary" jsonschema_description:"A one-sentence narrative for the model, put before the JSON in tool results' text: a Go text/template over the output by JSON name, such as {{len .checkins}} check-ins on {{.date}}; may call len, distinct LIST \"field\" and plural COUNT \"one\" \"many\" (prints 1 class, 2 classes); never names personal data. Resources/read stays JSON."`
 }
 
 // Cache holds cache hints (2026-07-28 ttlMs).

@@ -35,7 +35,7 @@ var (
 	viewFile      = regexp.MustCompile(`^internal/views/[a-z0-9]+(-[a-z0-9]+)*\.html$`)
 	cspOrigin     = regexp.MustCompile(`^https://(\*\.)?[a-z0-9]+([.-][a-z0-9]+)*(:[0-9]{1,5})?$`)
 	visibilities  = []string{"model", "app"}
-	summaryFields = "len and distinct"
+	summaryFields = "len, distinct and plural"
 )
 
 // views validates the views: section.
@@ -223,6 +223,8 @@ func (s *summaryCheck) pipe(p *parse.PipeNode, cond bool) string {
 			case f.PII != nil:
 				s.errorf(str, "summaries never name personal data; count another field", "field %q is personal data (%s)", str.Text, f.PII.Category)
 			}
+		case "plural":
+			s.plural(cmd)
 		default:
 			s.errorf(first, "use "+summaryFields, "function %q is not allowed", first.Ident)
 		}
@@ -230,6 +232,41 @@ func (s *summaryCheck) pipe(p *parse.PipeNode, cond bool) string {
 		s.errorf(first, "use only {{.field}}, {{len .list}}, {{distinct .list \"field\"}} and {{if .field}}…{{end}}", "%q is not allowed", cmd.String())
 	}
 	return ""
+}
+
+// plural checks {{plural COUNT "one" "many"}}: COUNT a number or integer field, or (len …) or
+// (distinct …); the nouns strings.
+func (s *summaryCheck) plural(cmd *parse.CommandNode) {
+	const hint = `write {{plural .count "class" "classes"}} or {{plural (len .list) "check-in" "check-ins"}}`
+	if len(cmd.Args) != 4 {
+		s.errorf(cmd.Args[0], hint, "plural takes a count and two nouns")
+		return
+	}
+	switch n := cmd.Args[1].(type) {
+	case *parse.FieldNode:
+		if f, ok := s.field(n, false); ok && f.Type != "integer" && f.Type != "number" {
+			s.errorf(n, hint, "%s is a %s, not a count", n, f.Type)
+		}
+	case *parse.PipeNode:
+		if c := n.Cmds; len(n.Decl) > 0 || len(c) != 1 || !isIdent(c[0].Args[0], "len", "distinct") {
+			s.errorf(n, hint, "%s is not a count", n)
+			return
+		}
+		s.pipe(n, false)
+	default:
+		s.errorf(n, hint, "%s is not a count", n)
+	}
+	for _, a := range cmd.Args[2:] {
+		if _, ok := a.(*parse.StringNode); !ok {
+			s.errorf(a, hint, "plural's nouns are strings; %s is not", a)
+		}
+	}
+}
+
+// isIdent reports whether n is the identifier of one of names.
+func isIdent(n parse.Node, names ...string) bool {
+	id, ok := n.(*parse.IdentifierNode)
+	return ok && slices.Contains(names, id.Ident)
 }
 
 // listArg checks that n is a field holding a list of objects and returns the item type.
