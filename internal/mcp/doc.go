@@ -19,7 +19,9 @@
 //   - notifications get 202, GET and DELETE 405, batches 400; no Mcp-Session-Id is issued, but
 //     for the UI session id: a legacy initialize declaring MCP Apps (io.modelcontextprotocol/ui)
 //     gets one that only remembers the declaration, so later legacy requests echoing it are
-//     shown views (uisession.go); it holds no secret, grants nothing and nothing is stored.
+//     shown views (uisession.go); it holds no secret, grants nothing and nothing is stored;
+//   - without the MCP Apps declaration nothing about views appears: no _meta.ui, no ui://
+//     resource listed, and a ui:// read answers as for an unknown resource (views.go).
 //
 // Nothing in this package is generated; gen/capapi, gen/schemas and gen/scopes are passed in
 // through Options by the composition root.

@@ -160,11 +160,23 @@ func withCacheVariant(meta sdk.Meta, variant string) sdk.Meta {
 }
 
 // viewsMiddleware hides everything about views from a client that did not declare the
-// extension: tools/list loses _meta.ui, resources/list the ui:// resources. (The copies keep
-// the SDK's registered tools untouched.) Both lists name their variant in
-// _meta[cacheVariantKey].
+// extension: tools/list loses _meta.ui, resources/list the ui:// resources, and resources/read
+// of a ui:// URI answers as for an unknown resource, with the era's code (-32602 in
+// 2026-07-28, -32002 before). (The copies keep the SDK's registered tools untouched.) Both
+// lists name their variant in _meta[cacheVariantKey].
+//
+// Why reads too: the rule is "without it, nothing about views appears", and a read
+// that answered would show that a view exists at a URI the client was never given. Nothing is
+// lost: a host renders a view only after declaring the extension, and every host that declares
+// it gets the document (views are HTML and hold no data; hiding them is about a consistent
+// surface, not access control, which scopes keep doing for every call and read). The answer is
+// the very error an unknown URI gets, so a client cannot tell a hidden view from no view.
 func (h *Handler) viewsMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if rr, ok := req.(*sdk.ReadResourceRequest); ok && len(h.opts.Views) > 0 && rr.Params != nil &&
+			strings.HasPrefix(rr.Params.URI, "ui://") && !ClientSupportsUI(rr.ClientCapabilities()) && !legacyUI(ctx) {
+			return nil, notFound(rr.Params.URI, isModernRequest(rr))
+		}
 		res, err := next(ctx, method, req)
 		if err != nil || len(h.opts.Views) == 0 {
 			return res, err

@@ -84,7 +84,8 @@ func decode[T any](t *testing.T, v any) T {
 // TestViewsNegotiation: the extension is advertised in initialize and server/discover; a
 // client declaring it (per request) sees the linked tool's _meta.ui and the ui:// resource,
 // readable as text/html;profile=mcp-app; one that does not sees nothing about views, in both
-// eras; a caller who reaches no linked capability never sees the view.
+// eras: no _meta.ui, no listed view, and a read of the view's URI answers as for an unknown
+// resource with the era's code; a caller who reaches no linked capability never sees the view.
 func TestViewsNegotiation(t *testing.T) {
 	srv := newServer(t, viewOptions())
 
@@ -146,6 +147,20 @@ func TestViewsNegotiation(t *testing.T) {
 				}
 
 				rd := listVariant(t, srv, era, "resources/read", ui, tokAdmin, map[string]any{"uri": chartURI})
+				if !ui {
+					// Unknown, with the era's code, exactly like a ui:// URI that names no view.
+					wantStatus, wantCode := map[string]int{"modern": 400, "legacy": 200}[era], map[string]float64{"modern": -32602, "legacy": -32002}[era]
+					none := listVariant(t, srv, era, "resources/read", ui, tokAdmin, map[string]any{"uri": "ui://neemias/no-such-view"})
+					for _, ex := range []exchange{rd, none} {
+						if ex.status != wantStatus || ex.errorCode() != wantCode || ex.errorMessage() != "Resource not found" || strings.Contains(ex.body, "doctype") {
+							t.Errorf("resources/read without the extension: %d %s, want %d/%v Resource not found", ex.status, ex.body, wantStatus, wantCode)
+						}
+					}
+					if a, b := rd.body, strings.ReplaceAll(none.body, "no-such-view", "attendance-chart"); a != b {
+						t.Errorf("a hidden view and no view answer differently:\n%s\n%s", a, b)
+					}
+					return
+				}
 				contents := decode[struct {
 					Contents []struct{ URI, MIMEType, Text string }
 				}](t, rd.result()).Contents
@@ -153,6 +168,19 @@ func TestViewsNegotiation(t *testing.T) {
 					t.Errorf("resources/read %s: %s", chartURI, rd.body)
 				}
 			})
+		}
+	}
+
+	// 2025 era: the UI session id counts as the declaration for reads too.
+	sid := uiSession(t, srv)
+	for _, withID := range []bool{true, false} {
+		hdr := map[string]string{"Authorization": "Bearer " + tokAdmin, "MCP-Protocol-Version": "2025-11-25"}
+		if withID {
+			hdr["Mcp-Session-Id"] = sid
+		}
+		rd := post(t, srv, hdr, rpc(5, "resources/read", map[string]any{"uri": chartURI}))
+		if got := strings.Contains(rd.body, "doctype html"); got != withID || !withID && rd.errorCode() != -32002 {
+			t.Errorf("legacy resources/read with UI session id = %v: %s", withID, rd.body)
 		}
 	}
 
