@@ -26,7 +26,6 @@ tools: $(SQLC) $(OGEN) ## Build the pinned generators (sqlc, ogen) into ./bin
 .PHONY: generate
 generate: $(SQLC) $(OGEN) ## Regenerate everything from spec/capabilities.yaml
 	$(GO) run ./cmd/capgen generate
-	$(GO) run ./gen/schemagen
 	@# sqlc writes into gen/.db.new first; gen/db is replaced only when it succeeded, so a broken
 	@# query leaves the previous gen/db in place (and go build working).
 	rm -rf gen/.db.new && sed 's#"../gen/db"#"../gen/.db.new"#' queries/sqlc.yaml > queries/.sqlc.new.yaml

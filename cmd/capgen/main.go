@@ -89,7 +89,7 @@ func (o *options) load(stderr io.Writer) (*capgen.Model, error) {
 func generateCmd(o *options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "generate",
-		Short: "Write stage one's files (types, registry, dispatch, scopes, queries, docs, server.json, spec schema)",
+		Short: "Write every file capgen owns (types, registry, dispatch, scopes, JSON Schemas, OpenAPI, queries, migration, docs, server.json, spec schema)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			m, err := o.load(cmd.ErrOrStderr())
 			if err != nil {
@@ -107,7 +107,7 @@ func generateCmd(o *options) *cobra.Command {
 func checkCmd(o *options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "check",
-		Short: "Fail when stage one's files on disk differ from what the spec implies (writes nothing)",
+		Short: "Fail when any file capgen owns differs on disk from what the spec implies (writes nothing)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			m, err := o.load(cmd.ErrOrStderr())
 			if err != nil {

@@ -29,8 +29,8 @@ const (
 	CapChildFind         = "neemias_child_find"
 )
 
-// TypePair names the input and output types of one capability, for reflection-based tools
-// (gen/schemagen writes the JSON Schemas from them; tests check the two agree).
+// TypePair names the input and output types of one capability, for reflection: a test
+// reflects them with invopop/jsonschema and compares the result with the generated schemas.
 type TypePair struct {
 	ID     string
 	Input  any

@@ -29,17 +29,17 @@ capability; see docs/inspect/ for the field-by-field view of each role.
 // RoleScopeTable is the roles × scopes table.
 func (m *Model) RoleScopeTable() string {
 	var b strings.Builder
-	b.WriteString("| scope | " + strings.Join(m.Spec.Roles.Names(), " | ") + " |\n")
-	b.WriteString("|---|" + strings.Repeat("---|", len(m.Spec.Roles)) + "\n")
-	for _, sc := range m.Spec.Scopes {
+	b.WriteString("| scope | " + strings.Join(m.RoleNames(), " | ") + " |\n")
+	b.WriteString("|---|" + strings.Repeat("---|", len(m.Roles)) + "\n")
+	for _, sc := range m.Scopes {
 		name := "`" + sc.Name + "`"
-		if sc.Value.Sensitive {
+		if sc.Sensitive {
 			name += " (sensitive)"
 		}
 		row := []string{name}
-		for _, r := range m.Spec.Roles {
+		for _, r := range m.Roles {
 			mark := ""
-			if slices.Contains(r.Value.Scopes, sc.Name) {
+			if r.Has(sc.Name) {
 				mark = "✓"
 			}
 			row = append(row, mark)
@@ -52,13 +52,13 @@ func (m *Model) RoleScopeTable() string {
 // CapabilityTable is the capabilities × roles table, with the row filters each role gets.
 func (m *Model) CapabilityTable() string {
 	var b strings.Builder
-	b.WriteString("| capability | kind | scope | " + strings.Join(m.Spec.Roles.Names(), " | ") + " |\n")
-	b.WriteString("|---|---|---|" + strings.Repeat("---|", len(m.Spec.Roles)) + "\n")
+	b.WriteString("| capability | kind | scope | " + strings.Join(m.RoleNames(), " | ") + " |\n")
+	b.WriteString("|---|---|---|" + strings.Repeat("---|", len(m.Roles)) + "\n")
 	for _, c := range m.Caps {
 		row := []string{"`" + c.WireName + "`", c.Kind, "`" + c.Scope + "`"}
-		for _, r := range m.Spec.Roles {
+		for _, r := range m.Roles {
 			cell := ""
-			if slices.Contains(r.Value.Scopes, c.Scope) {
+			if r.Has(c.Scope) {
 				cell = "✓ " + strings.Join(m.RoleFilters(c, r.Name), ", ")
 			}
 			row = append(row, strings.TrimSpace(cell))
@@ -84,9 +84,9 @@ func Inspect(m *Model, q InspectQuery) (string, error) {
 	title := ""
 	switch {
 	case q.Role != "":
-		r, ok := m.Spec.Roles.Get(q.Role)
+		r, ok := m.Role(q.Role)
 		if !ok {
-			return "", fmt.Errorf("unknown role %q; the spec declares: %s", q.Role, strings.Join(m.Spec.Roles.Names(), ", "))
+			return "", fmt.Errorf("unknown role %q; the spec declares: %s", q.Role, strings.Join(m.RoleNames(), ", "))
 		}
 		scopes := r.Scopes
 		if len(q.Scopes) > 0 {
@@ -101,8 +101,8 @@ func Inspect(m *Model, q InspectQuery) (string, error) {
 		title = "role " + q.Role
 	case len(q.Scopes) > 0:
 		for _, s := range q.Scopes {
-			if _, ok := m.Spec.Scopes.Get(s); !ok {
-				return "", fmt.Errorf("unknown scope %q; the spec declares: %s", s, strings.Join(m.Spec.Scopes.Names(), ", "))
+			if _, ok := m.Scope(s); !ok {
+				return "", fmt.Errorf("unknown scope %q; the spec declares: %s", s, strings.Join(m.ScopeNames(), ", "))
 			}
 		}
 		granted = capability.NewScopeSet(q.Scopes...)
@@ -124,7 +124,7 @@ func Inspect(m *Model, q InspectQuery) (string, error) {
 		b.WriteString("Row filters: ")
 		var filters []string
 		for _, name := range c.RowFilters {
-			rf, _ := m.Spec.RowFilters.Get(name)
+			rf, _ := m.RowFilterFn(name)
 			switch {
 			case len(rf.Roles) == 0:
 				filters = append(filters, fmt.Sprintf("`%s` (always)", name))
@@ -195,7 +195,7 @@ func codeList(items []string) string {
 
 // serverJSON renders the MCP Registry metadata (server.json).
 func serverJSON(m *Model) (File, error) {
-	sv := m.Spec.Server
+	sv := m.Server
 	doc := map[string]any{
 		"$schema":     "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
 		"name":        sv.Name,

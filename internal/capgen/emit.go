@@ -43,7 +43,6 @@ func Generate(m *Model) ([]File, error) {
 		func() (File, error) { return goFile(m, "gen/dispatch/dispatch_gen.go", dispatchTmpl) },
 		func() (File, error) { return goFile(m, "gen/scopes/scopes_gen.go", scopesTmpl) },
 		func() (File, error) { return goFile(m, "gen/schemas/schemas_gen.go", schemasTmpl) },
-		func() (File, error) { return goFile(m, "gen/schemagen/main_gen.go", schemagenTmpl) },
 		func() (File, error) { return goFile(m, "gen/restapi/adapter_gen.go", restTmpl) },
 		func() (File, error) { return textFile(m, "queries/generated/capabilities.sql", queriesTmpl) },
 		func() (File, error) {
@@ -57,12 +56,14 @@ func Generate(m *Model) ([]File, error) {
 			return nil, err
 		}
 	}
-	vf, err := viewFiles(m)
-	if err != nil {
-		return nil, err
+	for _, multi := range []func(*Model) ([]File, error){schemaFiles, openAPIFiles, viewFiles} {
+		fs, err := multi(m)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, fs...)
 	}
-	files = append(files, vf...)
-	for _, role := range m.Spec.Roles.Names() {
+	for _, role := range m.RoleNames() {
 		content, err := Inspect(m, InspectQuery{Role: role})
 		if err != nil {
 			return nil, err

@@ -154,6 +154,6 @@ func TestWriteRemovesStaleFilesOnlyInOwnedDirs(t *testing.T) {
 		t.Error("stale generated file survived")
 	}
 	if _, err := os.Stat(keep); err != nil {
-		t.Error("a file outside stage one's directories was removed")
+		t.Error("a file outside capgen's directories was removed")
 	}
 }

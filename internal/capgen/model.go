@@ -2,6 +2,7 @@ package capgen
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,18 +10,51 @@ import (
 	"github.com/neemias/neemias-mcp/internal/capgen/spec"
 )
 
-// Model is the spec resolved into everything the emitters need: Go names, Go types, flattened
-// PII rules. Emitters only format it; every naming and branching decision lives here, where
-// it is table-tested.
+// Model is the spec resolved into everything the emitters need: the server's identity, scopes,
+// roles, row filters, capabilities with their Go names and types, REST paths and operation
+// ids, audit facts, flattened PII rules, upstream tools and views. Emitters only format it and
+// never see the raw spec (TestTemplatesReadOnlyTheModel); every naming and branching decision
+// lives here, where it is table-tested.
 type Model struct {
-	Spec     *spec.Spec
 	SpecPath string // as written in Source: lines, e.g. spec/capabilities.yaml
 	Module   string // Go module path, e.g. github.com/neemias/neemias-mcp
 	// GenImport is the import path of the generated tree (Module + "/gen"); golden tests point
 	// it into testdata so their output compiles on its own.
 	GenImport string
+	Server    Server
+	Scopes    []Scope
+	Roles     []Role
 	Caps      []*Cap
+
+	rowFilters []RowFilterFn
+	upstreams  []UpstreamTool
+	views      []ViewModel
 }
+
+// Server is the server's identity (the spec's server: section).
+type Server struct {
+	Name, Title, Description, Version, Website string
+	ToolPrefix                                 string // every tool name starts with it
+}
+
+// Scope is one OAuth scope.
+type Scope struct {
+	Name, Description string
+	En, Pt            string // consent-page wording
+	Sensitive         bool
+}
+
+// ConstName is the Go constant of the scope: "roster:read" -> RosterRead.
+func (s Scope) ConstName() string { return scopeConst(s.Name) }
+
+// Role is one caller role and the scopes it may hold.
+type Role struct {
+	Name, Description string
+	Scopes            []string
+}
+
+// Has reports whether the role may hold scope.
+func (r Role) Has(scope string) bool { return slices.Contains(r.Scopes, scope) }
 
 // Cap is one capability.
 type Cap struct {
@@ -37,8 +71,23 @@ type Cap struct {
 	TTLMillis   int64
 	Input       *Struct
 	Output      *Struct
-	Query       *spec.Query
-	Spec        spec.Capability
+	Query       *spec.Query // resources with a generated query
+	Queries     []string    // tools: the hand-written sqlc queries that select their rows
+	Summary     string      // the narrative text/template of tool results, or empty
+	// REST is the capability's operation in the OpenAPI document.
+	REST RESTOp
+
+	auditAction string
+}
+
+// RESTOp is a capability's REST operation: GET of the resource's URI path, POST of
+// /tools/<name>.
+type RESTOp struct {
+	Method      string   // GET or POST
+	Path        string   // /attendance/summary, /tools/neemias_checkin_register
+	OperationID string   // attendanceSummary, checkinRegister
+	PathParams  []string // URI template variables in the path
+	QueryParams []string // URI template query variables ({?from,to})
 }
 
 // Struct is a generated Go struct type.
@@ -57,7 +106,11 @@ type Field struct {
 	GoType      string // including pointer or slice
 	Required    bool
 	Description string
-	Spec        spec.Field
+	Type        string // JSON type: string, integer, number, boolean, array, object
+	Format      string // string format of the field itself (uuid, date, …), or empty
+	Complete    bool   // a completable resource template variable
+	// Value holds the JSON Schema constraints of the value: the field's, or an array's element's.
+	Value       Constraints
 	PII         string // category, or empty
 	VisibleWith string // scope needed to receive it, or empty
 	// Redactable: an output field that some callers of the capability do not receive.
@@ -66,6 +119,23 @@ type Field struct {
 	Elem    *Struct
 	IsSlice bool
 	IsPtr   bool
+}
+
+// Constraints are the JSON type and schema keywords of a value.
+type Constraints struct {
+	Type                 string
+	Format               string
+	Enum                 []string
+	MinLength, MaxLength *int
+	Pattern              string
+	Minimum, Maximum     *int64
+}
+
+func constraintsOf(f spec.Field) Constraints {
+	return Constraints{
+		Type: f.Type, Format: f.Format, Enum: f.Enum, MinLength: f.MinLength, MaxLength: f.MaxLength,
+		Pattern: f.Pattern, Minimum: f.Minimum, Maximum: f.Maximum,
+	}
 }
 
 // IsConst reports whether the capability is a read with a fixed URI.
@@ -121,30 +191,49 @@ func (c *Cap) Source(m *Model) string { return fmt.Sprintf("%s:%d", m.SpecPath, 
 
 // NewModel resolves a loaded spec.
 func NewModel(s *spec.Spec, specPath, module string) *Model {
-	m := &Model{Spec: s, SpecPath: specPath, Module: module, GenImport: module + "/gen"}
+	sv := s.Server
+	m := &Model{
+		SpecPath: specPath, Module: module, GenImport: module + "/gen",
+		Server: Server{
+			Name: sv.Name, Title: sv.Title, Description: sv.Description, Version: sv.Version,
+			Website: sv.Website, ToolPrefix: sv.ToolPrefix,
+		},
+	}
+	for _, e := range s.Scopes {
+		v := e.Value
+		m.Scopes = append(m.Scopes, Scope{Name: e.Name, Description: v.Description, En: v.En, Pt: v.Pt, Sensitive: v.Sensitive})
+	}
+	for _, e := range s.Roles {
+		m.Roles = append(m.Roles, Role{Name: e.Name, Description: strings.TrimSpace(e.Value.Description), Scopes: e.Value.Scopes})
+	}
+	m.rowFilters = newRowFilterFns(s)
 	for _, e := range s.Resources {
 		kind := "resource"
 		if strings.Contains(e.Value.URI, "{") {
 			kind = "resource_template"
 		}
-		m.Caps = append(m.Caps, m.newCap(e.Name, "resources", kind, e.Value.URI, e.Value))
+		m.Caps = append(m.Caps, m.newCap(s, e.Name, "resources", kind, e.Value.URI, e.Value))
 	}
 	for _, e := range s.Tools {
-		m.Caps = append(m.Caps, m.newCap(e.Name, "tools", "tool", e.Name, e.Value))
+		m.Caps = append(m.Caps, m.newCap(s, e.Name, "tools", "tool", e.Name, e.Value))
 	}
+	m.upstreams = newUpstreamTools(s, specPath)
+	m.views = newViews(s)
 	return m
 }
 
-func (m *Model) newCap(id, section, kind, wire string, c spec.Capability) *Cap {
+func (m *Model) newCap(s *spec.Spec, id, section, kind, wire string, c spec.Capability) *Cap {
 	goName := spec.GoName(id, "")
+	prefix := ""
 	if kind == "tool" {
-		goName = spec.GoName(id, m.Spec.Server.ToolPrefix)
+		prefix = s.Server.ToolPrefix
+		goName = spec.GoName(id, prefix)
 	}
 	cp := &Cap{
 		ID: id, GoName: goName, Kind: kind, WireName: wire, Title: c.Title,
 		Description: strings.TrimSpace(c.Description), Scope: c.Scope,
-		Line: m.Spec.Line(section + "." + id), RowFilters: c.RowFilters, Annotations: c.Annotations,
-		Query: c.Query, Spec: c,
+		Line: s.Line(section + "." + id), RowFilters: c.RowFilters, Annotations: c.Annotations,
+		Query: c.Query, Queries: c.Queries, Summary: c.Summary, auditAction: c.AuditAction,
 	}
 	if c.Cache != nil {
 		cp.TTLMillis = c.Cache.TTLMillis
@@ -152,7 +241,82 @@ func (m *Model) newCap(id, section, kind, wire string, c spec.Capability) *Cap {
 	cp.Input = buildStruct(goName+"Input", fmt.Sprintf("is the input of %s %q.", kindWord(kind), wire), c.Input, true, c.Scope)
 	cp.Output = buildStruct(goName+"Output", fmt.Sprintf("is the output of %s %q.", kindWord(kind), wire), c.Output, false, c.Scope)
 	cp.Input.IsRoot, cp.Output.IsRoot = true, true
+	cp.REST = RESTOp{Method: "POST", Path: ToolPath(id), OperationID: spec.LowerGoName(id, prefix)}
+	if kind != "tool" {
+		cp.REST.Method = "GET"
+		cp.REST.Path, cp.REST.PathParams, cp.REST.QueryParams = RESTPath(wire)
+	}
 	return cp
+}
+
+// InputField returns the top-level input field named name.
+func (c *Cap) InputField(name string) (*Field, bool) {
+	for _, f := range c.Input.Fields {
+		if f.JSONName == name {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+var (
+	queryVars = regexp.MustCompile(`\{\?([^}]*)\}`)
+	pathVars  = regexp.MustCompile(`\{([^?}]+)\}`)
+)
+
+// RESTPath maps a resource URI template onto an HTTP path and its query parameters:
+// "neemias://attendance/summary{?from,to,class_id}" -> "/attendance/summary", [from to class_id].
+func RESTPath(uri string) (path string, pathParams, queryParams []string) {
+	_, rest, _ := strings.Cut(uri, "://")
+	if m := queryVars.FindStringSubmatch(rest); m != nil {
+		queryParams = strings.Split(m[1], ",")
+		rest = queryVars.ReplaceAllString(rest, "")
+	}
+	for _, m := range pathVars.FindAllStringSubmatch(rest, -1) {
+		pathParams = append(pathParams, m[1])
+	}
+	return "/" + rest, pathParams, queryParams
+}
+
+// ToolPath is the REST path of a tool.
+func ToolPath(name string) string { return "/tools/" + name }
+
+// Role returns the role named name.
+func (m *Model) Role(name string) (Role, bool) {
+	for _, r := range m.Roles {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Role{}, false
+}
+
+// RoleNames returns the role names in spec order.
+func (m *Model) RoleNames() []string {
+	out := make([]string, len(m.Roles))
+	for i, r := range m.Roles {
+		out[i] = r.Name
+	}
+	return out
+}
+
+// Scope returns the scope named name.
+func (m *Model) Scope(name string) (Scope, bool) {
+	for _, s := range m.Scopes {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Scope{}, false
+}
+
+// ScopeNames returns the scope names in spec order.
+func (m *Model) ScopeNames() []string {
+	out := make([]string, len(m.Scopes))
+	for i, s := range m.Scopes {
+		out[i] = s.Name
+	}
+	return out
 }
 
 func kindWord(kind string) string {
@@ -173,7 +337,8 @@ func buildStruct(name, doc string, fields spec.Map[spec.Field], input bool, capS
 func buildField(parent, name string, f spec.Field, input bool, capScope string) *Field {
 	fd := &Field{
 		JSONName: name, GoName: spec.GoName(name, ""), Required: f.Required,
-		Description: strings.TrimSpace(f.Description), Spec: f,
+		Description: strings.TrimSpace(f.Description), Type: f.Type, Format: f.Format,
+		Complete: f.Complete, Value: constraintsOf(f),
 	}
 	if f.PII != nil {
 		fd.PII = f.PII.Category
@@ -184,6 +349,7 @@ func buildField(parent, name string, f spec.Field, input bool, capScope string) 
 	case "array":
 		fd.IsSlice = true
 		item := f.Items
+		fd.Value = constraintsOf(*item)
 		if item.Type == "object" {
 			fd.Elem = buildStruct(parent+fd.GoName+"Item", fmt.Sprintf("is an element of %s.%s.", parent, fd.GoName), item.Fields, input, capScope)
 			fd.GoType = "[]" + fd.Elem.GoName
@@ -205,8 +371,10 @@ func buildField(parent, name string, f spec.Field, input bool, capScope string) 
 }
 
 // scalarGoType maps a spec scalar onto the Go type the generated code uses.
-func scalarGoType(f spec.Field) string {
-	switch f.Type {
+func scalarGoType(f spec.Field) string { return goScalar(f.Type, f.Format) }
+
+func goScalar(typ, format string) string {
+	switch typ {
 	case "integer":
 		return "int64"
 	case "number":
@@ -214,7 +382,7 @@ func scalarGoType(f spec.Field) string {
 	case "boolean":
 		return "bool"
 	}
-	switch f.Format {
+	switch format {
 	case "uuid":
 		return "uuid.UUID"
 	case "date":
@@ -239,10 +407,7 @@ func (f *Field) SchemaTag() string {
 	if f.Required && !f.Redactable {
 		parts = append(parts, "required")
 	}
-	sf := f.Spec
-	if f.IsSlice {
-		sf = *f.Spec.Items
-	}
+	sf := f.Value
 	if sf.Format != "" {
 		parts = append(parts, "format="+sf.Format)
 	}
@@ -365,7 +530,7 @@ func (m *Model) TypeImports() []string {
 func (m *Model) RoleFilters(c *Cap, role string) []string {
 	var out []string
 	for _, name := range c.RowFilters {
-		rf, _ := m.Spec.RowFilters.Get(name)
+		rf, _ := m.RowFilterFn(name)
 		if len(rf.Roles) == 0 || slices.Contains(rf.Roles, role) {
 			out = append(out, name)
 		}
@@ -376,9 +541,9 @@ func (m *Model) RoleFilters(c *Cap, role string) []string {
 // CompletableInputs lists the capability's completable inputs.
 func (c *Cap) CompletableInputs() []string {
 	var out []string
-	for _, e := range c.Spec.Input {
-		if e.Value.Complete {
-			out = append(out, e.Name)
+	for _, f := range c.Input.Fields {
+		if f.Complete {
+			out = append(out, f.JSONName)
 		}
 	}
 	return out
@@ -441,8 +606,8 @@ func (s *Struct) UsesGranted() bool {
 // AuditAction is the audit log's action of a successful call: the tool's audit_action, read
 // for resources.
 func (c *Cap) AuditAction() string {
-	if c.Spec.AuditAction != "" {
-		return c.Spec.AuditAction
+	if c.auditAction != "" {
+		return c.auditAction
 	}
 	return "read"
 }
@@ -454,9 +619,9 @@ func (c *Cap) Audited() bool { return c.IsTool() || c.Output.HasPII() }
 // AuditIDs are the top-level uuid inputs: record ids, safe for the audit log.
 func (c *Cap) AuditIDs() []string {
 	var out []string
-	for _, e := range c.Spec.Input {
-		if e.Value.Format == "uuid" && e.Value.Type == "string" {
-			out = append(out, e.Name)
+	for _, f := range c.Input.Fields {
+		if f.Format == "uuid" && f.Type == "string" {
+			out = append(out, f.JSONName)
 		}
 	}
 	return out

@@ -35,7 +35,7 @@ func (c *Cap) QuerySQL(m *Model) string {
 		conds = append(conds, fn.Call(fn.Column))
 	}
 	for _, w := range q.Where {
-		f, _ := c.Spec.Input.Get(w.Input)
+		f, _ := c.InputField(w.Input)
 		conds = append(conds, whereSQL(w, f))
 	}
 	for i, cond := range conds {
@@ -66,7 +66,7 @@ var sqlReserved = map[string]bool{
 	"group": true, "table": true, "end": true, "case": true, "default": true, "desc": true, "asc": true,
 }
 
-func sqlCast(f spec.Field) string {
+func sqlCast(f *Field) string {
 	switch f.Type {
 	case "integer":
 		return "bigint"
@@ -86,7 +86,7 @@ func sqlCast(f spec.Field) string {
 	return "text"
 }
 
-func whereSQL(w spec.Where, f spec.Field) string {
+func whereSQL(w spec.Where, f *Field) string {
 	op := w.Op
 	if op == "" {
 		op = "="

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/neemias/neemias-mcp/internal/capgen/spec"
 )
 
 // RowFilterMigration is the generated goose migration that creates one SQL function per row
@@ -44,9 +46,11 @@ var callerArgs = []struct{ Name, Default, Type, SQLCParam string }{
 var callerRef = regexp.MustCompile(`\bcaller_(church|user|role)\b`)
 
 // RowFilterFns returns the functions of the spec's row filters, in spec order.
-func (m *Model) RowFilterFns() []RowFilterFn {
+func (m *Model) RowFilterFns() []RowFilterFn { return m.rowFilters }
+
+func newRowFilterFns(s *spec.Spec) []RowFilterFn {
 	var out []RowFilterFn
-	for _, e := range m.Spec.RowFilters {
+	for _, e := range s.RowFilters {
 		fn := RowFilterFn{
 			Name: e.Name, Func: "rf_" + e.Name, Description: strings.TrimSpace(e.Value.Description),
 			Column: e.Value.Column, Roles: e.Value.Roles, SQL: strings.TrimSpace(e.Value.SQL),
@@ -185,14 +189,14 @@ func (m *Model) RowFilterMigrationSQL() string {
 	}
 	b.WriteString("\n-- The scope matrix of the spec's roles: whether the caller's role may hold scope.\n")
 	b.WriteString("CREATE OR REPLACE FUNCTION app_role_has_scope(scope text, caller_role text DEFAULT app_role()) RETURNS boolean\n    LANGUAGE sql STABLE PARALLEL SAFE\nAS $$\n    SELECT CASE caller_role\n")
-	for _, e := range m.Spec.Roles {
-		fmt.Fprintf(&b, "        WHEN '%s' THEN scope IN (%s)\n", e.Name, quoteList(e.Value.Scopes))
+	for _, r := range m.Roles {
+		fmt.Fprintf(&b, "        WHEN '%s' THEN scope IN (%s)\n", r.Name, quoteList(r.Scopes))
 	}
 	b.WriteString("        ELSE false\n    END\n$$;\n")
 	drops = append(drops, "DROP FUNCTION IF EXISTS app_role_has_scope(text, text);")
 
 	b.WriteString("\n-- The spec's roles, for the CHECK constraints of the tables that store a role.\n")
-	fmt.Fprintf(&b, "CREATE OR REPLACE FUNCTION app_valid_role(r text) RETURNS boolean\n    LANGUAGE sql IMMUTABLE PARALLEL SAFE\nAS $$\n    SELECT r IN (%s)\n$$;\n", quoteList(m.Spec.Roles.Names()))
+	fmt.Fprintf(&b, "CREATE OR REPLACE FUNCTION app_valid_role(r text) RETURNS boolean\n    LANGUAGE sql IMMUTABLE PARALLEL SAFE\nAS $$\n    SELECT r IN (%s)\n$$;\n", quoteList(m.RoleNames()))
 	drops = append(drops, "DROP FUNCTION IF EXISTS app_valid_role(text);")
 
 	b.WriteString("\n-- +goose Down\n")
@@ -230,7 +234,7 @@ func (m *Model) CheckToolQueries(queries map[string]string) []error {
 		if c.Kind != "tool" {
 			continue
 		}
-		for _, q := range c.Spec.Queries {
+		for _, q := range c.Queries {
 			sql, ok := queries[q]
 			if !ok {
 				errs = append(errs, fmt.Errorf("tool %q (%s): query %s is not in queries/custom/", c.ID, c.Source(m), q))

@@ -17,16 +17,16 @@ package capapi
 
 // ToolPrefix is the spec's server.tool_prefix, which every tool name starts with; a resource's
 // read tool is named ToolPrefix + its id.
-const ToolPrefix = {{quote .Spec.Server.ToolPrefix}}
+const ToolPrefix = {{quote .Server.ToolPrefix}}
 
 // The server's identity, from the spec's server: section: what MCP's initialize reports, the
 // MCP Registry's server.json and the REST document carry.
 const (
-	ServerName        = {{quote .Spec.Server.Name}}
-	ServerTitle       = {{quote .Spec.Server.Title}}
-	ServerDescription = {{quote .Spec.Server.Description}}
-	ServerVersion     = {{quote .Spec.Server.Version}}
-	ServerWebsite     = {{quote .Spec.Server.Website}}
+	ServerName        = {{quote .Server.Name}}
+	ServerTitle       = {{quote .Server.Title}}
+	ServerDescription = {{quote .Server.Description}}
+	ServerVersion     = {{quote .Server.Version}}
+	ServerWebsite     = {{quote .Server.Website}}
 )
 
 // Spec ids of every capability (the keys under resources: and tools:).
@@ -36,8 +36,8 @@ const (
 {{- end}}
 )
 
-// TypePair names the input and output types of one capability, for reflection-based tools
-// (gen/schemagen writes the JSON Schemas from them; tests check the two agree).
+// TypePair names the input and output types of one capability, for reflection: a test
+// reflects them with invopop/jsonschema and compares the result with the generated schemas.
 type TypePair struct {
 	ID     string
 	Input  any

@@ -76,7 +76,7 @@ var registry = [...]capability.Capability{
 		Audit:       capability.Audit{Action: {{quote .AuditAction}}, Always: {{.Audited}}, IDInputs: []string{ {{- range .AuditIDs}}{{quote .}}, {{end -}} }},
 		Inputs: []capability.Variable{
 {{- range .Input.Fields}}
-			{Name: {{quote .JSONName}}, Type: {{quote .Spec.Type}}, Format: {{quote .Spec.Format}}, Required: {{.Required}}, Completable: {{.Spec.Complete}}},
+			{Name: {{quote .JSONName}}, Type: {{quote .Type}}, Format: {{quote .Format}}, Required: {{.Required}}, Completable: {{.Complete}}},
 {{- end}}
 		},
 		InputPII: []capability.FieldRule{
@@ -90,8 +90,8 @@ var registry = [...]capability.Capability{
 {{- end}}
 		},
 		TTLMillis:   {{.TTLMillis}},
-{{- if .Spec.Summary}}
-		Summary:     {{quote .Spec.Summary}},
+{{- if .Summary}}
+		Summary:     {{quote .Summary}},
 {{- end}}
 		Source:      {{quote (.SpecRef $)}},
 	},
@@ -204,8 +204,8 @@ import "github.com/neemias/neemias-mcp/internal/capability"
 
 // Scope names.
 const (
-{{- range .Spec.Scopes}}
-	{{scopeConst .Name}} = {{quote .Name}}
+{{- range .Scopes}}
+	{{.ConstName}} = {{quote .Name}}
 {{- end}}
 )
 
@@ -219,8 +219,8 @@ type Info struct {
 }
 
 var all = [...]Info{
-{{- range .Spec.Scopes}}
-	{Name: {{quote .Name}}, Description: {{quote .Value.Description}}, En: {{quote .Value.En}}, Pt: {{quote .Value.Pt}}, Sensitive: {{.Value.Sensitive}}},
+{{- range .Scopes}}
+	{Name: {{quote .Name}}, Description: {{quote .Description}}, En: {{quote .En}}, Pt: {{quote .Pt}}, Sensitive: {{.Sensitive}}},
 {{- end}}
 }
 
@@ -231,12 +231,12 @@ var required = map[string]string{
 }
 
 var roles = map[string][]string{
-{{- range .Spec.Roles}}
-	{{quote .Name}}: { {{- range .Value.Scopes}}{{quote .}}, {{end -}} },
+{{- range .Roles}}
+	{{quote .Name}}: { {{- range .Scopes}}{{quote .}}, {{end -}} },
 {{- end}}
 }
 
-var roleNames = [...]string{ {{- range .Spec.Roles}}{{quote .Name}}, {{end -}} }
+var roleNames = [...]string{ {{- range .Roles}}{{quote .Name}}, {{end -}} }
 
 // Required returns the scope capability id needs; ok is false for an unknown capability,
 // which callers must treat as deny.
@@ -300,7 +300,9 @@ func Describe(name string) (Info, bool) {
 
 const schemasTmpl = genHeader + `
 // Package schemas embeds the JSON Schemas (draft 2020-12) of every capability input and
-// output, produced with invopop/jsonschema from the generated Go types by gen/schemagen.
+// output, built by capgen from the spec with invopop/jsonschema's document types; a test
+// (internal/capgen/schemas_guard_test.go) proves invopop's reflection of the generated Go
+// types gives exactly these schemas.
 package schemas
 
 import (
@@ -326,31 +328,5 @@ func read(name string) json.RawMessage {
 		return nil
 	}
 	return b
-}
-`
-
-const schemagenTmpl = genHeader + `
-// Command schemagen is stage two of make generate: it reflects the generated capability types
-// with invopop/jsonschema and writes gen/schemas/*.json and the OpenAPI document. It is
-// regenerated with the types, so the two can never disagree.
-package main
-
-import (
-	"fmt"
-	"os"
-
-	"{{.GenImport}}/capapi"
-	"github.com/neemias/neemias-mcp/internal/capgen/schemagen"
-)
-
-func main() {
-	var types []schemagen.Pair
-	for _, t := range capapi.Types() {
-		types = append(types, schemagen.Pair{ID: t.ID, Input: t.Input, Output: t.Output})
-	}
-	if err := schemagen.Main({{quote .SpecPath}}, types, os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "schemagen:", err)
-		os.Exit(1)
-	}
 }
 `

@@ -3,8 +3,6 @@ package capgen
 import (
 	"fmt"
 	"strings"
-
-	"github.com/neemias/neemias-mcp/internal/capgen/spec"
 )
 
 // restTmpl is the adapter between ogen's generated REST server and the capability dispatch:
@@ -100,7 +98,7 @@ func (c *Cap) RESTMethod() string {
 		fmt.Fprintf(&b, "func (a *Adapter) %s(ctx context.Context, params oas.%sParams) (*oas.%s, error) {\n", c.GoName, c.GoName, c.Output.GoName)
 		fmt.Fprintf(&b, "\targs := map[string]any{}\n")
 		for _, f := range c.Input.Fields {
-			conv := paramConv(f.Spec)
+			conv := paramConv(f)
 			if f.Required {
 				fmt.Fprintf(&b, "\targs[%q] = %s\n", f.JSONName, fmt.Sprintf(conv, "params."+f.GoName))
 			} else {
@@ -115,7 +113,7 @@ func (c *Cap) RESTMethod() string {
 
 // paramConv is the Go expression (with %s for the value) that turns an ogen parameter into its
 // JSON argument form.
-func paramConv(f spec.Field) string {
+func paramConv(f *Field) string {
 	switch f.Format {
 	case "date":
 		return "%s.Format(time.DateOnly)"

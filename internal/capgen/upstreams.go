@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/capgen/spec"
 )
 
 // UpstreamTool is one tool of an allowlisted upstream, as the emitters need it.
@@ -15,9 +16,11 @@ type UpstreamTool struct {
 
 // UpstreamTools returns the upstream tools the spec declares, upstream by upstream in file
 // order, each upstream's tools in file order.
-func (m *Model) UpstreamTools() []UpstreamTool {
+func (m *Model) UpstreamTools() []UpstreamTool { return m.upstreams }
+
+func newUpstreamTools(s *spec.Spec, specPath string) []UpstreamTool {
 	var out []UpstreamTool
-	for _, u := range m.Spec.Upstreams {
+	for _, u := range s.Upstreams {
 		req, resp := u.Value.Modes()
 		for _, t := range u.Value.Tools {
 			path := "upstreams." + u.Name + ".tools." + t.Name
@@ -31,9 +34,9 @@ func (m *Model) UpstreamTools() []UpstreamTool {
 					Scope:       t.Value.Scope,
 					PIIRequest:  req,
 					PIIResponse: resp,
-					Source:      m.SpecPath + " " + path,
+					Source:      specPath + " " + path,
 				},
-				Line: m.Spec.Line(path),
+				Line: s.Line(path),
 			})
 		}
 	}
@@ -86,12 +89,10 @@ func (m *Model) upstreamTableRows() string {
 	var b strings.Builder
 	for _, t := range m.UpstreamTools() {
 		row := []string{"`" + t.Name + "`", "upstream tool (`" + t.Upstream + "`)", "`" + t.Scope + "`"}
-		for _, r := range m.Spec.Roles {
+		for _, r := range m.Roles {
 			cell := ""
-			for _, s := range r.Value.Scopes {
-				if s == t.Scope {
-					cell = "✓"
-				}
+			if r.Has(t.Scope) {
+				cell = "✓"
 			}
 			row = append(row, cell)
 		}

@@ -24,17 +24,21 @@ type ViewModel struct {
 	Capabilities, Visibility            []string
 	CSP                                 spec.ViewCSP
 	Line                                int
+	FileLine                            int // of the view's file: key
 }
 
-// Views resolves the spec's views: section, in file order.
-func (m *Model) Views() []ViewModel {
+// Views returns the spec's views: section, resolved, in file order.
+func (m *Model) Views() []ViewModel { return m.views }
+
+func newViews(s *spec.Spec) []ViewModel {
 	var out []ViewModel
-	for _, e := range m.Spec.Views {
+	for _, e := range s.Views {
 		v := e.Value
 		vm := ViewModel{
 			ID: e.Name, GoName: spec.GoName(e.Name, ""), URI: v.URI, Title: v.Title,
 			Description: strings.TrimSpace(v.Description), File: v.File, Base: path.Base(v.File),
-			Capabilities: v.Capabilities, Visibility: v.Visibility, Line: m.Spec.Line("views." + e.Name),
+			Capabilities: v.Capabilities, Visibility: v.Visibility, Line: s.Line("views." + e.Name),
+			FileLine: s.Line("views." + e.Name + ".file"),
 		}
 		if len(vm.Visibility) == 0 {
 			vm.Visibility = []string{"model", "app"}
@@ -56,7 +60,7 @@ var externalRef = regexp.MustCompile(`(?i)(\b(src|href|action)\s*=\s*["']?\s*(ht
 func (m *Model) CheckViewFilesIn(root string) error {
 	var errs []error
 	for _, v := range m.Views() {
-		where := fmt.Sprintf("%s:%d", m.SpecPath, m.Spec.Line("views."+v.ID+".file"))
+		where := fmt.Sprintf("%s:%d", m.SpecPath, v.FileLine)
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(v.File)))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: view %q: cannot read %s: %v; write the document there", where, v.ID, v.File, err))
@@ -76,7 +80,7 @@ func (m *Model) CheckViewFilesIn(root string) error {
 // viewFiles are the views' generated files: the registry with the embedded documents and the
 // docs page; none when the spec declares no views.
 func viewFiles(m *Model) ([]File, error) {
-	if len(m.Spec.Views) == 0 {
+	if len(m.Views()) == 0 {
 		return nil, nil
 	}
 	reg, err := goFile(m, ViewsPackage+"/views_gen.go", viewsTmpl)

@@ -46,7 +46,7 @@ func TestRealSpecViews(t *testing.T) {
 		if !ok {
 			continue
 		}
-		tmpl, err := capability.ParseSummary(c.Spec.Summary)
+		tmpl, err := capability.ParseSummary(c.Summary)
 		if err != nil {
 			t.Fatalf("%s: %v", c.ID, err)
 		}

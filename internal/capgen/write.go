@@ -9,11 +9,12 @@ import (
 	"strings"
 )
 
-// OwnedDirs are the directories stage one owns wholly: every file in them is regenerated, and
-// files the spec no longer implies are deleted.
-var OwnedDirs = []string{"gen/capapi", "gen/dispatch", "gen/scopes", "gen/schemagen", "gen/restapi", "docs/inspect"}
+// OwnedDirs are the directories capgen owns wholly: every file in them is regenerated, and
+// files the spec no longer implies are deleted (subdirectories, such as ogen's gen/openapi/oas,
+// are left alone).
+var OwnedDirs = []string{"gen/capapi", "gen/dispatch", "gen/scopes", "gen/schemas", "gen/openapi", "gen/restapi", "docs/inspect"}
 
-// Write replaces stage one's outputs under root with files. It is only called after the spec
+// Write replaces capgen's outputs under root with files. It is only called after the spec
 // loaded and validated, so a broken spec never leaves gen/ empty.
 func Write(root string, files []File) error {
 	for _, d := range OwnedDirs {

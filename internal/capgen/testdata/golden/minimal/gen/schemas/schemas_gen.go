@@ -2,7 +2,9 @@
 // Source: spec/capabilities.yaml
 
 // Package schemas embeds the JSON Schemas (draft 2020-12) of every capability input and
-// output, produced with invopop/jsonschema from the generated Go types by gen/schemagen.
+// output, built by capgen from the spec with invopop/jsonschema's document types; a test
+// (internal/capgen/schemas_guard_test.go) proves invopop's reflection of the generated Go
+// types gives exactly these schemas.
 package schemas
 
 import (

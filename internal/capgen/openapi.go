@@ -1,16 +1,12 @@
-package schemagen
+package capgen
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strings"
-
-	"github.com/neemias/neemias-mcp/internal/capgen/spec"
 )
 
-// ordered is a JSON object that keeps insertion order, so the document is byte-stable.
+// ordered is a JSON object that keeps insertion order, so documents are byte-stable.
 type ordered struct {
 	keys []string
 	vals map[string]any
@@ -31,6 +27,7 @@ func (o *ordered) set(k string, v any) {
 	o.vals[k] = v
 }
 
+// MarshalJSON writes the members in insertion order.
 func (o *ordered) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -51,106 +48,100 @@ func (o *ordered) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-var (
-	queryVars = regexp.MustCompile(`\{\?([^}]*)\}`)
-	pathVars  = regexp.MustCompile(`\{([^?}]+)\}`)
-)
+// OpenAPIPath is the generated OpenAPI document ogen reads; gen/schemas embeds a copy, which
+// the server serves at /api/openapi.json.
+const OpenAPIPath = "gen/openapi/openapi.json"
 
-// RESTPath maps a resource URI template onto an HTTP path and its query parameters:
-// "neemias://attendance/summary{?from,to,class_id}" -> "/attendance/summary", [from to class_id].
-func RESTPath(uri string) (path string, pathParams, queryParams []string) {
-	_, rest, _ := strings.Cut(uri, "://")
-	if m := queryVars.FindStringSubmatch(rest); m != nil {
-		queryParams = strings.Split(m[1], ",")
-		rest = queryVars.ReplaceAllString(rest, "")
-	}
-	for _, m := range pathVars.FindAllStringSubmatch(rest, -1) {
-		pathParams = append(pathParams, m[1])
-	}
-	return "/" + rest, pathParams, queryParams
-}
-
-// ToolPath is the REST path of a tool.
-func ToolPath(name string) string { return "/tools/" + name }
-
-func stripSchema(raw json.RawMessage) (map[string]any, error) {
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
+// openAPIFiles are the OpenAPI document and its embedded copy.
+func openAPIFiles(m *Model) ([]File, error) {
+	doc, err := m.OpenAPI()
+	if err != nil {
 		return nil, err
 	}
-	delete(m, "$schema")
-	return m, nil
+	a, err := jsonFile(OpenAPIPath, doc)
+	if err != nil {
+		return nil, err
+	}
+	return []File{a, {Path: "gen/schemas/openapi.json", Content: a.Content}}, nil
+}
+
+// componentSchema is a capability schema as an OpenAPI component: the document's own dialect
+// applies, so $schema goes; members in sorted order, as the document has always had them.
+func componentSchema(s *Struct) (map[string]any, error) {
+	raw, err := json.Marshal(s.RootSchema())
+	if err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", s.GoName, err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", s.GoName, err)
+	}
+	delete(out, "$schema")
+	return out, nil
 }
 
 // OpenAPI builds the OpenAPI 3.1 document of the same capabilities the MCP endpoint serves:
 // GET for resources (URI variables become path and query parameters), POST for tools.
-func OpenAPI(s *spec.Spec, specPath string, ins, outs map[string]json.RawMessage) ([]byte, error) {
+func (m *Model) OpenAPI() (any, error) {
 	schemas := obj()
 	paths := obj()
 	scopes := obj()
-	for _, sc := range s.Scopes {
-		scopes.set(sc.Name, sc.Value.Description)
+	for _, sc := range m.Scopes {
+		scopes.set(sc.Name, sc.Description)
 	}
 	errorRef := obj("$ref", "#/components/responses/Error")
-	addSchemas := func(goName, id string) error {
-		in, err := stripSchema(ins[id])
-		if err != nil {
-			return fmt.Errorf("input schema of %q: %w", id, err)
-		}
-		out, err := stripSchema(outs[id])
-		if err != nil {
-			return fmt.Errorf("output schema of %q: %w", id, err)
-		}
-		schemas.set(goName+"Input", in)
-		schemas.set(goName+"Output", out)
-		return nil
-	}
 	okResponse := func(goName string) *ordered {
 		return obj("200", obj("description", "The capability's output.",
 			"content", obj("application/json", obj("schema", obj("$ref", "#/components/schemas/"+goName+"Output")))),
 			"default", errorRef)
 	}
-	for _, e := range s.Resources {
-		goName := spec.GoName(e.Name, "")
-		if err := addSchemas(goName, e.Name); err != nil {
+	for _, c := range m.Caps {
+		in, err := componentSchema(c.Input)
+		if err != nil {
 			return nil, err
 		}
-		p, pathParams, queryParams := RESTPath(e.Value.URI)
+		out, err := componentSchema(c.Output)
+		if err != nil {
+			return nil, err
+		}
+		schemas.set(c.GoName+"Input", in)
+		schemas.set(c.GoName+"Output", out)
+	}
+	for _, c := range m.Caps {
+		if c.IsTool() {
+			continue
+		}
 		var params []any
-		for _, v := range pathParams {
-			f, _ := e.Value.Input.Get(v)
-			params = append(params, obj("name", v, "in", "path", "required", true, "description", strings.TrimSpace(f.Description), "schema", paramSchema(f)))
+		for _, v := range c.REST.PathParams {
+			f, _ := c.InputField(v)
+			params = append(params, obj("name", v, "in", "path", "required", true, "description", f.Description, "schema", paramSchema(f)))
 		}
-		for _, v := range queryParams {
-			f, _ := e.Value.Input.Get(v)
-			params = append(params, obj("name", v, "in", "query", "required", f.Required, "description", strings.TrimSpace(f.Description), "schema", paramSchema(f)))
+		for _, v := range c.REST.QueryParams {
+			f, _ := c.InputField(v)
+			params = append(params, obj("name", v, "in", "query", "required", f.Required, "description", f.Description, "schema", paramSchema(f)))
 		}
-		op := obj("operationId", spec.LowerGoName(e.Name, ""), "summary", e.Value.Title,
-			"description", strings.TrimSpace(e.Value.Description),
-			"security", security(e.Value.Scope))
+		op := obj("operationId", c.REST.OperationID, "summary", c.Title, "description", c.Description, "security", security(c.Scope))
 		if len(params) > 0 {
 			op.set("parameters", params)
 		}
-		op.set("responses", okResponse(goName))
-		paths.set(p, obj("get", op))
+		op.set("responses", okResponse(c.GoName))
+		paths.set(c.REST.Path, obj("get", op))
 	}
-	for _, e := range s.Tools {
-		goName := spec.GoName(e.Name, s.Server.ToolPrefix)
-		if err := addSchemas(goName, e.Name); err != nil {
-			return nil, err
+	for _, c := range m.Caps {
+		if !c.IsTool() {
+			continue
 		}
-		op := obj("operationId", spec.LowerGoName(e.Name, s.Server.ToolPrefix), "summary", e.Value.Title,
-			"description", strings.TrimSpace(e.Value.Description),
-			"security", security(e.Value.Scope),
-			"requestBody", obj("required", true, "content", obj("application/json", obj("schema", obj("$ref", "#/components/schemas/"+goName+"Input")))),
-			"responses", okResponse(goName))
-		paths.set(ToolPath(e.Name), obj("post", op))
+		op := obj("operationId", c.REST.OperationID, "summary", c.Title, "description", c.Description,
+			"security", security(c.Scope),
+			"requestBody", obj("required", true, "content", obj("application/json", obj("schema", obj("$ref", "#/components/schemas/"+c.GoName+"Input")))),
+			"responses", okResponse(c.GoName))
+		paths.set(c.REST.Path, obj("post", op))
 	}
 	schemas.set("Error", problemSchema())
-	doc := obj(
+	return obj(
 		"openapi", "3.1.0",
-		"info", obj("title", s.Server.Title+" REST API", "version", s.Server.Version,
-			"description", "Code generated by capgen from "+specPath+". DO NOT EDIT. The REST view of the capabilities the MCP endpoint serves; same scopes, same row filters, same redaction."),
+		"info", obj("title", m.Server.Title+" REST API", "version", m.Server.Version,
+			"description", "Code generated by capgen from "+m.SpecPath+". DO NOT EDIT. The REST view of the capabilities the MCP endpoint serves; same scopes, same row filters, same redaction."),
 		"servers", []any{obj("url", "/api/v1")},
 		"paths", paths,
 		"components", obj(
@@ -161,15 +152,10 @@ func OpenAPI(s *spec.Spec, specPath string, ins, outs map[string]json.RawMessage
 				"apiKey", obj("type", "http", "scheme", "bearer", "bearerFormat", "nmk_<id>_<secret>",
 					"description", "A church's API key for automation (neemias-mcp apikey create), scoped like a role: REST only; the MCP endpoint refuses it (MCP needs OAuth).")),
 		),
-	)
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("marshalling OpenAPI document: %w", err)
-	}
-	return append(b, '\n'), nil
+	), nil
 }
 
-func paramSchema(f spec.Field) *ordered {
+func paramSchema(f *Field) *ordered {
 	o := obj("type", f.Type)
 	if f.Format != "" {
 		o.set("format", f.Format)

@@ -1,0 +1,96 @@
+package capgen_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+	"github.com/invopop/jsonschema"
+
+	"github.com/neemias/neemias-mcp/gen/capapi"
+	"github.com/neemias/neemias-mcp/gen/schemas"
+	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/capgen"
+)
+
+// reflector is how invopop/jsonschema describes a Go type the way capgen's schemas describe a
+// capability: inlined (MCP clients dislike $ref roots), object roots, additionalProperties
+// false, required only where tagged, and the project's own scalar types mapped to string
+// formats.
+func reflector() *jsonschema.Reflector {
+	return &jsonschema.Reflector{
+		DoNotReference:             true,
+		ExpandedStruct:             true,
+		RequiredFromJSONSchemaTags: true,
+		Mapper: func(t reflect.Type) *jsonschema.Schema {
+			switch t {
+			case reflect.TypeFor[uuid.UUID]():
+				return &jsonschema.Schema{Type: "string", Format: "uuid"}
+			case reflect.TypeFor[capability.Date]():
+				return &jsonschema.Schema{Type: "string", Format: "date"}
+			}
+			return nil
+		},
+	}
+}
+
+// reflectSchema is the schema file capgen would write for v, had it reflected v's type.
+func reflectSchema(t *testing.T, v any) string {
+	t.Helper()
+	s := reflector().Reflect(v)
+	s.Version = capgen.SchemaDraft
+	s.ID = "" // derived from the Go package path
+	s.Comments = capgen.SchemaComment
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		t.Fatalf("marshalling schema of %T: %v", v, err)
+	}
+	return string(b) + "\n"
+}
+
+// TestEmbeddedSchemasMatchGoTypes proves the Go types the server decodes into and the schemas
+// it advertises cannot disagree: capgen builds the schemas from the spec and the Go types from
+// the same model, and reflecting the compiled types with invopop gives exactly the embedded
+// schemas.
+func TestEmbeddedSchemasMatchGoTypes(t *testing.T) {
+	types := capapi.Types()
+	if len(types) != len(capapi.Capabilities()) {
+		t.Fatalf("Types() has %d entries, registry %d", len(types), len(capapi.Capabilities()))
+	}
+	for _, tp := range types {
+		in, out := reflectSchema(t, tp.Input), reflectSchema(t, tp.Output)
+		if diff := cmp.Diff(string(schemas.Input(tp.ID)), in); diff != "" {
+			t.Errorf("%s input schema differs from its Go type (-embedded +reflected):\n%s", tp.ID, diff)
+		}
+		if diff := cmp.Diff(string(schemas.Output(tp.ID)), out); diff != "" {
+			t.Errorf("%s output schema differs from its Go type (-embedded +reflected):\n%s", tp.ID, diff)
+		}
+	}
+}
+
+// TestSchemasAreMCPShaped: object roots, no $ref, additionalProperties false — what MCP
+// clients and the go-sdk require of inputSchema/outputSchema.
+func TestSchemasAreMCPShaped(t *testing.T) {
+	for _, c := range capapi.Capabilities() {
+		for kind, raw := range map[string][]byte{"input": schemas.Input(c.ID), "output": schemas.Output(c.ID)} {
+			s := string(raw)
+			if s == "" {
+				t.Errorf("%s: no %s schema", c.ID, kind)
+				continue
+			}
+			for _, want := range []string{`"type": "object"`, `"additionalProperties": false`, `"$schema": "https://json-schema.org/draft/2020-12/schema"`} {
+				if !contains(s, want) {
+					t.Errorf("%s %s schema lacks %s", c.ID, kind, want)
+				}
+			}
+			if contains(s, `"$ref"`) {
+				t.Errorf("%s %s schema uses $ref", c.ID, kind)
+			}
+		}
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
