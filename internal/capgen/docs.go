@@ -1,10 +1,10 @@
 package capgen
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"text/template"
 
 	"github.com/neemias/neemias-mcp/internal/capability"
 )
@@ -21,52 +21,27 @@ capability; see docs/inspect/ for the field-by-field view of each role.
 
 ## Roles and scopes
 
-{{.RoleScopeTable}}
+| scope | {{join .RoleNames " | "}} |
+|---|{{range .Roles}}---|{{end}}
+{{range $sc := .Scopes}}| ` + "`{{.Name}}`" + `{{if .Sensitive}} (sensitive){{end}} |{{range $.Roles}} {{if .Has $sc.Name}}✓{{end}} |{{end}}
+{{end}}
 ## Capabilities
 
-{{.CapabilityTable}}`
+| capability | kind | scope | {{join .RoleNames " | "}} |
+|---|---|---|{{range .Roles}}---|{{end}}
+{{range $c := .Caps}}| ` + "`{{.WireName}}`" + ` | {{.Kind}} | ` + "`{{.Scope}}`" + ` |{{range $.Roles}} {{$.MatrixCell $c .Name}} |{{end}}
+{{end}}
+{{- range $t := .UpstreamTools}}| ` + "`{{.Name}}`" + ` | upstream tool (` + "`{{.Upstream}}`" + `) | ` + "`{{.Scope}}`" + ` |{{range $.Roles}} {{if .Has $t.Scope}}✓{{end}} |{{end}}
+{{end}}`
 
-// RoleScopeTable is the roles × scopes table.
-func (m *Model) RoleScopeTable() string {
-	var b strings.Builder
-	b.WriteString("| scope | " + strings.Join(m.RoleNames(), " | ") + " |\n")
-	b.WriteString("|---|" + strings.Repeat("---|", len(m.Roles)) + "\n")
-	for _, sc := range m.Scopes {
-		name := "`" + sc.Name + "`"
-		if sc.Sensitive {
-			name += " (sensitive)"
-		}
-		row := []string{name}
-		for _, r := range m.Roles {
-			mark := ""
-			if r.Has(sc.Name) {
-				mark = "✓"
-			}
-			row = append(row, mark)
-		}
-		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+// MatrixCell is the scope matrix's cell of capability c and role: ✓ and the row filters the
+// role gets, or empty when the role cannot hold the scope.
+func (m *Model) MatrixCell(c *Cap, role string) string {
+	r, ok := m.Role(role)
+	if !ok || !r.Has(c.Scope) {
+		return ""
 	}
-	return b.String()
-}
-
-// CapabilityTable is the capabilities × roles table, with the row filters each role gets.
-func (m *Model) CapabilityTable() string {
-	var b strings.Builder
-	b.WriteString("| capability | kind | scope | " + strings.Join(m.RoleNames(), " | ") + " |\n")
-	b.WriteString("|---|---|---|" + strings.Repeat("---|", len(m.Roles)) + "\n")
-	for _, c := range m.Caps {
-		row := []string{"`" + c.WireName + "`", c.Kind, "`" + c.Scope + "`"}
-		for _, r := range m.Roles {
-			cell := ""
-			if r.Has(c.Scope) {
-				cell = "✓ " + strings.Join(m.RoleFilters(c, r.Name), ", ")
-			}
-			row = append(row, strings.TrimSpace(cell))
-		}
-		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
-	}
-	b.WriteString(m.upstreamTableRows())
-	return b.String()
+	return strings.TrimSpace("✓ " + strings.Join(m.RoleFilters(c, role), ", "))
 }
 
 // InspectQuery names a caller for Inspect: a role (its scopes come from the matrix), explicit
@@ -76,12 +51,56 @@ type InspectQuery struct {
 	Scopes []string
 }
 
+// inspectReport is what [Inspect] renders: the model seen by one caller.
+type inspectReport struct {
+	Title, Granted string
+	Caps           []inspectCap
+	Upstreams      []UpstreamTool
+	Denied         []string
+}
+
+type inspectCap struct {
+	*Cap
+	Filters  string
+	Rows     []inspectRow
+	InputPII string // the input's personal data, or empty
+}
+
+type inspectRow struct{ Path, Returned, PII string }
+
+const inspectTmpl = `# What {{.Title}} can reach
+
+Granted scopes: {{.Granted}}
+
+{{range .Caps}}## {{if .IsTool}}tool{{else}}resource{{end}} ` + "`" + `{{.WireName}}` + "`" + `
+
+{{.Title}}. Scope ` + "`" + `{{.Scope}}` + "`" + `.
+
+Row filters: {{.Filters}}.
+
+| output field | returned | personal data |
+|---|---|---|
+{{range .Rows}}| ` + "`" + `{{.Path}}` + "`" + ` | {{.Returned}} | {{.PII}} |
+{{end}}{{if .InputPII}}
+Personal data in the input (never logged): {{.InputPII}}.
+{{end}}
+{{end}}{{range .Upstreams}}## upstream tool ` + "`" + `{{.Name}}` + "`" + `
+
+{{.Title}}. Scope ` + "`" + `{{.Scope}}` + "`" + `. The tool ` + "`" + `{{.Tool}}` + "`" + ` of the upstream MCP server ` + "`" + `{{.Upstream}}` + "`" + `, only when upstreams are on (` + "`" + `--upstreams on` + "`" + `) and ` + "`" + `{{.Upstream}}` + "`" + ` has a URL; its input and output are the upstream's.
+
+Personal data: arguments scanned before sending ({{piiMode .PIIRequest "refused"}}), results scanned before returning ({{piiMode .PIIResponse "dropped"}}); findings name the detector and JSON path, never the value.
+
+{{end}}{{if .Denied}}## Not reachable
+
+{{range .Denied}}- {{.}}
+{{end}}{{end}}`
+
 // Inspect reports, in Markdown, what a caller can reach: capabilities, which output fields are
 // returned or left out, and which row filters apply. It is the review tool for every
 // privacy-relevant change to the spec.
 func Inspect(m *Model, q InspectQuery) (string, error) {
 	var granted capability.ScopeSet
-	title := ""
+	rep := inspectReport{}
 	switch {
 	case q.Role != "":
 		r, ok := m.Role(q.Role)
@@ -98,7 +117,7 @@ func Inspect(m *Model, q InspectQuery) (string, error) {
 			}
 		}
 		granted = capability.NewScopeSet(scopes...)
-		title = "role " + q.Role
+		rep.Title = "role " + q.Role
 	case len(q.Scopes) > 0:
 		for _, s := range q.Scopes {
 			if _, ok := m.Scope(s); !ok {
@@ -106,22 +125,17 @@ func Inspect(m *Model, q InspectQuery) (string, error) {
 			}
 		}
 		granted = capability.NewScopeSet(q.Scopes...)
-		title = "scopes " + granted.String()
+		rep.Title = "scopes " + granted.String()
 	default:
 		return "", fmt.Errorf("name a role (--role) or scopes (--scopes)")
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "# What %s can reach\n\n", title)
-	fmt.Fprintf(&b, "Granted scopes: %s\n\n", codeList(granted.List()))
-	var denied []string
+	rep.Granted = codeList(granted.List())
 	for _, c := range m.Caps {
 		if !granted.Has(c.Scope) {
-			denied = append(denied, fmt.Sprintf("`%s` (needs `%s`)", c.WireName, c.Scope))
+			rep.Denied = append(rep.Denied, fmt.Sprintf("`%s` (needs `%s`)", c.WireName, c.Scope))
 			continue
 		}
-		fmt.Fprintf(&b, "## %s `%s`\n\n", kindWord(c.Kind), c.WireName)
-		fmt.Fprintf(&b, "%s. Scope `%s`.\n\n", c.Title, c.Scope)
-		b.WriteString("Row filters: ")
+		ic := inspectCap{Cap: c}
 		var filters []string
 		for _, name := range c.RowFilters {
 			rf, _ := m.RowFilterFn(name)
@@ -134,30 +148,34 @@ func Inspect(m *Model, q InspectQuery) (string, error) {
 				filters = append(filters, fmt.Sprintf("`%s`", name))
 			}
 		}
-		b.WriteString(strings.Join(filters, ", ") + ".\n\n")
-		b.WriteString("| output field | returned | personal data |\n|---|---|---|\n")
-		writeFieldRows(&b, "", c.Output, granted)
-		if rules := c.Input.PIIRules(); len(rules) > 0 {
-			b.WriteString("\nPersonal data in the input (never logged): ")
-			var paths []string
-			for _, r := range rules {
-				paths = append(paths, fmt.Sprintf("`%s` (%s)", r.Path, r.Category))
-			}
-			b.WriteString(strings.Join(paths, ", ") + ".\n")
+		ic.Filters = strings.Join(filters, ", ")
+		ic.Rows = fieldRows(nil, "", c.Output, granted)
+		var paths []string
+		for _, r := range c.Input.PIIRules() {
+			paths = append(paths, fmt.Sprintf("`%s` (%s)", r.Path, r.Category))
 		}
-		b.WriteString("\n")
+		ic.InputPII = strings.Join(paths, ", ")
+		rep.Caps = append(rep.Caps, ic)
 	}
-	denied = append(denied, m.inspectUpstreams(&b, granted.Has)...)
-	if len(denied) > 0 {
-		b.WriteString("## Not reachable\n\n")
-		for _, d := range denied {
-			b.WriteString("- " + d + "\n")
+	for _, t := range m.UpstreamTools() {
+		if !granted.Has(t.Scope) {
+			rep.Denied = append(rep.Denied, fmt.Sprintf("`%s` (needs `%s`)", t.Name, t.Scope))
+			continue
 		}
+		rep.Upstreams = append(rep.Upstreams, t)
+	}
+	t, err := template.New("inspect").Funcs(funcs).Parse(inspectTmpl)
+	if err != nil {
+		return "", fmt.Errorf("parsing template: %w", err)
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, rep); err != nil {
+		return "", fmt.Errorf("executing template: %w", err)
 	}
 	return b.String(), nil
 }
 
-func writeFieldRows(b *strings.Builder, prefix string, s *Struct, granted capability.ScopeSet) {
+func fieldRows(rows []inspectRow, prefix string, s *Struct, granted capability.ScopeSet) []inspectRow {
 	for _, f := range s.Fields {
 		p := prefix + f.JSONName
 		returned := "yes"
@@ -167,19 +185,17 @@ func writeFieldRows(b *strings.Builder, prefix string, s *Struct, granted capabi
 		pii := ""
 		if f.PII != "" {
 			pii = f.PII + ", never logged"
-			if f.PII == "secret" {
-				pii = "secret, never logged"
-			}
 		}
-		fmt.Fprintf(b, "| `%s` | %s | %s |\n", p, returned, pii)
+		rows = append(rows, inspectRow{Path: p, Returned: returned, PII: pii})
 		if f.Elem != nil {
 			sub := p + "."
 			if f.IsSlice {
 				sub = p + "[]."
 			}
-			writeFieldRows(b, sub, f.Elem, granted)
+			rows = fieldRows(rows, sub, f.Elem, granted)
 		}
 	}
+	return rows
 }
 
 func codeList(items []string) string {
@@ -194,32 +210,29 @@ func codeList(items []string) string {
 }
 
 // serverJSON renders the MCP Registry metadata (server.json).
-func serverJSON(m *Model) (File, error) {
+func serverJSON(m *Model) ([]File, error) {
 	sv := m.Server
-	doc := map[string]any{
-		"$schema":     "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
-		"name":        sv.Name,
-		"title":       sv.Title,
-		"description": sv.Description,
-		"version":     sv.Version,
-		"remotes": []any{map[string]any{
-			"type": "streamable-http",
-			"url":  "https://{host}/mcp",
-			"variables": map[string]any{"host": map[string]any{
-				"description": "Host name of the church's Neemias MCP deployment",
-				"isRequired":  true,
-			}},
-		}},
-		"_meta": map[string]any{"io.modelcontextprotocol.registry/publisher-provided": map[string]any{
-			"generated": "Code generated by capgen from " + m.SpecPath + ". DO NOT EDIT.",
-		}},
-	}
+	doc := obj(
+		"$schema", "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+		"_meta", obj("io.modelcontextprotocol.registry/publisher-provided", obj(
+			"generated", "Code generated by capgen from "+m.SpecPath+". DO NOT EDIT.",
+		)),
+		"description", sv.Description,
+		"name", sv.Name,
+		"remotes", []any{obj(
+			"type", "streamable-http",
+			"url", "https://{host}/mcp",
+			"variables", obj("host", obj(
+				"description", "Host name of the church's Neemias MCP deployment",
+				"isRequired", true,
+			)),
+		)},
+		"title", sv.Title,
+		"version", sv.Version,
+	)
 	if sv.Website != "" {
-		doc["websiteUrl"] = sv.Website
+		doc.set("websiteUrl", sv.Website)
 	}
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return File{}, fmt.Errorf("server.json: %w", err)
-	}
-	return File{Path: "server.json", Content: append(b, '\n')}, nil
+	f, err := jsonFile("server.json", doc)
+	return []File{f}, err
 }

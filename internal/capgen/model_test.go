@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -180,4 +181,23 @@ func TestModelHoldsNoRawSpec(t *testing.T) {
 		}
 	}
 	walk("Model", reflect.TypeFor[Model]())
+}
+
+// TestEmittersDeclareDistinctFiles: each emitter declares its own files; two claiming one
+// path is a generator bug Generate reports instead of letting the later one win.
+func TestEmittersDeclareDistinctFiles(t *testing.T) {
+	m := repoModel(t)
+	twice := []Emitter{TextTemplate{"docs/x.md", "a"}, TextTemplate{"docs/x.md", "b"}}
+	if _, err := generate(m, twice); err == nil || err.Error() != "docs/x.md: emitted twice" {
+		t.Errorf("generate = %v, want docs/x.md: emitted twice", err)
+	}
+	files, err := Generate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"gen/schemas/roster_child.input.json", OpenAPIPath, "gen/schemas/openapi.json", "server.json", RowFilterMigration} {
+		if !slices.ContainsFunc(files, func(f File) bool { return f.Path == want }) {
+			t.Errorf("Generate does not emit %s", want)
+		}
+	}
 }

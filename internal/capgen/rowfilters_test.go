@@ -89,7 +89,10 @@ func TestSplitQueries(t *testing.T) {
 // spec filter, and the generated queries call them rather than inlining the filters' SQL.
 func TestRowFilterMigrationIsGenerated(t *testing.T) {
 	m := repoModel(t)
-	mig := m.RowFilterMigrationSQL()
+	mig, err := m.RowFilterMigrationSQL()
+	if err != nil {
+		t.Fatal(err)
+	}
 	gen, err := os.ReadFile(filepath.Join(repoRoot, "queries", "generated", "capabilities.sql"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,10 +1,5 @@
 package capgen
 
-import (
-	"fmt"
-	"strings"
-)
-
 // restTmpl is the adapter between ogen's generated REST server and the capability dispatch:
 // it turns an operation's parameters or body into the same JSON arguments MCP would send, runs
 // the capability through a Runner, and decodes its JSON output into ogen's response type.
@@ -76,51 +71,52 @@ func (a *Adapter) run(ctx context.Context, id string, in any, out json.Unmarshal
 
 var _ = time.DateOnly
 {{range .Caps}}
-{{.RESTMethod}}
+{{- if .IsTool}}
+// {{.GoName}} serves POST /tools/{{.WireName}}.
+func (a *Adapter) {{.GoName}}(ctx context.Context, req *oas.{{.Input.GoName}}) (*oas.{{.Output.GoName}}, error) {
+	out := new(oas.{{.Output.GoName}})
+	if err := a.run(ctx, capapi.{{.IDConstName}}, req, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+{{- else}}
+// {{.GoName}} serves GET for resource {{quote .WireName}}.
+{{- if .Input.Fields}}
+func (a *Adapter) {{.GoName}}(ctx context.Context, params oas.{{.GoName}}Params) (*oas.{{.Output.GoName}}, error) {
+	args := map[string]any{}
+{{- range .Input.Fields}}
+{{- if .Required}}
+	args[{{quote .JSONName}}] = {{.ParamArg (printf "params.%s" .GoName)}}
+{{- else}}
+	if v, ok := params.{{.GoName}}.Get(); ok {
+		args[{{quote .JSONName}}] = {{.ParamArg "v"}}
+	}
+{{- end}}
+{{- end}}
+{{- else}}
+func (a *Adapter) {{.GoName}}(ctx context.Context) (*oas.{{.Output.GoName}}, error) {
+	args := map[string]any{}
+{{- end}}
+	out := new(oas.{{.Output.GoName}})
+	if err := a.run(ctx, capapi.{{.IDConstName}}, args, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+{{- end}}
 {{end}}`
 
-// RESTMethod renders the adapter method of the capability.
-func (c *Cap) RESTMethod() string {
-	var b strings.Builder
-	if c.IsTool() {
-		fmt.Fprintf(&b, "// %s serves POST /tools/%s.\n", c.GoName, c.WireName)
-		fmt.Fprintf(&b, "func (a *Adapter) %s(ctx context.Context, req *oas.%s) (*oas.%s, error) {\n", c.GoName, c.Input.GoName, c.Output.GoName)
-		fmt.Fprintf(&b, "\tout := new(oas.%s)\n", c.Output.GoName)
-		fmt.Fprintf(&b, "\tif err := a.run(ctx, capapi.%s, req, out); err != nil {\n\t\treturn nil, err\n\t}\n\treturn out, nil\n}\n", c.IDConstName())
-		return b.String()
-	}
-	if len(c.Input.Fields) == 0 {
-		fmt.Fprintf(&b, "// %s serves GET for resource %q.\n", c.GoName, c.WireName)
-		fmt.Fprintf(&b, "func (a *Adapter) %s(ctx context.Context) (*oas.%s, error) {\n", c.GoName, c.Output.GoName)
-		fmt.Fprintf(&b, "\targs := map[string]any{}\n")
-	} else {
-		fmt.Fprintf(&b, "// %s serves GET for resource %q.\n", c.GoName, c.WireName)
-		fmt.Fprintf(&b, "func (a *Adapter) %s(ctx context.Context, params oas.%sParams) (*oas.%s, error) {\n", c.GoName, c.GoName, c.Output.GoName)
-		fmt.Fprintf(&b, "\targs := map[string]any{}\n")
-		for _, f := range c.Input.Fields {
-			conv := paramConv(f)
-			if f.Required {
-				fmt.Fprintf(&b, "\targs[%q] = %s\n", f.JSONName, fmt.Sprintf(conv, "params."+f.GoName))
-			} else {
-				fmt.Fprintf(&b, "\tif v, ok := params.%s.Get(); ok {\n\t\targs[%q] = %s\n\t}\n", f.GoName, f.JSONName, fmt.Sprintf(conv, "v"))
-			}
-		}
-	}
-	fmt.Fprintf(&b, "\tout := new(oas.%s)\n", c.Output.GoName)
-	fmt.Fprintf(&b, "\tif err := a.run(ctx, capapi.%s, args, out); err != nil {\n\t\treturn nil, err\n\t}\n\treturn out, nil\n}\n", c.IDConstName())
-	return b.String()
-}
-
-// paramConv is the Go expression (with %s for the value) that turns an ogen parameter into its
+// ParamArg is the Go expression that turns the ogen parameter value v of the field into its
 // JSON argument form.
-func paramConv(f *Field) string {
+func (f *Field) ParamArg(v string) string {
 	switch f.Format {
 	case "date":
-		return "%s.Format(time.DateOnly)"
+		return v + ".Format(time.DateOnly)"
 	case "date-time":
-		return "%s.Format(time.RFC3339Nano)"
+		return v + ".Format(time.RFC3339Nano)"
 	case "uuid":
-		return "%s.String()"
+		return v + ".String()"
 	}
-	return "%s"
+	return v
 }

@@ -1,7 +1,6 @@
 package capgen
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/neemias/neemias-mcp/internal/capability"
@@ -84,40 +83,7 @@ func LookupUpstreamTool(name string) (capability.UpstreamTool, bool) {
 }
 `
 
-// upstreamTableRows are the scope matrix's rows of the upstream tools.
-func (m *Model) upstreamTableRows() string {
-	var b strings.Builder
-	for _, t := range m.UpstreamTools() {
-		row := []string{"`" + t.Name + "`", "upstream tool (`" + t.Upstream + "`)", "`" + t.Scope + "`"}
-		for _, r := range m.Roles {
-			cell := ""
-			if r.Has(t.Scope) {
-				cell = "✓"
-			}
-			row = append(row, cell)
-		}
-		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
-	}
-	return b.String()
-}
-
-// inspectUpstreams writes the inspect report's sections of the upstream tools a caller with
-// granted may call, and returns those it may not.
-func (m *Model) inspectUpstreams(b *strings.Builder, has func(scope string) bool) (denied []string) {
-	for _, t := range m.UpstreamTools() {
-		if !has(t.Scope) {
-			denied = append(denied, fmt.Sprintf("`%s` (needs `%s`)", t.Name, t.Scope))
-			continue
-		}
-		fmt.Fprintf(b, "## upstream tool `%s`\n\n", t.Name)
-		fmt.Fprintf(b, "%s. Scope `%s`. The tool `%s` of the upstream MCP server `%s`, only when upstreams are on "+
-			"(`--upstreams on`) and `%s` has a URL; its input and output are the upstream's.\n\n", t.Title, t.Scope, t.Tool, t.Upstream, t.Upstream)
-		fmt.Fprintf(b, "Personal data: arguments scanned before sending (%s), results scanned before returning (%s); "+
-			"findings name the detector and JSON path, never the value.\n\n", piiModeWords(t.PIIRequest, "refused"), piiModeWords(t.PIIResponse, "dropped"))
-	}
-	return denied
-}
-
+// piiModeWords describes an upstream's personal-data mode for the inspect report.
 func piiModeWords(mode, enforced string) string {
 	if mode == "redact" {
 		return "`redact`: the values found are replaced"
