@@ -40,66 +40,49 @@ func Call(ctx context.Context, h capapi.Handler, p pipeline.Permit, args json.Ra
 		if err := inputs.Decode(id, args, in); err != nil {
 			return nil, err
 		}
-		return call(ctx, id, in, h.RosterChildren, p.Scopes())
+		return capability.Call(ctx, id, in, h.RosterChildren, p.Scopes())
 	case capapi.CapRosterChild:
 		in := new(capapi.RosterChildInput)
 		if err := inputs.Decode(id, args, in); err != nil {
 			return nil, err
 		}
-		return call(ctx, id, in, h.RosterChild, p.Scopes())
+		return capability.Call(ctx, id, in, h.RosterChild, p.Scopes())
 	case capapi.CapAttendanceSummary:
 		in := new(capapi.AttendanceSummaryInput)
 		if err := inputs.Decode(id, args, in); err != nil {
 			return nil, err
 		}
-		return call(ctx, id, in, h.AttendanceSummary, p.Scopes())
+		return capability.Call(ctx, id, in, h.AttendanceSummary, p.Scopes())
 	case capapi.CapCheckinsByDate:
 		in := new(capapi.CheckinsByDateInput)
 		if err := inputs.Decode(id, args, in); err != nil {
 			return nil, err
 		}
-		return call(ctx, id, in, h.CheckinsByDate, p.Scopes())
+		return capability.Call(ctx, id, in, h.CheckinsByDate, p.Scopes())
 	case capapi.CapCheckinRegister:
 		in := new(capapi.CheckinRegisterInput)
 		if err := inputs.Decode(id, args, in); err != nil {
 			return nil, err
 		}
-		return call(ctx, id, in, h.CheckinRegister, p.Scopes())
+		return capability.Call(ctx, id, in, h.CheckinRegister, p.Scopes())
 	case capapi.CapCheckoutRegister:
 		in := new(capapi.CheckoutRegisterInput)
 		if err := inputs.Decode(id, args, in); err != nil {
 			return nil, err
 		}
-		return call(ctx, id, in, h.CheckoutRegister, p.Scopes())
+		return capability.Call(ctx, id, in, h.CheckoutRegister, p.Scopes())
 	case capapi.CapChildEnroll:
 		in := new(capapi.ChildEnrollInput)
 		if err := inputs.Decode(id, args, in); err != nil {
 			return nil, err
 		}
-		return call(ctx, id, in, h.ChildEnroll, p.Scopes())
+		return capability.Call(ctx, id, in, h.ChildEnroll, p.Scopes())
 	case capapi.CapChildFind:
 		in := new(capapi.ChildFindInput)
 		if err := inputs.Decode(id, args, in); err != nil {
 			return nil, err
 		}
-		return call(ctx, id, in, h.ChildFind, p.Scopes())
+		return capability.Call(ctx, id, in, h.ChildFind, p.Scopes())
 	}
 	return nil, fmt.Errorf("dispatch: capability %q has no case", p.Capability())
-}
-
-type finalizer interface{ Finalize(capability.ScopeSet) }
-
-func call[I any, O any, PO interface {
-	*O
-	finalizer
-}](ctx context.Context, id string, in *I, fn func(context.Context, *I) (PO, error), granted capability.ScopeSet) (any, error) {
-	out, err := fn(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	if out == nil {
-		return nil, fmt.Errorf("capability %q: handler returned neither output nor error", id)
-	}
-	out.Finalize(granted)
-	return out, nil
 }

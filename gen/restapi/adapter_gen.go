@@ -9,11 +9,11 @@ package restapi
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/openapi/oas"
+	"github.com/neemias/neemias-mcp/internal/capability"
 )
 
 // capabilityOf maps each ogen operation to the capability it serves.
@@ -53,31 +53,13 @@ func (a *Adapter) NewError(ctx context.Context, err error) *oas.ErrorStatusCode 
 	return a.Runner.NewError(ctx, err)
 }
 
-func (a *Adapter) run(ctx context.Context, id string, in any, out json.Unmarshaler) error {
-	args, err := json.Marshal(in)
-	if err != nil {
-		return fmt.Errorf("encoding arguments of %q: %w", id, err)
-	}
-	res, err := a.Runner.Run(ctx, id, args)
-	if err != nil {
-		return err
-	}
-	if res == nil {
-		return nil // the runner sends the encoded output itself; out stays empty and unsent
-	}
-	if err := out.UnmarshalJSON(res); err != nil {
-		return fmt.Errorf("decoding output of %q: %w", id, err)
-	}
-	return nil
-}
-
 var _ = time.DateOnly
 
 // RosterChildren serves GET for resource "neemias://roster/children".
 func (a *Adapter) RosterChildren(ctx context.Context) (*oas.RosterChildrenOutput, error) {
 	args := map[string]any{}
 	out := new(oas.RosterChildrenOutput)
-	if err := a.run(ctx, capapi.CapRosterChildren, args, out); err != nil {
+	if err := capability.RunJSON(ctx, a.Runner.Run, capapi.CapRosterChildren, args, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -88,7 +70,7 @@ func (a *Adapter) RosterChild(ctx context.Context, params oas.RosterChildParams)
 	args := map[string]any{}
 	args["id"] = params.ID.String()
 	out := new(oas.RosterChildOutput)
-	if err := a.run(ctx, capapi.CapRosterChild, args, out); err != nil {
+	if err := capability.RunJSON(ctx, a.Runner.Run, capapi.CapRosterChild, args, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -107,7 +89,7 @@ func (a *Adapter) AttendanceSummary(ctx context.Context, params oas.AttendanceSu
 		args["class_id"] = v.String()
 	}
 	out := new(oas.AttendanceSummaryOutput)
-	if err := a.run(ctx, capapi.CapAttendanceSummary, args, out); err != nil {
+	if err := capability.RunJSON(ctx, a.Runner.Run, capapi.CapAttendanceSummary, args, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -118,7 +100,7 @@ func (a *Adapter) CheckinsByDate(ctx context.Context, params oas.CheckinsByDateP
 	args := map[string]any{}
 	args["date"] = params.Date.Format(time.DateOnly)
 	out := new(oas.CheckinsByDateOutput)
-	if err := a.run(ctx, capapi.CapCheckinsByDate, args, out); err != nil {
+	if err := capability.RunJSON(ctx, a.Runner.Run, capapi.CapCheckinsByDate, args, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -127,7 +109,7 @@ func (a *Adapter) CheckinsByDate(ctx context.Context, params oas.CheckinsByDateP
 // CheckinRegister serves POST /tools/neemias_checkin_register.
 func (a *Adapter) CheckinRegister(ctx context.Context, req *oas.CheckinRegisterInput) (*oas.CheckinRegisterOutput, error) {
 	out := new(oas.CheckinRegisterOutput)
-	if err := a.run(ctx, capapi.CapCheckinRegister, req, out); err != nil {
+	if err := capability.RunJSON(ctx, a.Runner.Run, capapi.CapCheckinRegister, req, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -136,7 +118,7 @@ func (a *Adapter) CheckinRegister(ctx context.Context, req *oas.CheckinRegisterI
 // CheckoutRegister serves POST /tools/neemias_checkout_register.
 func (a *Adapter) CheckoutRegister(ctx context.Context, req *oas.CheckoutRegisterInput) (*oas.CheckoutRegisterOutput, error) {
 	out := new(oas.CheckoutRegisterOutput)
-	if err := a.run(ctx, capapi.CapCheckoutRegister, req, out); err != nil {
+	if err := capability.RunJSON(ctx, a.Runner.Run, capapi.CapCheckoutRegister, req, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -145,7 +127,7 @@ func (a *Adapter) CheckoutRegister(ctx context.Context, req *oas.CheckoutRegiste
 // ChildEnroll serves POST /tools/neemias_child_enroll.
 func (a *Adapter) ChildEnroll(ctx context.Context, req *oas.ChildEnrollInput) (*oas.ChildEnrollOutput, error) {
 	out := new(oas.ChildEnrollOutput)
-	if err := a.run(ctx, capapi.CapChildEnroll, req, out); err != nil {
+	if err := capability.RunJSON(ctx, a.Runner.Run, capapi.CapChildEnroll, req, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -154,7 +136,7 @@ func (a *Adapter) ChildEnroll(ctx context.Context, req *oas.ChildEnrollInput) (*
 // ChildFind serves POST /tools/neemias_child_find.
 func (a *Adapter) ChildFind(ctx context.Context, req *oas.ChildFindInput) (*oas.ChildFindOutput, error) {
 	out := new(oas.ChildFindOutput)
-	if err := a.run(ctx, capapi.CapChildFind, req, out); err != nil {
+	if err := capability.RunJSON(ctx, a.Runner.Run, capapi.CapChildFind, req, out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -20,99 +20,60 @@ const (
 )
 
 // Info describes a scope for consent pages and docs.
-type Info struct {
-	Name        string
-	Description string
-	En          string
-	Pt          string
-	Sensitive   bool
-}
+type Info = capability.ScopeInfo
 
-var all = [...]Info{
-	{Name: "roster:read", Description: "Aggregate roster counts per class and age group; no child-level data.", En: "See how many children are enrolled per class and age group", Pt: "Ver quantas crianças estão matriculadas por turma e faixa etária", Sensitive: false},
-	{Name: "attendance:read", Description: "Attendance counts per day and class.", En: "See attendance counts per day and class", Pt: "Ver contagens de presença por dia e turma", Sensitive: false},
-	{Name: "checkins:read", Description: "The check-ins of a service day.", En: "See who checked in on a given day", Pt: "Ver quem fez check-in em um dia", Sensitive: false},
-	{Name: "checkins:write", Description: "Register check-ins and pick-ups.", En: "Register check-ins and pick-ups", Pt: "Registrar check-ins e retiradas", Sensitive: false},
-	{Name: "children:read", Description: "Child-level personal data (names, birth dates). LGPD/ECA-sensitive.", En: "See children's personal data (names, birth dates)", Pt: "Ver dados pessoais de crianças (nomes, datas de nascimento)", Sensitive: true},
-	{Name: "children:write", Description: "Enroll children with their guardian and the guardian's consent.", En: "Enroll children with guardian consent", Pt: "Matricular crianças com o consentimento do responsável", Sensitive: true},
-	{Name: "guardians:read", Description: "Guardians' contact data (phone numbers).", En: "See guardians' phone numbers", Pt: "Ver telefones dos responsáveis", Sensitive: true},
-}
-
-var required = map[string]string{
-	"roster_children":           "roster:read",
-	"roster_child":              "children:read",
-	"attendance_summary":        "attendance:read",
-	"checkins_by_date":          "checkins:read",
-	"neemias_checkin_register":  "checkins:write",
-	"neemias_checkout_register": "checkins:write",
-	"neemias_child_enroll":      "children:write",
-	"neemias_child_find":        "children:read",
-}
-
-var roles = map[string][]string{
-	"ADMIN":       {"roster:read", "attendance:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read"},
-	"CADASTRO":    {"roster:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read"},
-	"VOLUNTARIO":  {"roster:read", "attendance:read", "checkins:read", "checkins:write"},
-	"RESPONSAVEL": {"checkins:read", "checkins:write", "guardians:read"},
-}
-
-var roleNames = [...]string{"ADMIN", "CADASTRO", "VOLUNTARIO", "RESPONSAVEL"}
+// matrix is unexported and immutable: lookups fail closed and return copies.
+var matrix = capability.NewScopeMatrix(
+	[]capability.ScopeInfo{
+		{Name: "roster:read", Description: "Aggregate roster counts per class and age group; no child-level data.", En: "See how many children are enrolled per class and age group", Pt: "Ver quantas crianças estão matriculadas por turma e faixa etária", Sensitive: false},
+		{Name: "attendance:read", Description: "Attendance counts per day and class.", En: "See attendance counts per day and class", Pt: "Ver contagens de presença por dia e turma", Sensitive: false},
+		{Name: "checkins:read", Description: "The check-ins of a service day.", En: "See who checked in on a given day", Pt: "Ver quem fez check-in em um dia", Sensitive: false},
+		{Name: "checkins:write", Description: "Register check-ins and pick-ups.", En: "Register check-ins and pick-ups", Pt: "Registrar check-ins e retiradas", Sensitive: false},
+		{Name: "children:read", Description: "Child-level personal data (names, birth dates). LGPD/ECA-sensitive.", En: "See children's personal data (names, birth dates)", Pt: "Ver dados pessoais de crianças (nomes, datas de nascimento)", Sensitive: true},
+		{Name: "children:write", Description: "Enroll children with their guardian and the guardian's consent.", En: "Enroll children with guardian consent", Pt: "Matricular crianças com o consentimento do responsável", Sensitive: true},
+		{Name: "guardians:read", Description: "Guardians' contact data (phone numbers).", En: "See guardians' phone numbers", Pt: "Ver telefones dos responsáveis", Sensitive: true},
+	},
+	map[string]string{
+		"roster_children":           "roster:read",
+		"roster_child":              "children:read",
+		"attendance_summary":        "attendance:read",
+		"checkins_by_date":          "checkins:read",
+		"neemias_checkin_register":  "checkins:write",
+		"neemias_checkout_register": "checkins:write",
+		"neemias_child_enroll":      "children:write",
+		"neemias_child_find":        "children:read",
+	},
+	[]capability.RoleScopes{
+		{Role: "ADMIN", Scopes: []string{"roster:read", "attendance:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read"}},
+		{Role: "CADASTRO", Scopes: []string{"roster:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read"}},
+		{Role: "VOLUNTARIO", Scopes: []string{"roster:read", "attendance:read", "checkins:read", "checkins:write"}},
+		{Role: "RESPONSAVEL", Scopes: []string{"checkins:read", "checkins:write", "guardians:read"}},
+	},
+)
 
 // Required returns the scope capability id needs; ok is false for an unknown capability,
 // which callers must treat as deny.
-func Required(id string) (scope string, ok bool) {
-	scope, ok = required[id]
-	return scope, ok
-}
+func Required(id string) (scope string, ok bool) { return matrix.Required(id) }
 
 // Allowed reports whether granted covers capability id. Unknown capabilities are denied.
-func Allowed(id string, granted capability.ScopeSet) bool {
-	scope, ok := required[id]
-	return ok && granted.Has(scope)
-}
+func Allowed(id string, granted capability.ScopeSet) bool { return matrix.Allowed(id, granted) }
 
 // RoleScopes returns the scopes role may hold; ok is false for an unknown role.
-func RoleScopes(role string) (capability.ScopeSet, bool) {
-	s, ok := roles[role]
-	if !ok {
-		return capability.ScopeSet{}, false
-	}
-	return capability.NewScopeSet(s...), true
-}
+func RoleScopes(role string) (capability.ScopeSet, bool) { return matrix.RoleScopes(role) }
 
 // Grant returns requested ∩ the role's scopes: what a token for role may carry.
 func Grant(role string, requested capability.ScopeSet) capability.ScopeSet {
-	allowed, ok := RoleScopes(role)
-	if !ok {
-		return capability.ScopeSet{}
-	}
-	var out []string
-	for _, s := range requested.List() {
-		if allowed.Has(s) {
-			out = append(out, s)
-		}
-	}
-	return capability.NewScopeSet(out...)
+	return matrix.Grant(role, requested)
 }
 
 // Roles returns the role names in spec order.
-func Roles() []string { return append([]string(nil), roleNames[:]...) }
+func Roles() []string { return matrix.Roles() }
 
 // IsRole reports whether role is one of [Roles].
-func IsRole(role string) bool {
-	_, ok := roles[role]
-	return ok
-}
+func IsRole(role string) bool { return matrix.IsRole(role) }
 
 // All returns every scope in spec order.
-func All() []Info { return append([]Info(nil), all[:]...) }
+func All() []Info { return matrix.All() }
 
 // Describe returns the description of scope name.
-func Describe(name string) (Info, bool) {
-	for _, i := range all {
-		if i.Name == name {
-			return i, true
-		}
-	}
-	return Info{}, false
-}
+func Describe(name string) (Info, bool) { return matrix.Describe(name) }

@@ -16,6 +16,7 @@ func Clone(c Capability) Capability {
 	c.Inputs = slices.Clone(c.Inputs)
 	c.InputPII = slices.Clone(c.InputPII)
 	c.OutputPII = slices.Clone(c.OutputPII)
+	c.Audit.IDInputs = slices.Clone(c.Audit.IDInputs)
 	clonePtr := func(p *bool) *bool {
 		if p == nil {
 			return nil

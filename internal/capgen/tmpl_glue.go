@@ -53,7 +53,7 @@ package capapi
 import "github.com/neemias/neemias-mcp/internal/capability"
 
 // registry is unexported and immutable: callers get deep copies.
-var registry = [...]capability.Capability{
+var registry = capability.NewRegistry([]capability.Capability{
 {{- range .Caps}}
 	{
 		ID:          {{.IDConstName}},
@@ -96,37 +96,13 @@ var registry = [...]capability.Capability{
 		Source:      {{quote (.SpecRef $)}},
 	},
 {{- end}}
-}
+})
 
 // Capabilities returns every capability in spec order (resources first, then tools).
-func Capabilities() []capability.Capability {
-	out := make([]capability.Capability, len(registry))
-	for i := range registry {
-		out[i] = capability.Clone(registry[i])
-	}
-	return out
-}
+func Capabilities() []capability.Capability { return registry.All() }
 
 // Lookup returns the capability with spec id id.
-func Lookup(id string) (capability.Capability, bool) {
-	for i := range registry {
-		if registry[i].ID == id {
-			return capability.Clone(registry[i]), true
-		}
-	}
-	return capability.Capability{}, false
-}
-
-// LookupName returns the capability with wire name name (a tool name or a resource URI or
-// URI template).
-func LookupName(name string) (capability.Capability, bool) {
-	for i := range registry {
-		if registry[i].Name == name {
-			return capability.Clone(registry[i]), true
-		}
-	}
-	return capability.Capability{}, false
-}
+func Lookup(id string) (capability.Capability, bool) { return registry.Lookup(id) }
 `
 
 const dispatchTmpl = genHeader + `
@@ -170,27 +146,10 @@ func Call(ctx context.Context, h capapi.Handler, p pipeline.Permit, args json.Ra
 		if err := inputs.Decode(id, args, in); err != nil {
 			return nil, err
 		}
-		return call(ctx, id, in, h.{{.GoName}}, p.Scopes())
+		return capability.Call(ctx, id, in, h.{{.GoName}}, p.Scopes())
 {{- end}}
 	}
 	return nil, fmt.Errorf("dispatch: capability %q has no case", p.Capability())
-}
-
-type finalizer interface{ Finalize(capability.ScopeSet) }
-
-func call[I any, O any, PO interface {
-	*O
-	finalizer
-}](ctx context.Context, id string, in *I, fn func(context.Context, *I) (PO, error), granted capability.ScopeSet) (any, error) {
-	out, err := fn(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	if out == nil {
-		return nil, fmt.Errorf("capability %q: handler returned neither output nor error", id)
-	}
-	out.Finalize(granted)
-	return out, nil
 }
 `
 
@@ -210,92 +169,53 @@ const (
 )
 
 // Info describes a scope for consent pages and docs.
-type Info struct {
-	Name        string
-	Description string
-	En          string
-	Pt          string
-	Sensitive   bool
-}
+type Info = capability.ScopeInfo
 
-var all = [...]Info{
+// matrix is unexported and immutable: lookups fail closed and return copies.
+var matrix = capability.NewScopeMatrix(
+	[]capability.ScopeInfo{
 {{- range .Scopes}}
-	{Name: {{quote .Name}}, Description: {{quote .Description}}, En: {{quote .En}}, Pt: {{quote .Pt}}, Sensitive: {{.Sensitive}}},
+		{Name: {{quote .Name}}, Description: {{quote .Description}}, En: {{quote .En}}, Pt: {{quote .Pt}}, Sensitive: {{.Sensitive}}},
 {{- end}}
-}
-
-var required = map[string]string{
+	},
+	map[string]string{
 {{- range .Caps}}
-	{{quote .ID}}: {{quote .Scope}},
+		{{quote .ID}}: {{quote .Scope}},
 {{- end}}
-}
-
-var roles = map[string][]string{
+	},
+	[]capability.RoleScopes{
 {{- range .Roles}}
-	{{quote .Name}}: { {{- range .Scopes}}{{quote .}}, {{end -}} },
+		{Role: {{quote .Name}}, Scopes: []string{ {{- range .Scopes}}{{quote .}}, {{end -}} }},
 {{- end}}
-}
-
-var roleNames = [...]string{ {{- range .Roles}}{{quote .Name}}, {{end -}} }
+	},
+)
 
 // Required returns the scope capability id needs; ok is false for an unknown capability,
 // which callers must treat as deny.
-func Required(id string) (scope string, ok bool) {
-	scope, ok = required[id]
-	return scope, ok
-}
+func Required(id string) (scope string, ok bool) { return matrix.Required(id) }
 
 // Allowed reports whether granted covers capability id. Unknown capabilities are denied.
-func Allowed(id string, granted capability.ScopeSet) bool {
-	scope, ok := required[id]
-	return ok && granted.Has(scope)
-}
+func Allowed(id string, granted capability.ScopeSet) bool { return matrix.Allowed(id, granted) }
 
 // RoleScopes returns the scopes role may hold; ok is false for an unknown role.
-func RoleScopes(role string) (capability.ScopeSet, bool) {
-	s, ok := roles[role]
-	if !ok {
-		return capability.ScopeSet{}, false
-	}
-	return capability.NewScopeSet(s...), true
-}
+func RoleScopes(role string) (capability.ScopeSet, bool) { return matrix.RoleScopes(role) }
 
 // Grant returns requested ∩ the role's scopes: what a token for role may carry.
 func Grant(role string, requested capability.ScopeSet) capability.ScopeSet {
-	allowed, ok := RoleScopes(role)
-	if !ok {
-		return capability.ScopeSet{}
-	}
-	var out []string
-	for _, s := range requested.List() {
-		if allowed.Has(s) {
-			out = append(out, s)
-		}
-	}
-	return capability.NewScopeSet(out...)
+	return matrix.Grant(role, requested)
 }
 
 // Roles returns the role names in spec order.
-func Roles() []string { return append([]string(nil), roleNames[:]...) }
+func Roles() []string { return matrix.Roles() }
 
 // IsRole reports whether role is one of [Roles].
-func IsRole(role string) bool {
-	_, ok := roles[role]
-	return ok
-}
+func IsRole(role string) bool { return matrix.IsRole(role) }
 
 // All returns every scope in spec order.
-func All() []Info { return append([]Info(nil), all[:]...) }
+func All() []Info { return matrix.All() }
 
 // Describe returns the description of scope name.
-func Describe(name string) (Info, bool) {
-	for _, i := range all {
-		if i.Name == name {
-			return i, true
-		}
-	}
-	return Info{}, false
-}
+func Describe(name string) (Info, bool) { return matrix.Describe(name) }
 `
 
 const schemasTmpl = genHeader + `

@@ -12,11 +12,11 @@ package restapi
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"{{.GenImport}}/capapi"
 	"{{.GenImport}}/openapi/oas"
+	"github.com/neemias/neemias-mcp/internal/capability"
 )
 
 // capabilityOf maps each ogen operation to the capability it serves.
@@ -51,31 +51,13 @@ func (a *Adapter) NewError(ctx context.Context, err error) *oas.ErrorStatusCode 
 	return a.Runner.NewError(ctx, err)
 }
 
-func (a *Adapter) run(ctx context.Context, id string, in any, out json.Unmarshaler) error {
-	args, err := json.Marshal(in)
-	if err != nil {
-		return fmt.Errorf("encoding arguments of %q: %w", id, err)
-	}
-	res, err := a.Runner.Run(ctx, id, args)
-	if err != nil {
-		return err
-	}
-	if res == nil {
-		return nil // the runner sends the encoded output itself; out stays empty and unsent
-	}
-	if err := out.UnmarshalJSON(res); err != nil {
-		return fmt.Errorf("decoding output of %q: %w", id, err)
-	}
-	return nil
-}
-
 var _ = time.DateOnly
 {{range .Caps}}
 {{- if .IsTool}}
 // {{.GoName}} serves POST /tools/{{.WireName}}.
 func (a *Adapter) {{.GoName}}(ctx context.Context, req *oas.{{.Input.GoName}}) (*oas.{{.Output.GoName}}, error) {
 	out := new(oas.{{.Output.GoName}})
-	if err := a.run(ctx, capapi.{{.IDConstName}}, req, out); err != nil {
+	if err := capability.RunJSON(ctx, a.Runner.Run, capapi.{{.IDConstName}}, req, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -99,7 +81,7 @@ func (a *Adapter) {{.GoName}}(ctx context.Context) (*oas.{{.Output.GoName}}, err
 	args := map[string]any{}
 {{- end}}
 	out := new(oas.{{.Output.GoName}})
-	if err := a.run(ctx, capapi.{{.IDConstName}}, args, out); err != nil {
+	if err := capability.RunJSON(ctx, a.Runner.Run, capapi.{{.IDConstName}}, args, out); err != nil {
 		return nil, err
 	}
 	return out, nil

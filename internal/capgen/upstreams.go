@@ -71,16 +71,6 @@ var upstreamTools = [...]capability.UpstreamTool{
 func UpstreamTools() []capability.UpstreamTool {
 	return append([]capability.UpstreamTool(nil), upstreamTools[:]...)
 }
-
-// LookupUpstreamTool returns the upstream tool listed under the Neemias tool name name.
-func LookupUpstreamTool(name string) (capability.UpstreamTool, bool) {
-	for _, t := range upstreamTools {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return capability.UpstreamTool{}, false
-}
 `
 
 // piiModeWords describes an upstream's personal-data mode for the inspect report.

@@ -6,7 +6,7 @@ package capapi
 import "github.com/neemias/neemias-mcp/internal/capability"
 
 // registry is unexported and immutable: callers get deep copies.
-var registry = [...]capability.Capability{
+var registry = capability.NewRegistry([]capability.Capability{
 	{
 		ID:          CapThing,
 		Name:        ResourceTemplateThing,
@@ -49,34 +49,10 @@ var registry = [...]capability.Capability{
 		TTLMillis: 0,
 		Source:    "spec/capabilities.yaml tools.demo_thing_make",
 	},
-}
+})
 
 // Capabilities returns every capability in spec order (resources first, then tools).
-func Capabilities() []capability.Capability {
-	out := make([]capability.Capability, len(registry))
-	for i := range registry {
-		out[i] = capability.Clone(registry[i])
-	}
-	return out
-}
+func Capabilities() []capability.Capability { return registry.All() }
 
 // Lookup returns the capability with spec id id.
-func Lookup(id string) (capability.Capability, bool) {
-	for i := range registry {
-		if registry[i].ID == id {
-			return capability.Clone(registry[i]), true
-		}
-	}
-	return capability.Capability{}, false
-}
-
-// LookupName returns the capability with wire name name (a tool name or a resource URI or
-// URI template).
-func LookupName(name string) (capability.Capability, bool) {
-	for i := range registry {
-		if registry[i].Name == name {
-			return capability.Clone(registry[i]), true
-		}
-	}
-	return capability.Capability{}, false
-}
+func Lookup(id string) (capability.Capability, bool) { return registry.Lookup(id) }

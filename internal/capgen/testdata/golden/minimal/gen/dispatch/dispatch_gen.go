@@ -40,30 +40,13 @@ func Call(ctx context.Context, h capapi.Handler, p pipeline.Permit, args json.Ra
 		if err := inputs.Decode(id, args, in); err != nil {
 			return nil, err
 		}
-		return call(ctx, id, in, h.Thing, p.Scopes())
+		return capability.Call(ctx, id, in, h.Thing, p.Scopes())
 	case capapi.CapThingMake:
 		in := new(capapi.ThingMakeInput)
 		if err := inputs.Decode(id, args, in); err != nil {
 			return nil, err
 		}
-		return call(ctx, id, in, h.ThingMake, p.Scopes())
+		return capability.Call(ctx, id, in, h.ThingMake, p.Scopes())
 	}
 	return nil, fmt.Errorf("dispatch: capability %q has no case", p.Capability())
-}
-
-type finalizer interface{ Finalize(capability.ScopeSet) }
-
-func call[I any, O any, PO interface {
-	*O
-	finalizer
-}](ctx context.Context, id string, in *I, fn func(context.Context, *I) (PO, error), granted capability.ScopeSet) (any, error) {
-	out, err := fn(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	if out == nil {
-		return nil, fmt.Errorf("capability %q: handler returned neither output nor error", id)
-	}
-	out.Finalize(granted)
-	return out, nil
 }

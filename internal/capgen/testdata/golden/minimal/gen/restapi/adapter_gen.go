@@ -9,9 +9,9 @@ package restapi
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
+	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/capgen/testdata/golden/minimal/gen/capapi"
 	"github.com/neemias/neemias-mcp/internal/capgen/testdata/golden/minimal/gen/openapi/oas"
 )
@@ -47,24 +47,6 @@ func (a *Adapter) NewError(ctx context.Context, err error) *oas.ErrorStatusCode 
 	return a.Runner.NewError(ctx, err)
 }
 
-func (a *Adapter) run(ctx context.Context, id string, in any, out json.Unmarshaler) error {
-	args, err := json.Marshal(in)
-	if err != nil {
-		return fmt.Errorf("encoding arguments of %q: %w", id, err)
-	}
-	res, err := a.Runner.Run(ctx, id, args)
-	if err != nil {
-		return err
-	}
-	if res == nil {
-		return nil // the runner sends the encoded output itself; out stays empty and unsent
-	}
-	if err := out.UnmarshalJSON(res); err != nil {
-		return fmt.Errorf("decoding output of %q: %w", id, err)
-	}
-	return nil
-}
-
 var _ = time.DateOnly
 
 // Thing serves GET for resource "demo://things/{id}".
@@ -72,7 +54,7 @@ func (a *Adapter) Thing(ctx context.Context, params oas.ThingParams) (*oas.Thing
 	args := map[string]any{}
 	args["id"] = params.ID.String()
 	out := new(oas.ThingOutput)
-	if err := a.run(ctx, capapi.CapThing, args, out); err != nil {
+	if err := capability.RunJSON(ctx, a.Runner.Run, capapi.CapThing, args, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -81,7 +63,7 @@ func (a *Adapter) Thing(ctx context.Context, params oas.ThingParams) (*oas.Thing
 // ThingMake serves POST /tools/demo_thing_make.
 func (a *Adapter) ThingMake(ctx context.Context, req *oas.ThingMakeInput) (*oas.ThingMakeOutput, error) {
 	out := new(oas.ThingMakeOutput)
-	if err := a.run(ctx, capapi.CapThingMake, req, out); err != nil {
+	if err := capability.RunJSON(ctx, a.Runner.Run, capapi.CapThingMake, req, out); err != nil {
 		return nil, err
 	}
 	return out, nil

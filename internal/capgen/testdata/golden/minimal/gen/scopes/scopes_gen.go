@@ -16,87 +16,48 @@ const (
 )
 
 // Info describes a scope for consent pages and docs.
-type Info struct {
-	Name        string
-	Description string
-	En          string
-	Pt          string
-	Sensitive   bool
-}
+type Info = capability.ScopeInfo
 
-var all = [...]Info{
-	{Name: "things:read", Description: "Read things.", En: "Read things", Pt: "Ler coisas", Sensitive: false},
-	{Name: "things:write", Description: "Write things.", En: "Write things", Pt: "Escrever coisas", Sensitive: false},
-	{Name: "secrets:read", Description: "Read secret names.", En: "Read names", Pt: "Ler nomes", Sensitive: true},
-}
-
-var required = map[string]string{
-	"thing":           "things:read",
-	"demo_thing_make": "things:write",
-}
-
-var roles = map[string][]string{
-	"ADMIN":  {"things:read", "things:write", "secrets:read"},
-	"MEMBER": {"things:read"},
-}
-
-var roleNames = [...]string{"ADMIN", "MEMBER"}
+// matrix is unexported and immutable: lookups fail closed and return copies.
+var matrix = capability.NewScopeMatrix(
+	[]capability.ScopeInfo{
+		{Name: "things:read", Description: "Read things.", En: "Read things", Pt: "Ler coisas", Sensitive: false},
+		{Name: "things:write", Description: "Write things.", En: "Write things", Pt: "Escrever coisas", Sensitive: false},
+		{Name: "secrets:read", Description: "Read secret names.", En: "Read names", Pt: "Ler nomes", Sensitive: true},
+	},
+	map[string]string{
+		"thing":           "things:read",
+		"demo_thing_make": "things:write",
+	},
+	[]capability.RoleScopes{
+		{Role: "ADMIN", Scopes: []string{"things:read", "things:write", "secrets:read"}},
+		{Role: "MEMBER", Scopes: []string{"things:read"}},
+	},
+)
 
 // Required returns the scope capability id needs; ok is false for an unknown capability,
 // which callers must treat as deny.
-func Required(id string) (scope string, ok bool) {
-	scope, ok = required[id]
-	return scope, ok
-}
+func Required(id string) (scope string, ok bool) { return matrix.Required(id) }
 
 // Allowed reports whether granted covers capability id. Unknown capabilities are denied.
-func Allowed(id string, granted capability.ScopeSet) bool {
-	scope, ok := required[id]
-	return ok && granted.Has(scope)
-}
+func Allowed(id string, granted capability.ScopeSet) bool { return matrix.Allowed(id, granted) }
 
 // RoleScopes returns the scopes role may hold; ok is false for an unknown role.
-func RoleScopes(role string) (capability.ScopeSet, bool) {
-	s, ok := roles[role]
-	if !ok {
-		return capability.ScopeSet{}, false
-	}
-	return capability.NewScopeSet(s...), true
-}
+func RoleScopes(role string) (capability.ScopeSet, bool) { return matrix.RoleScopes(role) }
 
 // Grant returns requested ∩ the role's scopes: what a token for role may carry.
 func Grant(role string, requested capability.ScopeSet) capability.ScopeSet {
-	allowed, ok := RoleScopes(role)
-	if !ok {
-		return capability.ScopeSet{}
-	}
-	var out []string
-	for _, s := range requested.List() {
-		if allowed.Has(s) {
-			out = append(out, s)
-		}
-	}
-	return capability.NewScopeSet(out...)
+	return matrix.Grant(role, requested)
 }
 
 // Roles returns the role names in spec order.
-func Roles() []string { return append([]string(nil), roleNames[:]...) }
+func Roles() []string { return matrix.Roles() }
 
 // IsRole reports whether role is one of [Roles].
-func IsRole(role string) bool {
-	_, ok := roles[role]
-	return ok
-}
+func IsRole(role string) bool { return matrix.IsRole(role) }
 
 // All returns every scope in spec order.
-func All() []Info { return append([]Info(nil), all[:]...) }
+func All() []Info { return matrix.All() }
 
 // Describe returns the description of scope name.
-func Describe(name string) (Info, bool) {
-	for _, i := range all {
-		if i.Name == name {
-			return i, true
-		}
-	}
-	return Info{}, false
-}
+func Describe(name string) (Info, bool) { return matrix.Describe(name) }

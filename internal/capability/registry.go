@@ -1,0 +1,189 @@
+package capability
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// Registry is the immutable set of a spec's capabilities, in spec order: gen/capapi holds one
+// built from generated data, and every read returns deep copies, so no caller can change what
+// the server enforces.
+type Registry struct{ caps []Capability }
+
+// NewRegistry returns a registry of caps (copied).
+func NewRegistry(caps []Capability) Registry {
+	r := Registry{caps: make([]Capability, len(caps))}
+	for i, c := range caps {
+		r.caps[i] = Clone(c)
+	}
+	return r
+}
+
+// All returns every capability in spec order.
+func (r Registry) All() []Capability {
+	out := make([]Capability, len(r.caps))
+	for i, c := range r.caps {
+		out[i] = Clone(c)
+	}
+	return out
+}
+
+// Lookup returns the capability with spec id id; ok is false for an unknown id.
+func (r Registry) Lookup(id string) (Capability, bool) {
+	for _, c := range r.caps {
+		if c.ID == id {
+			return Clone(c), true
+		}
+	}
+	return Capability{}, false
+}
+
+// ScopeInfo describes a scope for consent pages and docs.
+type ScopeInfo struct {
+	Name        string
+	Description string
+	En          string // consent-page wording in English
+	Pt          string // consent-page wording in Brazilian Portuguese
+	Sensitive   bool   // reaches personal data; the consent page warns
+}
+
+// RoleScopes is one role of the scope matrix and the scopes it may hold.
+type RoleScopes struct {
+	Role   string
+	Scopes []string
+}
+
+// ScopeMatrix is the spec's scope matrix as immutable data: the scope each capability needs
+// and the scopes each role may hold. Every lookup fails closed: an unknown capability, role or
+// scope gets nothing.
+type ScopeMatrix struct {
+	scopes   []ScopeInfo
+	required map[string]string // capability id → scope
+	roles    []RoleScopes
+}
+
+// NewScopeMatrix builds a matrix from the spec's scopes, the scope of each capability id, and
+// the roles in spec order (all copied).
+func NewScopeMatrix(scopes []ScopeInfo, required map[string]string, roles []RoleScopes) ScopeMatrix {
+	m := ScopeMatrix{scopes: slices.Clone(scopes), required: make(map[string]string, len(required))}
+	for id, s := range required {
+		m.required[id] = s
+	}
+	for _, r := range roles {
+		m.roles = append(m.roles, RoleScopes{Role: r.Role, Scopes: slices.Clone(r.Scopes)})
+	}
+	return m
+}
+
+// Required returns the scope capability id needs; ok is false for an unknown capability,
+// which callers must treat as deny.
+func (m ScopeMatrix) Required(id string) (scope string, ok bool) {
+	scope, ok = m.required[id]
+	return scope, ok
+}
+
+// Allowed reports whether granted covers capability id. Unknown capabilities are denied.
+func (m ScopeMatrix) Allowed(id string, granted ScopeSet) bool {
+	scope, ok := m.required[id]
+	return ok && granted.Has(scope)
+}
+
+// RoleScopes returns the scopes role may hold; ok is false for an unknown role.
+func (m ScopeMatrix) RoleScopes(role string) (ScopeSet, bool) {
+	for _, r := range m.roles {
+		if r.Role == role {
+			return NewScopeSet(r.Scopes...), true
+		}
+	}
+	return ScopeSet{}, false
+}
+
+// Grant returns requested ∩ the role's scopes: what a token for role may carry. An unknown
+// role gets nothing.
+func (m ScopeMatrix) Grant(role string, requested ScopeSet) ScopeSet {
+	allowed, ok := m.RoleScopes(role)
+	if !ok {
+		return ScopeSet{}
+	}
+	var out []string
+	for _, s := range requested.List() {
+		if allowed.Has(s) {
+			out = append(out, s)
+		}
+	}
+	return NewScopeSet(out...)
+}
+
+// Roles returns the role names in spec order.
+func (m ScopeMatrix) Roles() []string {
+	out := make([]string, len(m.roles))
+	for i, r := range m.roles {
+		out[i] = r.Role
+	}
+	return out
+}
+
+// IsRole reports whether role is one of [ScopeMatrix.Roles].
+func (m ScopeMatrix) IsRole(role string) bool {
+	_, ok := m.RoleScopes(role)
+	return ok
+}
+
+// All returns every scope in spec order.
+func (m ScopeMatrix) All() []ScopeInfo { return slices.Clone(m.scopes) }
+
+// Describe returns the description of scope name; ok is false for an unknown scope.
+func (m ScopeMatrix) Describe(name string) (ScopeInfo, bool) {
+	for _, i := range m.scopes {
+		if i.Name == name {
+			return i, true
+		}
+	}
+	return ScopeInfo{}, false
+}
+
+// Finalizer is implemented by every generated output type: it removes the fields granted does
+// not cover and turns required nil lists into empty ones.
+type Finalizer interface{ Finalize(ScopeSet) }
+
+// Call runs a typed handler on decoded input and finalizes its output for granted: the one
+// place a handler's result becomes what the caller may receive. A handler returning neither
+// output nor error is a bug, reported as an error.
+func Call[I any, O any, PO interface {
+	*O
+	Finalizer
+}](ctx context.Context, id string, in *I, fn func(context.Context, *I) (PO, error), granted ScopeSet) (any, error) {
+	out, err := fn(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, fmt.Errorf("capability %q: handler returned neither output nor error", id)
+	}
+	out.Finalize(granted)
+	return out, nil
+}
+
+// RunJSON is a REST operation as a capability call: in (the operation's parameters or body)
+// is encoded as the JSON arguments MCP would send, run runs the capability, and its JSON output
+// is decoded into out. A nil output from run means run sent the encoded answer itself; out
+// then stays empty.
+func RunJSON(ctx context.Context, run func(ctx context.Context, id string, args json.RawMessage) (json.RawMessage, error), id string, in any, out json.Unmarshaler) error {
+	args, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("encoding arguments of %q: %w", id, err)
+	}
+	res, err := run(ctx, id, args)
+	if err != nil {
+		return err
+	}
+	if res == nil {
+		return nil
+	}
+	if err := out.UnmarshalJSON(res); err != nil {
+		return fmt.Errorf("decoding output of %q: %w", id, err)
+	}
+	return nil
+}
