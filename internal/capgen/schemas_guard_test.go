@@ -14,6 +14,8 @@ import (
 	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/capgen"
+	goldencapapi "github.com/neemias/neemias-mcp/internal/capgen/testdata/golden/minimal/gen/capapi"
+	goldenschemas "github.com/neemias/neemias-mcp/internal/capgen/testdata/golden/minimal/gen/schemas"
 )
 
 // reflector is how invopop/jsonschema describes a Go type the way capgen's schemas describe a
@@ -51,22 +53,43 @@ func reflectSchema(t *testing.T, v any) string {
 	return string(b) + "\n"
 }
 
+// generatedTree is one generated tree's types and embedded schemas: the repository's, and the
+// golden fixture's (which exercises keywords the real spec does not, such as minimum).
+type generatedTree struct {
+	name          string
+	types         []capapi.TypePair
+	caps          int
+	input, output func(id string) json.RawMessage
+}
+
+func trees() []generatedTree {
+	var golden []capapi.TypePair
+	for _, tp := range goldencapapi.Types() {
+		golden = append(golden, capapi.TypePair{ID: tp.ID, Input: tp.Input, Output: tp.Output})
+	}
+	return []generatedTree{
+		{"gen", capapi.Types(), len(capapi.Capabilities()), schemas.Input, schemas.Output},
+		{"golden/minimal", golden, len(goldencapapi.Capabilities()), goldenschemas.Input, goldenschemas.Output},
+	}
+}
+
 // TestEmbeddedSchemasMatchGoTypes proves the Go types the server decodes into and the schemas
 // it advertises cannot disagree: capgen builds the schemas from the spec and the Go types from
 // the same model, and reflecting the compiled types with invopop gives exactly the embedded
 // schemas.
 func TestEmbeddedSchemasMatchGoTypes(t *testing.T) {
-	types := capapi.Types()
-	if len(types) != len(capapi.Capabilities()) {
-		t.Fatalf("Types() has %d entries, registry %d", len(types), len(capapi.Capabilities()))
-	}
-	for _, tp := range types {
-		in, out := reflectSchema(t, tp.Input), reflectSchema(t, tp.Output)
-		if diff := cmp.Diff(string(schemas.Input(tp.ID)), in); diff != "" {
-			t.Errorf("%s input schema differs from its Go type (-embedded +reflected):\n%s", tp.ID, diff)
+	for _, tr := range trees() {
+		if len(tr.types) != tr.caps {
+			t.Fatalf("%s: Types() has %d entries, registry %d", tr.name, len(tr.types), tr.caps)
 		}
-		if diff := cmp.Diff(string(schemas.Output(tp.ID)), out); diff != "" {
-			t.Errorf("%s output schema differs from its Go type (-embedded +reflected):\n%s", tp.ID, diff)
+		for _, tp := range tr.types {
+			in, out := reflectSchema(t, tp.Input), reflectSchema(t, tp.Output)
+			if diff := cmp.Diff(string(tr.input(tp.ID)), in); diff != "" {
+				t.Errorf("%s: %s input schema differs from its Go type (-embedded +reflected):\n%s", tr.name, tp.ID, diff)
+			}
+			if diff := cmp.Diff(string(tr.output(tp.ID)), out); diff != "" {
+				t.Errorf("%s: %s output schema differs from its Go type (-embedded +reflected):\n%s", tr.name, tp.ID, diff)
+			}
 		}
 	}
 }
