@@ -21,8 +21,19 @@ type View struct {
 	Visibility   []string
 	// CSP lists the origins the view may reach; empty means the host's deny-all default.
 	CSP ViewCSP
+	// AppTools are the view's app-only tools (_meta.ui.visibility ["app"]): declared tools
+	// under names the model is never shown, for the view's own actions.
+	AppTools []AppTool
 	// Source is where the spec declares it.
 	Source string
+}
+
+// AppTool is an app-only tool of a view: tool Tool (a tool's wire name, which is its
+// capability id) listed and called as Name, with the same capability behind it (scope, row
+// filters, schemas, redaction, audit, business rules), only for clients that declared the MCP
+// Apps extension, and never shown to the model.
+type AppTool struct {
+	Name, Tool, Title, Description string
 }
 
 // ViewCSP is _meta.ui.csp of a view resource.

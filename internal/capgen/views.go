@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/capgen/spec"
 )
 
@@ -23,6 +24,7 @@ type ViewModel struct {
 	File, Base                          string // internal/views/x.html, x.html
 	Capabilities, Visibility            []string
 	CSP                                 spec.ViewCSP
+	AppTools                            []capability.AppTool
 	Line                                int
 	FileLine                            int // of the view's file: key
 }
@@ -45,6 +47,10 @@ func newViews(s *spec.Spec) []ViewModel {
 		}
 		if v.CSP != nil {
 			vm.CSP = *v.CSP
+		}
+		for _, a := range v.AppTools {
+			vm.AppTools = append(vm.AppTools, capability.AppTool{Name: a.Name, Tool: a.Value.Tool,
+				Title: strings.TrimSpace(a.Value.Title), Description: strings.TrimSpace(a.Value.Description)})
 		}
 		out = append(out, vm)
 	}
@@ -128,6 +134,13 @@ func All() []capability.View {
 				FrameDomains:    []string{ {{- range .CSP.FrameDomains}}{{quote .}}, {{end -}} },
 				BaseURIDomains:  []string{ {{- range .CSP.BaseURIDomains}}{{quote .}}, {{end -}} },
 			},
+{{- if .AppTools}}
+			AppTools: []capability.AppTool{
+{{- range .AppTools}}
+				{Name: {{quote .Name}}, Tool: {{quote .Tool}}, Title: {{quote .Title}}, Description: {{quote .Description}}},
+{{- end}}
+			},
+{{- end}}
 			Source: {{quote (printf "%s views.%s" $.SpecPath .ID)}},
 		},
 {{- end}}
@@ -162,6 +175,13 @@ result also names its variant in ` + "`_meta[\"neemias/cacheVariant\"]`" + ` (` 
 eras, for caches keyed on method and cursor only and for the 2025 era, where the UI session id
 is a header. HTTP responses are ` + "`Cache-Control: no-store`" + `.
 
+A view may have app-only tools (` + "`app_tools`" + `): each runs a declared tool, the same capability
+(scope, row filters, validation, redaction, audit, business rules), under a name of its own
+whose ` + "`_meta.ui`" + ` says ` + "`visibility: [\"app\"]`" + `, so a host lets the view call it and never shows it to
+the model. It is listed only to a client that declared the extension (as above); for any other,
+it is not listed and a ` + "`tools/call`" + ` of it is refused (-32602, audited as a refused call of the
+tool it runs).
+
 | View | URI | Document | Linked to | Visibility | CSP |
 |------|-----|----------|-----------|------------|-----|
 {{- range .Views}}
@@ -172,4 +192,10 @@ is a header. HTTP responses are ` + "`Cache-Control: no-store`" + `.
 ## {{.Title}}
 
 {{.Description}} Declared at {{$.SpecPath}}:{{.Line}}.
-{{end}}`
+{{if .AppTools}}
+| App-only tool | Runs | Title | What the view does with it |
+|---------------|------|-------|----------------------------|
+{{- range .AppTools}}
+| ` + "`{{.Name}}`" + ` | ` + "`{{.Tool}}`" + ` | {{.Title}} | {{.Description}} |
+{{- end}}
+{{end}}{{end}}`

@@ -32,7 +32,10 @@ const (
 	CodeResourceNotFoundLegacy = -32002
 )
 
-const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+)
 
 // envelope is the part of a JSON-RPC request the runtime inspects before the SDK does.
 type envelope struct {
@@ -46,6 +49,8 @@ type envelope struct {
 	// traceparent and tracestate are the W3C trace context of params._meta (2026-07-28's
 	// un-prefixed keys), "" if absent or not strings; the Observe hook validates them.
 	traceparent, tracestate string
+	// clientCaps is params._meta's client capabilities (2026-07-28), raw; nil if absent.
+	clientCaps json.RawMessage
 }
 
 // parseEnvelope checks that body (already through httpx.CheckJSON) is a single JSON-RPC 2.0
@@ -97,6 +102,7 @@ func parseEnvelope(body []byte) (*envelope, *httpx.RPCError) {
 			}
 			_ = json.Unmarshal(meta["traceparent"], &e.traceparent)
 			_ = json.Unmarshal(meta["tracestate"], &e.tracestate)
+			e.clientCaps = meta[metaClientCapabilities]
 			if v, ok := meta[metaProtocolVersion]; ok {
 				e.metaPresent = true
 				if err := json.Unmarshal(v, &e.metaVersion); err != nil || e.metaVersion == "" {

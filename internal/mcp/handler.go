@@ -51,6 +51,9 @@ type entry struct {
 	inputRaw  json.RawMessage
 	outputRaw json.RawMessage
 	summary   *template.Template // the spec's summary (tool results' text starts with it), or nil
+	// appView is, for an app-only tool (a view's app_tools), the view that calls it; nil
+	// otherwise. App-only tools are the capability of the tool they run under another name.
+	appView *capability.View
 }
 
 // NewHandler validates opts, compiles every capability's schemas and URI template, and returns
@@ -114,6 +117,9 @@ func NewHandler(opts Options) (*Handler, error) {
 	}
 
 	if err := checkViews(opts.Views, opts.Capabilities); err != nil {
+		return nil, err
+	}
+	if err := h.addAppTools(names); err != nil {
 		return nil, err
 	}
 
@@ -334,6 +340,10 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	if env.method == "tools/call" && h.tools[env.name] == nil {
 		h.unknownTool(w, env)
+		return
+	}
+	if e := h.tools[env.name]; env.method == "tools/call" && e.appView != nil && !h.declaredUI(r.Context(), era, env) {
+		h.refuseAppOnly(w, r, env, e, body)
 		return
 	}
 	if e, vars := h.target(env); e != nil {

@@ -84,7 +84,16 @@ var fakeValidators = capability.NewValidatorSet(func(id string) json.RawMessage 
 // fakeGate is the pipeline over the fake registry: scopes from fakeCaps, the one validator,
 // then fakeInvoke.
 func fakeGate() *pipeline.Gate {
-	g, err := pipeline.New(pipeline.Config{
+	g, err := pipeline.New(fakeGateConfig())
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// fakeGateConfig is fakeGate's configuration (add a refusal hook to it).
+func fakeGateConfig() pipeline.Config {
+	return pipeline.Config{
 		RequiredScope: func(id string) (string, bool) {
 			for _, c := range fakeCaps {
 				if c.ID == id {
@@ -103,11 +112,7 @@ func fakeGate() *pipeline.Gate {
 			}
 			return fakeInvoke(ctx, p.Capability(), args)
 		},
-	})
-	if err != nil {
-		panic(err)
 	}
-	return g
 }
 
 // fakeInvoke plays gen/dispatch over an in-memory church with one child.

@@ -84,7 +84,9 @@ func (h *Handler) sdkTool(e *entry) *sdk.Tool {
 	if e.outputRaw != nil {
 		t.OutputSchema = e.outputRaw
 	}
-	if v, ok := h.viewFor(e); ok {
+	if e.appView != nil {
+		t.Meta = sdk.Meta{"ui": map[string]any{"resourceUri": e.appView.URI, "visibility": []string{"app"}}}
+	} else if v, ok := h.viewFor(e); ok {
 		t.Meta = sdk.Meta{"ui": toolUIMeta(v)}
 	}
 	a := e.Annotations

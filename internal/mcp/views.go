@@ -160,9 +160,9 @@ func withCacheVariant(meta sdk.Meta, variant string) sdk.Meta {
 }
 
 // viewsMiddleware hides everything about views from a client that did not declare the
-// extension: tools/list loses _meta.ui, resources/list the ui:// resources, and resources/read
-// of a ui:// URI answers as for an unknown resource, with the era's code (-32602 in
-// 2026-07-28, -32002 before). (The copies keep the SDK's registered tools untouched.) Both
+// extension: tools/list loses _meta.ui and the app-only tools, resources/list the ui://
+// resources, and resources/read of a ui:// URI answers as for an unknown resource, with the
+// era's code (-32602 in 2026-07-28, -32002 before). (The copies keep the SDK's registered tools untouched.) Both
 // lists name their variant in _meta[cacheVariantKey].
 //
 // Why reads too: the rule is "without it, nothing about views appears", and a read
@@ -193,8 +193,11 @@ func (h *Handler) viewsMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			if ui {
 				return &out, nil
 			}
-			out.Tools = make([]*sdk.Tool, len(r.Tools))
-			for i, t := range r.Tools {
+			out.Tools = make([]*sdk.Tool, 0, len(r.Tools))
+			for _, t := range r.Tools {
+				if h.isAppOnly(t.Name) {
+					continue // app-only tools exist only for clients with MCP Apps
+				}
 				if _, has := t.Meta["ui"]; has {
 					cp := *t
 					cp.Meta = nil
@@ -208,7 +211,7 @@ func (h *Handler) viewsMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 					}
 					t = &cp
 				}
-				out.Tools[i] = t
+				out.Tools = append(out.Tools, t)
 			}
 			return &out, nil
 		case *sdk.ListResourcesResult:

@@ -180,3 +180,15 @@ func PermitFrom(ctx context.Context, capabilityID string) (Permit, bool) {
 	p, ok := ctx.Value(permitKey{}).(Permit)
 	return p, ok && p.capability == capabilityID
 }
+
+// RequiredScope is the scope capabilityID needs; false for an unknown capability.
+func (g *Gate) RequiredScope(capabilityID string) (string, bool) { return g.required(capabilityID) }
+
+// Refused reports to the refusal hook a call a transport refused before the scope check for a
+// reason of its own (an app-only tool called by a client without MCP Apps): it is audited like
+// the scope check's refusals.
+func (g *Gate) Refused(ctx context.Context, capabilityID string, args json.RawMessage, err error) {
+	if g.onRefused != nil {
+		g.onRefused(ctx, capabilityID, args, err)
+	}
+}

@@ -32,6 +32,10 @@ const (
 	sheetURI  = "ui://neemias/checkin-sheet"
 	chartTool = "neemias_attendance_summary"
 	sheetTool = "neemias_checkins_by_date"
+	// The sheet's app-only tools (visibility [app]): neemias_checkin_register and
+	// neemias_checkout_register under names the model never sees.
+	sheetCheckin  = "neemias_checkin_sheet_checkin"
+	sheetCheckout = "neemias_checkin_sheet_checkout"
 )
 
 // hostCSP is what an MCP Apps host applies to a view whose resource declares no domains
@@ -504,9 +508,15 @@ func checkViewsOverMCP(t *testing.T, ctx context.Context, cs *sdk.ClientSession,
 	for _, tool := range tl.Tools {
 		if ui, ok := tool.Meta["ui"].(map[string]any); ok {
 			got[tool.Name], _ = ui["resourceUri"].(string)
+			vis := fmt.Sprint(ui["visibility"])
+			if want := map[bool]string{true: "[app]", false: "[model app]"}[tool.Name == sheetCheckin || tool.Name == sheetCheckout]; vis != want {
+				t.Errorf("tool %s: _meta.ui.visibility %s, want %s", tool.Name, vis, want)
+			}
 		}
 	}
-	if want := map[string]string{chartTool: chartURI, sheetTool: sheetURI}; !mapsEqual(got, want) {
+	// The sheet's app-only tools are listed to a client with MCP Apps (and a role with
+	// checkins:write: both roles here).
+	if want := map[string]string{chartTool: chartURI, sheetTool: sheetURI, sheetCheckin: sheetURI, sheetCheckout: sheetURI}; !mapsEqual(got, want) {
 		t.Errorf("tools with _meta.ui.resourceUri: %v, want %v", got, want)
 	}
 	for uri, want := range htmlByURI {

@@ -54,6 +54,10 @@ func All() []capability.View {
 				FrameDomains:    []string{},
 				BaseURIDomains:  []string{},
 			},
+			AppTools: []capability.AppTool{
+				{Name: "neemias_checkin_sheet_checkin", Tool: "neemias_checkin_register", Title: "Check a child in from the sheet", Description: "The sheet's check-in action, by child id, for the day the sheet shows."},
+				{Name: "neemias_checkin_sheet_checkout", Tool: "neemias_checkout_register", Title: "Record a pick-up from the sheet", Description: "The sheet's check-out button of a child still in class; asks for the pick-up code."},
+			},
 			Source: "spec/capabilities.yaml views.checkin_sheet",
 		},
 	}

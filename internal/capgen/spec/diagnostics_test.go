@@ -65,6 +65,12 @@ var brokenCases = []struct {
 	{"view_bad_visibility", []string{
 		`testdata/broken/view_bad_visibility.yaml:75:25: view "thing_view": visibility "ap" is not model or app (did you mean "app"?); use model or app`,
 	}},
+	{"view_app_tool_unknown_tool", []string{
+		`testdata/broken/view_app_tool_unknown_tool.yaml:77:15: view "thing_view": app tool "demo_thing_view_rename" runs "demo_thing_renam", which is not a declared tool (did you mean "demo_thing_rename"?); name a tool declared under tools: (the app tool runs it, under the same scope and rules)`,
+	}},
+	{"view_app_tool_name_taken", []string{
+		`testdata/broken/view_app_tool_name_taken.yaml:76:7: view "thing_view": app tool "demo_thing_rename" has the name of tool "demo_thing_rename"; give the app tool a name of its own`,
+	}},
 	{"unknown_key_typo", []string{
 		`testdata/broken/unknown_key_typo.yaml:31:5: unknown key "titel" in resources.thing (did you mean "title"?); rename it to title or remove it`,
 	}},

@@ -13,13 +13,22 @@ import (
 // View is an MCP Apps view (io.modelcontextprotocol/ui): a ui:// resource holding one
 // self-contained HTML document, linked to the tools whose results it renders.
 type View struct {
-	URI          string   `yaml:"uri" jsonschema:"required" jsonschema_description:"The view's URI: ui:// then a lower-case path, such as ui://neemias/attendance-chart."`
-	Title        string   `yaml:"title" jsonschema:"required" jsonschema_description:"Short human-readable title."`
-	Description  string   `yaml:"description" jsonschema:"required" jsonschema_description:"What the view shows."`
-	File         string   `yaml:"file" jsonschema:"required" jsonschema_description:"The hand-written HTML document, internal/views/<name>.html, embedded in the binary: self-contained (inline CSS and JS, nothing fetched)."`
-	Capabilities []string `yaml:"capabilities" jsonschema:"required" jsonschema_description:"The capabilities whose tools link to the view (_meta.ui.resourceUri): a resource id (its read tool) or a tool name."`
-	Visibility   []string `yaml:"visibility" jsonschema_description:"Who may call the linked tools (_meta.ui.visibility): model, app; default both."`
-	CSP          *ViewCSP `yaml:"csp" jsonschema_description:"Origins the view may reach; absent means the host's deny-all default (none)."`
+	URI          string       `yaml:"uri" jsonschema:"required" jsonschema_description:"The view's URI: ui:// then a lower-case path, such as ui://neemias/attendance-chart."`
+	Title        string       `yaml:"title" jsonschema:"required" jsonschema_description:"Short human-readable title."`
+	Description  string       `yaml:"description" jsonschema:"required" jsonschema_description:"What the view shows."`
+	File         string       `yaml:"file" jsonschema:"required" jsonschema_description:"The hand-written HTML document, internal/views/<name>.html, embedded in the binary: self-contained (inline CSS and JS, nothing fetched)."`
+	Capabilities []string     `yaml:"capabilities" jsonschema:"required" jsonschema_description:"The capabilities whose tools link to the view (_meta.ui.resourceUri): a resource id (its read tool) or a tool name."`
+	Visibility   []string     `yaml:"visibility" jsonschema_description:"Who may call the linked tools (_meta.ui.visibility): model, app; default both."`
+	CSP          *ViewCSP     `yaml:"csp" jsonschema_description:"Origins the view may reach; absent means the host's deny-all default (none)."`
+	AppTools     Map[AppTool] `yaml:"app_tools" jsonschema_description:"App-only tools of the view (_meta.ui.visibility [app]), by wire name (snake_case, starting with server.tool_prefix): each runs a declared tool (same scope, row filters, validation, redaction, audit and business rules) under a name the model is never shown; listed and callable only for clients that declared the MCP Apps extension."`
+}
+
+// AppTool is an app-only tool of a view: a declared tool under another name, for the view's
+// own buttons (a host lets the view call it; the model never sees it).
+type AppTool struct {
+	Tool        string `yaml:"tool" jsonschema:"required" jsonschema_description:"The declared tool (under tools:) it runs: the same handler, scope, row filters, schemas, redaction and audit."`
+	Title       string `yaml:"title" jsonschema:"required" jsonschema_description:"Short human-readable title."`
+	Description string `yaml:"description" jsonschema:"required" jsonschema_description:"What the view does with it."`
 }
 
 // ViewCSP is _meta.ui.csp: origins (https://host[:port], or https://*.host) by kind.
@@ -44,6 +53,7 @@ func (v *validator) views() {
 	files := map[string]string{}
 	linked := map[string]string{} // capability id → view id
 	var caps []string
+	wire := v.toolNames()
 	caps = append(caps, v.s.Resources.Names()...)
 	caps = append(caps, v.s.Tools.Names()...)
 	for _, e := range v.s.Views {
@@ -95,6 +105,7 @@ func (v *validator) views() {
 				v.errorf(v.at(fmt.Sprintf("%s.visibility[%d]", p, i)), "use model or app", "view %q: visibility %q is not model or app%s", name, vis, v.didYouMean(vis, visibilities))
 			}
 		}
+		v.appTools(p, name, vw, wire)
 		if vw.CSP != nil {
 			for _, d := range []struct {
 				key  string
@@ -108,6 +119,67 @@ func (v *validator) views() {
 			}
 		}
 	}
+}
+
+// toolNames maps every tool name the server lists (tools, resources' read tools, upstream
+// tools) to what has it.
+func (v *validator) toolNames() map[string]string {
+	wire := map[string]string{}
+	for _, e := range v.s.Tools {
+		wire[e.Name] = fmt.Sprintf("tool %q", e.Name)
+	}
+	for _, e := range v.s.Resources {
+		wire[v.s.Server.ToolPrefix+e.Name] = fmt.Sprintf("the read tool of resource %q", e.Name)
+	}
+	for _, u := range v.s.Upstreams {
+		if u.Value.Prefix != "" {
+			for _, t := range u.Value.Tools {
+				wire[u.Value.WireName(t.Name)] = fmt.Sprintf("upstream tool %q", u.Name+"."+t.Name)
+			}
+		}
+	}
+	return wire
+}
+
+// appTools validates the app_tools of view name (at path p); wire holds the tool names taken
+// so far and gets the app tools'.
+func (v *validator) appTools(p, name string, vw View, wire map[string]string) {
+	ap := p + ".app_tools"
+	if v.pos.present(ap) && len(vw.AppTools) == 0 && !v.isBad(ap) {
+		v.errorf(v.at(ap), "list the view's app-only tools by name, or remove app_tools", "view %q: app_tools is empty", name)
+	}
+	pre := v.s.Server.ToolPrefix
+	for _, e := range vw.AppTools {
+		tp, tn, at := join(ap, e.Name), e.Name, e.Value
+		switch {
+		case !snakeName.MatchString(tn) || pre != "" && !strings.HasPrefix(tn, pre):
+			v.errorf(v.keyAt(tp), fmt.Sprintf("name it like the other tools, %s<view>_<action> in snake_case", pre), "view %q: app tool %q is not a snake_case name starting with server.tool_prefix %q", name, tn, pre)
+		case len(tn) > 128:
+			v.errorf(v.keyAt(tp), "shorten it", "view %q: app tool %q is %d characters long (MCP allows at most 128)", name, tn, len(tn))
+		case wire[tn] != "":
+			v.errorf(v.keyAt(tp), "give the app tool a name of its own", "view %q: app tool %q has the name of %s", name, tn, wire[tn])
+		default:
+			wire[tn] = fmt.Sprintf("app tool %q of view %q", tn, name)
+		}
+		if v.require(tp+".tool", at.Tool, "tool: the declared tool it runs, such as "+firstOr(v.s.Tools.Names(), pre+"thing_update")) {
+			if _, ok := v.s.Tools.Get(at.Tool); !ok {
+				what := "not a declared tool"
+				if _, isRes := v.s.Resources.Get(at.Tool); isRes {
+					what = "a resource, not a tool"
+				}
+				v.errorf(v.at(tp+".tool"), "name a tool declared under tools: (the app tool runs it, under the same scope and rules)", "view %q: app tool %q runs %q, which is %s%s", name, tn, at.Tool, what, v.didYouMean(at.Tool, v.s.Tools.Names()))
+			}
+		}
+		v.require(tp+".title", at.Title, "a short title")
+		v.require(tp+".description", at.Description, "what the view does with it")
+	}
+}
+
+func firstOr(names []string, def string) string {
+	if len(names) > 0 {
+		return names[0]
+	}
+	return def
 }
 
 // summary validates capability name's summary: template. It may print required output fields

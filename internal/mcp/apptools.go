@@ -1,0 +1,109 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/errs"
+	"github.com/neemias/neemias-mcp/internal/httpx"
+	"github.com/neemias/neemias-mcp/internal/principal"
+)
+
+// App-only tools (MCP Apps _meta.ui.visibility ["app"]): a view's own actions, such as the
+// check-in sheet's check-in and check-out buttons. Each is the capability of a declared tool
+// (the view's AppTool.Tool) registered under another name, as read tools are: the same id, so
+// the same scope check, row filters, validation, handler, redaction and audit; no logic of its
+// own. The host lets the view call it and never shows it to the model.
+//
+// Only a client that declared the extension with the view MIME type (per request in
+// 2026-07-28; by its UI session id in the 2025 eras, uisession.go) has them listed and may call
+// them. For any other client they are not listed (viewsMiddleware), and a tools/call is refused
+// before the scope check with -32602 and a message saying why, audited as a refused call of the
+// capability (outcome denied, "<action>.forbidden").
+
+// addAppTools registers the views' app-only tools; names holds the wire names taken.
+func (h *Handler) addAppTools(names map[string]string) error {
+	for i := range h.opts.Views {
+		v := &h.opts.Views[i]
+		for _, a := range v.AppTools {
+			base := h.tools[a.Tool]
+			switch {
+			case base == nil || base.appView != nil:
+				return fmt.Errorf("mcp: view %q: app tool %q runs %q, which is not a tool in the registry", v.ID, a.Name, a.Tool)
+			case a.Name == "":
+				return fmt.Errorf("mcp: view %q: an app tool of %q has no name", v.ID, a.Tool)
+			}
+			c := capability.Clone(base.Capability)
+			c.Name = a.Name
+			if a.Title != "" {
+				c.Title = a.Title
+			}
+			if a.Description != "" {
+				c.Description = a.Description
+			}
+			twin := &entry{Capability: c, inputRaw: base.inputRaw, outputRaw: base.outputRaw, summary: base.summary, appView: v}
+			if prev, dup := names[kindKey(c)]; dup {
+				return fmt.Errorf("mcp: view %q: app tool %q has the wire name of %q", v.ID, a.Name, prev)
+			}
+			names[kindKey(c)] = c.ID
+			h.entries = append(h.entries, twin)
+			h.tools[c.Name] = twin
+		}
+	}
+	return nil
+}
+
+// isAppOnly reports whether tool name is an app-only tool.
+func (h *Handler) isAppOnly(name string) bool {
+	e := h.tools[name]
+	return e != nil && e.appView != nil
+}
+
+// declaredUI reports whether the request's client declared MCP Apps, as the lists decide it
+// (viewsMiddleware): in the request's _meta client capabilities (2026-07-28; the SDK reads
+// them in either era), or, in the 2025 eras, by its UI session id.
+func (h *Handler) declaredUI(ctx context.Context, era era, env *envelope) bool {
+	if era == eraLegacy && legacyUI(ctx) {
+		return true
+	}
+	if len(env.clientCaps) == 0 {
+		return false
+	}
+	var caps sdk.ClientCapabilities
+	if json.Unmarshal(env.clientCaps, &caps) != nil {
+		return false
+	}
+	return ClientSupportsUI(&caps)
+}
+
+// refuseAppOnly answers a tools/call of app-only tool e from a client that did not declare MCP
+// Apps: -32602 like an unknown tool (HTTP 400 modern, 200 legacy), with a message that says
+// why and which tool the model may call instead; the refusal is audited (when the caller is
+// one who could list the tool) like the scope check's.
+func (h *Handler) refuseAppOnly(w http.ResponseWriter, r *http.Request, env *envelope, e *entry, body []byte) {
+	if p, ok := principal.From(r.Context()); ok && h.opts.Gate.Listed(p, e.ID) {
+		var req struct {
+			Params struct {
+				Arguments json.RawMessage `json:"arguments"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal(body, &req)
+		scope, _ := h.opts.Gate.RequiredScope(e.ID)
+		h.opts.Gate.Refused(r.Context(), e.ID, req.Params.Arguments,
+			&errs.Forbidden{Capability: e.ID, Scope: scope, Granted: p.Scopes.List(), Unreachable: true})
+	}
+	status := http.StatusOK
+	if env.metaPresent {
+		status = http.StatusBadRequest
+	}
+	msg := fmt.Sprintf("%s is an app-only tool: only the view %s calls it, in a host that declared the MCP Apps extension (%s)", e.Name, e.appView.URI, capability.UIExtension)
+	if base := h.tools[e.ID]; base != nil && base.appView == nil {
+		msg += "; call " + base.Name + " instead"
+	}
+	httpx.WriteRPCError(w, status, env.id, httpx.RPCError{Code: httpx.CodeInvalidParams, Message: msg})
+}
