@@ -19,9 +19,11 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/jackc/pgx/v5"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/neemias/neemias-mcp/internal/seed"
+	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/views"
 )
 
@@ -470,6 +472,39 @@ func TestBrowserViews(t *testing.T) {
 		})
 	}
 
+	// The sheet's actions, driven through the view for both roles: check a child in (the
+	// app-only tool neemias_checkin_sheet_checkin through the host's proxied tools/call), see
+	// the pick-up code, a wrong code and a locked check-in refused in words, then the right code
+	// checks the child out; the database changes each time and the sheet refreshes itself.
+	today := a.one(t, `SELECT (now() AT TIME ZONE time_zone)::date::text FROM churches WHERE id = $1`, seed.DemoChurchID)
+	adminChild := a.freeChildren(t, 1, false)[0]
+	volChild := a.freeChildren(t, 1, true)[0]
+	if adminChild == volChild {
+		volChild = a.freeChildren(t, 2, true)[1]
+	}
+	for _, r := range []struct {
+		user   demoUser
+		locale string
+		child  string
+	}{{admin, "pt-BR", adminChild}, {voluntario, "en-US", volChild}} {
+		cs := a.connectUI(t, ctx, eras[0], a.token(t, r.user))
+		res, sc := callJSON(t, cs, sheetTool, map[string]any{"date": today})
+		if res.IsError || sc == nil {
+			t.Fatalf("%s %s %s: %s", r.user.role, sheetTool, today, resultText(res))
+		}
+		c := &viewCase{
+			name: strings.ToLower(r.user.role) + "-checkin-sheet-actions", role: r.user, locale: r.locale, uri: sheetURI,
+			tool: sheetTool, args: map[string]any{"date": today}, result: res, html: htmlByURI[sheetURI], sc: sc, cs: cs,
+		}
+		h.mu.Lock()
+		h.cases[c.name] = c
+		h.mu.Unlock()
+		name := a.one(t, `SELECT name FROM children WHERE id = $1`, r.child)
+		t.Run("browser/"+c.name, func(t *testing.T) {
+			driveSheet(t, a, h, br, c, r.child, name, adminNames, artifacts)
+		})
+	}
+
 	// The detector itself: a view that reaches out (blocked by the CSP or refused by the trap
 	// proxy, but attempted) is seen from inside the sandboxed iframe.
 	t.Run("browser/control-leaky-view", func(t *testing.T) {
@@ -562,4 +597,178 @@ func mapsEqual(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// driveSheet opens the sheet of case c (today's check-ins) and drives its actions for child
+// (named name in the database): check-in by id, a wrong pick-up code, a locked check-in, the
+// right code; after each step it checks what the view says, the database, and that the child's
+// name (or any of names) is shown only to a caller with children:read.
+func driveSheet(t *testing.T, a *app, h *viewHarness, br *browser, c *viewCase, child, name string, names []string, artifacts string) {
+	t.Helper()
+	tab, requests := h.tab(t, br)
+	hostURL := h.hs.URL + "/host.html?case=" + c.name
+	run(t, tab, "open the host page with the sheet of today",
+		chromedp.Navigate(hostURL),
+		chromedp.Poll[chromedp.Void](`window.hostDelivered === true`, chromedp.WithPollingTimeout(20*time.Second)))
+	frames := value(t, tab, chromedp.Nodes(chromedp.CSS("iframe#view")))
+	if len(frames) != 1 {
+		t.Fatalf("%d view iframes", len(frames))
+	}
+	frame := frames[0]
+	in := chromedp.FromNode(frame)
+	pt := c.locale == "pt-BR"
+	word := func(ptText, enText string) string {
+		if pt {
+			return ptText
+		}
+		return enText
+	}
+	// wait polls JS (in the view) until it returns a non-empty string, and returns it.
+	wait := func(what, js string) string {
+		t.Helper()
+		v, err := chromedp.Run(tab, chromedp.Poll[string](js, chromedp.WithPollingInFrame(frame), chromedp.WithPollingTimeout(20*time.Second)))
+		if err != nil {
+			shown, _ := chromedp.Run(tab, chromedp.Poll[string](`document.body.innerText`, chromedp.WithPollingInFrame(frame), chromedp.WithPollingTimeout(2*time.Second)))
+			t.Fatalf("%s: %v; the view shows:\n%s", what, err, shown)
+		}
+		return v
+	}
+	shown := func() string {
+		return wait("the view's text", `document.body.innerText || null`)
+	}
+	noName := func(step string) {
+		t.Helper()
+		body := shown()
+		if c.role.role == "ADMIN" {
+			return
+		}
+		for _, n := range append([]string{name}, names...) {
+			if strings.Contains(body, n) {
+				t.Errorf("%s: the view shows the child name %q to %s (no children:read)", step, n, c.role.role)
+			}
+		}
+	}
+	wait("the sheet rendered", `(function () { var s = document.getElementById("status");
+		return s && !/Aguardando|Waiting/.test(s.textContent) && !document.getElementById("actions").hidden ? s.textContent : null; })()`)
+	if lbl := wait("the check-in input's label", `(function () { var i = document.getElementById("checkin-child");
+		return i && i.labels && i.labels.length ? i.labels[0].textContent : null; })()`); lbl != word("Id da criança", "Child id") {
+		t.Errorf("the check-in input is labelled %q", lbl)
+	}
+
+	since := a.one(t, `SELECT now()::text`)
+	// Check in by child id, from the keyboard: type the id, press Enter.
+	run(t, tab, "type the child id and press Enter", chromedp.SendKeys("#checkin-child", child+"\n", in))
+	code := wait("the pick-up code", `(function () { var c = document.getElementById("pickup-code"); return c ? c.textContent : null; })()`)
+	if n := a.one(t, `SELECT count(*)::text FROM checkins WHERE child_id = $1 AND service_date = $2::date AND checked_out_at IS NULL`, child, c.args["date"]); n != "1" {
+		t.Fatalf("after the check-in button: %s open check-ins of %s on %v, want 1", n, child, c.args["date"])
+	}
+	checkinID := a.one(t, `SELECT id::text FROM checkins WHERE child_id = $1 AND service_date = $2::date`, child, c.args["date"])
+	if !pickupCodeMatches(t, a, checkinID, code) {
+		t.Errorf("the view shows pick-up code %q, which is not the one stored for %s", code, checkinID)
+	}
+	// The sheet refreshed itself: the new row, with the name only for children:read.
+	row := fmt.Sprintf(`document.querySelector('tr[data-checkin="%s"]')`, checkinID)
+	rowText := wait("the new row", `(function () { var r = `+row+`; return r ? r.innerText : null; })()`)
+	if c.role.role == "ADMIN" && !strings.Contains(rowText, name) {
+		t.Errorf("ADMIN's new row does not show the child's name %q: %q", name, rowText)
+	}
+	if c.role.role != "ADMIN" && !strings.Contains(rowText, child) {
+		t.Errorf("%s's new row does not show the child id: %q", c.role.role, rowText)
+	}
+	noName("after the check-in")
+	screenshot(t, tab, filepath.Join(artifacts, "view-"+c.name+"-checked-in.png"))
+
+	// The row's pick-up code input is labelled for the child (by name or id, as shown).
+	codeInput := fmt.Sprintf("#code-%s", checkinID)
+	lbl := wait("the code input's label", `(function () { var i = document.querySelector("`+codeInput+`"); return i && i.labels.length ? i.labels[0].textContent : null; })()`)
+	if want := word("Código de retirada de ", "Pick-up code of "); !strings.HasPrefix(lbl, want) {
+		t.Errorf("the pick-up code input is labelled %q, want %q…", lbl, want)
+	}
+	msg := fmt.Sprintf(`(function () { var m = document.getElementById("msg-%s"); return m && m.className.indexOf("err") >= 0 ? m.innerText : null; })()`, checkinID)
+
+	// A wrong code: refused in words, nothing changes but the attempt counter.
+	wrong := "0000"
+	if code == wrong {
+		wrong = "9999"
+	}
+	run(t, tab, "type a wrong code and press the check-out button",
+		chromedp.SendKeys(codeInput, wrong, in), chromedp.Click(fmt.Sprintf(`tr[data-checkin="%s"] button.checkout`, checkinID), in))
+	if got := wait("the wrong-code message", msg); !strings.Contains(got, word("Código de retirada incorreto", "Wrong pick-up code")) ||
+		!strings.Contains(got, word("Mais 4 tentativas erradas", "4 more wrong attempts")) {
+		t.Errorf("after a wrong code the view says %q", got)
+	}
+	if v := a.one(t, `SELECT (checked_out_at IS NULL)::text || ' ' || failed_pickup_attempts FROM checkins WHERE id = $1`, checkinID); v != "true 1" {
+		t.Errorf("after a wrong code: checked_out_at IS NULL, failed attempts = %s; want true 1", v)
+	}
+	screenshot(t, tab, filepath.Join(artifacts, "view-"+c.name+"-wrong-code.png"))
+
+	// A locked check-in (as after too many wrong codes): refused in words, even with the right code.
+	a.one(t, `UPDATE checkins SET locked_at = now() WHERE id = $1 RETURNING id::text`, checkinID)
+	run(t, tab, "type the right code on the locked check-in and press Enter", chromedp.SendKeys(codeInput, code+"\n", in))
+	if got := wait("the locked message", fmt.Sprintf(`(function () { var m = document.getElementById("msg-%s"); return m && /bloqueado|locked/.test(m.innerText) ? m.innerText : null; })()`, checkinID)); !strings.Contains(got, word("um membro da equipe deve liberar", "a staff member must release")) {
+		t.Errorf("on a locked check-in the view says %q", got)
+	}
+	if v := a.one(t, `SELECT (checked_out_at IS NULL)::text FROM checkins WHERE id = $1`, checkinID); v != "true" {
+		t.Errorf("a locked check-in was checked out")
+	}
+	a.one(t, `UPDATE checkins SET locked_at = NULL, failed_pickup_attempts = 0 WHERE id = $1 RETURNING id::text`, checkinID)
+
+	// The right code: checked out; the sheet refreshes to "picked up".
+	run(t, tab, "type the right code and press the check-out button",
+		chromedp.SendKeys(codeInput, code, in), chromedp.Click(fmt.Sprintf(`tr[data-checkin="%s"] button.checkout`, checkinID), in))
+	picked := wait("the row picked up", `(function () { var r = `+row+`; return r && !r.querySelector("button") ? r.innerText : null; })()`)
+	if !strings.Contains(picked, word("Retirada às", "Picked up at")) {
+		t.Errorf("after the right code the row says %q", picked)
+	}
+	if v := a.one(t, `SELECT (checked_out_at IS NOT NULL)::text FROM checkins WHERE id = $1`, checkinID); v != "true" {
+		t.Errorf("after the right code checked_out_at is still NULL")
+	}
+	// The same audit as the model's tools: the check-in, the wrong code, the lock, the pick-up.
+	acts := a.query(t, `SELECT action || ' ' || outcome FROM audit_log WHERE user_id = $1 AND $2::uuid = ANY(target_ids)
+		AND capability IN ('neemias_checkin_register', 'neemias_checkout_register') AND at >= $3::timestamptz ORDER BY id`, c.role.id, child, since)
+	if want := []string{"checkin allowed", "checkout.wrong_code denied", "checkout.locked denied", "checkout allowed"}; !slices.Equal(acts, want) {
+		t.Errorf("audit entries of the child: %v, want %v", acts, want)
+	}
+	noName("after the check-out")
+	shot := filepath.Join(artifacts, "view-"+c.name+"-checked-out.png")
+	screenshot(t, tab, shot)
+	checkPNG(t, shot)
+
+	// The view called the app-only tools (and the read tool to refresh) through the host.
+	var used []string
+	for _, call := range h.viewCalls() {
+		for _, tool := range []string{sheetCheckin, sheetCheckout, sheetTool} {
+			if strings.Contains(call, `"`+tool+`"`) && !slices.Contains(used, tool) {
+				used = append(used, tool)
+			}
+		}
+	}
+	for _, tool := range []string{sheetCheckin, sheetCheckout, sheetTool} {
+		if !slices.Contains(used, tool) {
+			t.Errorf("the view never called %s through the host (calls: %v)", tool, used)
+		}
+	}
+	seen := requests()
+	if !slices.Contains(seen, hostURL) {
+		t.Errorf("network events missed the harness's own requests: %v", seen)
+	}
+	for _, u := range h.outside(seen) {
+		t.Errorf("a request left the harness: %s", u)
+	}
+}
+
+// pickupCodeMatches reports whether code is the pick-up code stored (salted and hashed) for
+// check-in id.
+func pickupCodeMatches(t *testing.T, a *app, id, code string) bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var salt, hash []byte
+	err := a.st.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `SELECT pickup_code_salt, pickup_code_hash FROM checkins WHERE id = $1`, id).Scan(&salt, &hash)
+	})
+	if err != nil {
+		t.Fatalf("reading the pick-up code of %s: %v", id, err)
+	}
+	return store.CheckPickupCode(salt, hash, code)
 }
