@@ -125,7 +125,7 @@ func All() []capability.View {
 			URI:          {{quote .URI}},
 			Title:        {{quote .Title}},
 			Description:  {{quote .Description}},
-			HTML:         {{lowerFirst .GoName}}HTML,
+			HTML:         withBridge({{lowerFirst .GoName}}HTML), // the bridge inlined at <!-- neemias:ext-apps-app -->
 			Capabilities: []string{ {{- range .Capabilities}}{{quote .}}, {{end -}} },
 			Visibility:   []string{ {{- range .Visibility}}{{quote .}}, {{end -}} },
 			CSP: capability.ViewCSP{
@@ -174,6 +174,12 @@ token's scopes. What keeps one variant from being served to the other is the spe
 result also names its variant in ` + "`_meta[\"neemias/cacheVariant\"]`" + ` (` + "`mcp-apps`" + ` or ` + "`core`" + `), in both
 eras, for caches keyed on method and cursor only and for the 2025 era, where the UI session id
 is a header. HTTP responses are ` + "`Cache-Control: no-store`" + `.
+
+The views speak the MCP Apps bridge through the official ` + "`App`" + ` class of
+` + "`@modelcontextprotocol/ext-apps`" + `, bundled once into ` + "`internal/views/ext-apps-app.js`" + ` (pinned in
+` + "`internal/views/bridge/package-lock.json`" + `, rebuilt by ` + "`node build.mjs`" + ` there and checked for drift by
+` + "`TestBridgeBundle`" + `) and inlined where a document says ` + "`<!-- neemias:ext-apps-app -->`" + `, so each served
+document stays self-contained.
 
 A view may have app-only tools (` + "`app_tools`" + `): each runs a declared tool, the same capability
 (scope, row filters, validation, redaction, audit, business rules), under a name of its own

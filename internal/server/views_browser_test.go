@@ -80,7 +80,7 @@ const viewHostHTML = `<!doctype html>
           hostInfo: {name: "neemias-test-host", version: "1"},
           hostCapabilities: {serverTools: {}, serverResources: {}, logging: {}},
           hostContext: {theme: "light", locale: c.locale, displayMode: "inline", availableDisplayModes: ["inline"],
-                        toolInfo: {tool: {name: c.tool}}, containerDimensions: {maxHeight: 1400}}
+                        toolInfo: {tool: {name: c.tool, inputSchema: {type: "object"}}}, containerDimensions: {maxHeight: 1400}}
         });
         break;
       case "ui/notifications/initialized":

@@ -55,7 +55,7 @@ func HarnessNode(t testing.TB, dir string) string {
 		installs[abs] = in
 	}
 	installsMu.Unlock()
-	in.once.Do(func() { in.skip, in.err = npmInstall(abs) })
+	in.once.Do(func() { in.skip, in.err = npmInstall(abs, harnessPackages, "install") })
 	if in.skip != "" {
 		t.Skip(in.skip)
 	}
@@ -69,10 +69,41 @@ func HarnessNode(t testing.TB, dir string) string {
 	return bin
 }
 
-// npmInstall runs npm install in dir unless every pinned package is there, under the lock. It
-// returns a skip reason when npm is not installed.
-func npmInstall(dir string) (skip string, err error) {
-	if installed(dir) {
+// NPMPackages makes sure the npm folder dir (relative to the calling test's package, with a
+// package-lock.json) has its locked packages, running npm ci there under the same lock as
+// HarnessNode when one of pkgs (paths under node_modules, such as "esbuild/package.json") is
+// missing, and returns the node on PATH. It skips t when npm or node is not installed.
+func NPMPackages(t testing.TB, dir string, pkgs ...string) string {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	installsMu.Lock()
+	in, ok := installs[abs]
+	if !ok {
+		in = &install{}
+		installs[abs] = in
+	}
+	installsMu.Unlock()
+	in.once.Do(func() { in.skip, in.err = npmInstall(abs, pkgs, "ci") })
+	if in.skip != "" {
+		t.Skip(in.skip)
+	}
+	if in.err != nil {
+		t.Fatalf("npm ci in %s: %v", dir, in.err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skipf("node is not installed (%v)", err)
+	}
+	return node
+}
+
+// npmInstall runs npm cmd (install or ci) in dir unless every package of pkgs is there, under
+// the lock. It returns a skip reason when npm is not installed.
+func npmInstall(dir string, pkgs []string, cmdName string) (skip string, err error) {
+	if installed(dir, pkgs) {
 		return "", nil
 	}
 	if _, err := exec.LookPath("npm"); err != nil {
@@ -90,12 +121,12 @@ func npmInstall(dir string) (skip string, err error) {
 		return "", err
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	if installed(dir) { // another process installed while we waited
+	if installed(dir, pkgs) { // another process installed while we waited
 		return "", nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund")
+	cmd := exec.CommandContext(ctx, "npm", cmdName, "--no-audit", "--no-fund")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", &installError{err: err, out: string(out)}
@@ -103,9 +134,9 @@ func npmInstall(dir string) (skip string, err error) {
 	return "", nil
 }
 
-// installed reports whether every pinned package is in dir's node_modules.
-func installed(dir string) bool {
-	for _, p := range harnessPackages {
+// installed reports whether every package of pkgs is in dir's node_modules.
+func installed(dir string, pkgs []string) bool {
+	for _, p := range pkgs {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", p)); err != nil {
 			return false
 		}

@@ -29,7 +29,7 @@ func All() []capability.View {
 			URI:          "ui://neemias/attendance-chart",
 			Title:        "Attendance chart",
 			Description:  "Check-ins per service day and class for the range of the attendance summary, with totals.",
-			HTML:         attendanceChartHTML,
+			HTML:         withBridge(attendanceChartHTML), // the bridge inlined at <!-- neemias:ext-apps-app -->
 			Capabilities: []string{"attendance_summary"},
 			Visibility:   []string{"model", "app"},
 			CSP: capability.ViewCSP{
@@ -45,7 +45,7 @@ func All() []capability.View {
 			URI:          "ui://neemias/checkin-sheet",
 			Title:        "Class check-in sheet",
 			Description:  "Who is checked in on a service day and who was picked up, by class; child names only with children:read.",
-			HTML:         checkinSheetHTML,
+			HTML:         withBridge(checkinSheetHTML), // the bridge inlined at <!-- neemias:ext-apps-app -->
 			Capabilities: []string{"checkins_by_date"},
 			Visibility:   []string{"model", "app"},
 			CSP: capability.ViewCSP{
