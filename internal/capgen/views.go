@@ -179,7 +179,10 @@ The views speak the MCP Apps bridge through the official ` + "`App`" + ` class o
 ` + "`@modelcontextprotocol/ext-apps`" + `, bundled once into ` + "`internal/views/ext-apps-app.js`" + ` (pinned in
 ` + "`internal/views/bridge/package-lock.json`" + `, rebuilt by ` + "`node build.mjs`" + ` there and checked for drift by
 ` + "`TestBridgeBundle`" + `) and inlined where a document says ` + "`<!-- neemias:ext-apps-app -->`" + `, so each served
-document stays self-contained.
+document stays self-contained. Views follow the host's ` + "`hostContext`" + ` (` + "`theme`" + `, ` + "`styles.variables`" + `,
+` + "`locale`" + `, ` + "`timeZone`" + `, from ` + "`ui/initialize`" + ` and ` + "`ui/notifications/host-context-changed`" + `); the check-in sheet
+says which time zone its times are in (the data's if it carries one, else the host's, else the
+device's).
 
 A view may have app-only tools (` + "`app_tools`" + `): each runs a declared tool, the same capability
 (scope, row filters, validation, redaction, audit, business rules), under a name of its own

@@ -65,6 +65,7 @@ const viewHostHTML = `<!doctype html>
   function status(s) { document.getElementById("host-status").textContent = "host: " + s; }
   fetch("/case/" + encodeURIComponent(name)).then(function (r) { return r.json(); }).then(function (c) {
     function send(msg) { frame.contentWindow.postMessage(msg, "*"); }
+    window.hostSend = send; // the test sends host-context-changed with it
     window.addEventListener("message", function (ev) {
       if (ev.source !== frame.contentWindow) return;
       var m = ev.data;
@@ -75,12 +76,15 @@ const viewHostHTML = `<!doctype html>
       switch (m.method) {
       case "ui/initialize":
         window.hostInit = m.params || null;
+        var hc = {theme: c.theme || "light", locale: c.locale, displayMode: "inline", availableDisplayModes: ["inline"],
+                  toolInfo: {tool: {name: c.tool, inputSchema: {type: "object"}}}, containerDimensions: {maxHeight: 1400}};
+        if (c.timeZone) hc.timeZone = c.timeZone;
+        if (c.styles) hc.styles = {variables: c.styles};
         reply({
           protocolVersion: (m.params && m.params.protocolVersion) || "2026-01-26",
           hostInfo: {name: "neemias-test-host", version: "1"},
           hostCapabilities: {serverTools: {}, serverResources: {}, logging: {}},
-          hostContext: {theme: "light", locale: c.locale, displayMode: "inline", availableDisplayModes: ["inline"],
-                        toolInfo: {tool: {name: c.tool, inputSchema: {type: "object"}}}, containerDimensions: {maxHeight: 1400}}
+          hostContext: hc
         });
         break;
       case "ui/notifications/initialized":
@@ -124,6 +128,10 @@ type viewCase struct {
 	cs       *sdk.ClientSession
 	wantText []string // what the rendered view must show
 	denyText []string // what it must not show
+	// The host's context beyond the locale: theme ("light" when empty), CSS variables,
+	// time zone (none when empty).
+	theme, timeZone string
+	styles          map[string]string
 }
 
 // viewHarness is the host page's server on loopback: the page, the cases as JSON, and the
@@ -153,7 +161,8 @@ func newViewHarness(t *testing.T) *viewHarness {
 			}
 			html := strings.Replace(c.html, "<head>", `<head><meta http-equiv="Content-Security-Policy" content="`+hostCSP+`">`, 1)
 			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]any{"html": html, "tool": c.tool, "arguments": c.args, "result": c.result, "locale": c.locale})
+			_ = json.NewEncoder(w).Encode(map[string]any{"html": html, "tool": c.tool, "arguments": c.args, "result": c.result, "locale": c.locale,
+				"theme": c.theme, "timeZone": c.timeZone, "styles": c.styles})
 		case r.URL.Path == "/proxy" && r.Method == http.MethodPost:
 			h.proxy(w, r)
 		default:
@@ -308,10 +317,17 @@ func TestBrowserViews(t *testing.T) {
 	}
 
 	h := newViewHarness(t)
+	// ADMIN's host: pt-BR, light, says its time zone; VOLUNTARIO's: English, dark with CSS
+	// variables of its own, no time zone (the view uses the device's, Brasília in the tab).
 	roles := []struct {
-		user   demoUser
-		locale string
-	}{{admin, "pt-BR"}, {voluntario, "en-US"}}
+		user            demoUser
+		locale          string
+		theme, timeZone string
+		styles          map[string]string
+	}{
+		{admin, "pt-BR", "light", "America/Sao_Paulo", nil},
+		{voluntario, "en-US", "dark", "", map[string]string{"--color-background-primary": "#101820", "--color-text-primary": "#f0f4f8"}},
+	}
 	var cases []*viewCase
 	sheets := map[string]map[string]any{} // role → the sheet's structured content
 	for _, r := range roles {
@@ -335,7 +351,7 @@ func TestBrowserViews(t *testing.T) {
 			c := &viewCase{
 				name: strings.ToLower(r.user.role) + "-" + strings.TrimPrefix(v.uri, "ui://neemias/"),
 				role: r.user, locale: r.locale, uri: v.uri, tool: v.tool, args: v.args,
-				result: res, html: htmlByURI[v.uri], sc: sc, cs: cs,
+				result: res, html: htmlByURI[v.uri], sc: sc, cs: cs, theme: r.theme, timeZone: r.timeZone, styles: r.styles,
 			}
 			if v.tool == sheetTool {
 				sheets[r.user.role] = sc
@@ -400,6 +416,12 @@ func TestBrowserViews(t *testing.T) {
 			} else {
 				c.denyText = adminNames
 			}
+			// The sheet says which zone its times are in (the data does not carry the church's).
+			if c.role == admin {
+				c.wantText = append(c.wantText, "Horários no fuso America/Sao_Paulo (o do aplicativo")
+			} else {
+				c.wantText = append(c.wantText, "Times in the America/Sao_Paulo time zone (this device's")
+			}
 		}
 		h.mu.Lock()
 		h.cases[c.name] = c
@@ -442,6 +464,15 @@ func TestBrowserViews(t *testing.T) {
 			if lang := value(t, tab, chromedp.Poll[string](`document.documentElement.lang`, chromedp.WithPollingInFrame(frames[0]))); lang != wantLang {
 				t.Errorf("the view's language is %q with host locale %s, want %s", lang, c.locale, wantLang)
 			}
+			// The host's theme: data-theme, and its CSS variables win over the view's colours.
+			inFrame := chromedp.WithPollingInFrame(frames[0])
+			if th := value(t, tab, chromedp.Poll[string](`document.documentElement.getAttribute("data-theme")`, inFrame)); th != c.theme {
+				t.Errorf("the view's data-theme is %q, want the host's %q", th, c.theme)
+			}
+			bg := value(t, tab, chromedp.Poll[string](`getComputedStyle(document.body).backgroundColor`, inFrame))
+			if want := map[string]string{"": "rgb(255, 255, 255)", "#101820": "rgb(16, 24, 32)"}[c.styles["--color-background-primary"]]; bg != want {
+				t.Errorf("the view's background is %s, want %s (theme %s, host variables %v)", bg, want, c.theme, c.styles)
+			}
 			// The bridge as the host saw it.
 			var init struct {
 				ProtocolVersion string `json:"protocolVersion"`
@@ -460,6 +491,15 @@ func TestBrowserViews(t *testing.T) {
 			shot := filepath.Join(artifacts, "view-"+c.name+".png")
 			screenshot(t, tab, shot)
 			checkPNG(t, shot)
+			if c.styles != nil {
+				// host-context-changed: the host turns light and Portuguese.
+				run(t, tab, "send host-context-changed", chromedp.Evaluate[chromedp.Void](`window.hostSend({jsonrpc: "2.0",
+					method: "ui/notifications/host-context-changed", params: {theme: "light", locale: "pt-BR"}})`))
+				if got := value(t, tab, chromedp.Poll[string](`document.documentElement.getAttribute("data-theme") === "light" && document.documentElement.lang === "pt-BR" ? "ok" : null`,
+					inFrame, chromedp.WithPollingTimeout(10*time.Second))); got != "ok" {
+					t.Errorf("host-context-changed was not applied")
+				}
+			}
 
 			// Nothing but the harness's origin (and the srcdoc document) was requested.
 			seen := requests()
