@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -334,6 +335,8 @@ func TestBrowserViews(t *testing.T) {
 		for _, version := range eras { // the browser uses the first
 			t.Run("mcp/"+version+"/"+r.user.role, func(t *testing.T) {
 				checkViewsOverMCP(t, ctx, a.connectUI(t, ctx, version, a.token(t, r.user)), htmlByURI)
+				plain, _ := a.connect(t, ctx, version, a.token(t, r.user))
+				checkAppOnlyTools(t, ctx, a, r.user, a.connectUI(t, ctx, version, a.token(t, r.user)), plain)
 			})
 		}
 		cs := a.connectUI(t, ctx, eras[0], a.token(t, r.user))
@@ -811,4 +814,36 @@ func pickupCodeMatches(t *testing.T, a *app, id, code string) bool {
 		t.Fatalf("reading the pick-up code of %s: %v", id, err)
 	}
 	return store.CheckPickupCode(salt, hash, code)
+}
+
+// checkAppOnlyTools: over real go-sdk sessions, the sheet's app-only tools reach the model's
+// tool for a client with MCP Apps (a check-out of a check-in that does not exist answers "not
+// found" from the handler, as neemias_checkout_register does), while a client without it does
+// not list them and has the call refused, naming the model's tool, with the refusal audited.
+func checkAppOnlyTools(t *testing.T, ctx context.Context, a *app, u demoUser, ui, plain *sdk.ClientSession) {
+	t.Helper()
+	args := map[string]any{"checkin_id": uuid.NewString(), "pickup_code": "1234"}
+	res, err := ui.CallTool(ctx, &sdk.CallToolParams{Name: sheetCheckout, Arguments: args})
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "not found") {
+		t.Errorf("%s with MCP Apps: %v %s, want the model tool's not-found result", sheetCheckout, err, resultText(res))
+	}
+	tl, err := plain.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list without MCP Apps: %v", err)
+	}
+	for _, tool := range tl.Tools {
+		if tool.Name == sheetCheckin || tool.Name == sheetCheckout {
+			t.Errorf("a client without MCP Apps is listed %s", tool.Name)
+		}
+	}
+	since := a.one(t, `SELECT now()::text`)
+	id := uuid.NewString()
+	_, err = plain.CallTool(ctx, &sdk.CallToolParams{Name: sheetCheckout, Arguments: map[string]any{"checkin_id": id, "pickup_code": "1234"}})
+	if err == nil || !strings.Contains(err.Error(), "app-only") || !strings.Contains(err.Error(), "neemias_checkout_register") {
+		t.Errorf("%s without MCP Apps: %v, want the app-only refusal naming neemias_checkout_register", sheetCheckout, err)
+	}
+	if got := a.query(t, `SELECT action || ' ' || outcome FROM audit_log WHERE user_id = $1 AND capability = 'neemias_checkout_register'
+		AND $2::uuid = ANY(target_ids) AND at >= $3::timestamptz`, u.id, id, since); !slices.Equal(got, []string{"checkout.forbidden denied"}) {
+		t.Errorf("audit of the refused app-only call: %v, want [checkout.forbidden denied]", got)
+	}
 }
