@@ -83,20 +83,23 @@ func (h *Handler) declaredUI(ctx context.Context, era era, env *envelope) bool {
 
 // refuseAppOnly answers a tools/call of app-only tool e from a client that did not declare MCP
 // Apps: -32602 like an unknown tool (HTTP 400 modern, 200 legacy), with a message that says
-// why and which tool the model may call instead; the refusal is audited (when the caller is
-// one who could list the tool) like the scope check's.
+// why and which tool the model may call instead; the refusal is audited like the scope
+// check's. A caller whose role could never list the tool gets the unknown-tool answer.
 func (h *Handler) refuseAppOnly(w http.ResponseWriter, r *http.Request, env *envelope, e *entry, body []byte) {
-	if p, ok := principal.From(r.Context()); ok && h.opts.Gate.Listed(p, e.ID) {
-		var req struct {
-			Params struct {
-				Arguments json.RawMessage `json:"arguments"`
-			} `json:"params"`
-		}
-		_ = json.Unmarshal(body, &req)
-		scope, _ := h.opts.Gate.RequiredScope(e.ID)
-		h.opts.Gate.Refused(r.Context(), e.ID, req.Params.Arguments,
-			&errs.Forbidden{Capability: e.ID, Scope: scope, Granted: p.Scopes.List(), Unreachable: true})
+	p, ok := principal.From(r.Context())
+	if !ok || !h.opts.Gate.Listed(p, e.ID) {
+		h.unknownTool(w, env) // a caller who could never list it learns nothing of it
+		return
 	}
+	var req struct {
+		Params struct {
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(body, &req) // for the audit entry's record ids only
+	scope, _ := h.opts.Gate.RequiredScope(e.ID)
+	h.opts.Gate.Refused(r.Context(), e.ID, req.Params.Arguments,
+		&errs.Forbidden{Capability: e.ID, Scope: scope, Granted: p.Scopes.List(), Unreachable: true})
 	status := http.StatusOK
 	if env.metaPresent {
 		status = http.StatusBadRequest

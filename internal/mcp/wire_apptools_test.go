@@ -147,6 +147,14 @@ func TestAppOnlyTools(t *testing.T) {
 				if got, want := rec.take(), []string{`neemias_checkin_register {"child_id":"` + childA + `"} forbidden:checkins:write`}; !slices.Equal(got, want) {
 					t.Errorf("refusals audited %v, want %v", got, want)
 				}
+				// A caller who could never list the tool learns nothing of it.
+				none := send(t, v, tokNone, "tools/call", map[string]any{"name": sheetCheckin, "arguments": args})
+				if none.errorCode() != -32602 || strings.Contains(none.body, "app-only") || !strings.Contains(none.errorMessage(), "unknown tool") {
+					t.Errorf("app-only tool for a caller without its scope, without MCP Apps: %s", none.body)
+				}
+				if got := rec.take(); len(got) != 0 {
+					t.Errorf("refusals audited %v, want none", got)
+				}
 				return
 			}
 			model := send(t, v, tokAdmin, "tools/call", map[string]any{"name": "neemias_checkin_register", "arguments": args})
