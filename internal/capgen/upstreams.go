@@ -10,7 +10,6 @@ import (
 // UpstreamTool is one tool of an allowlisted upstream, as the emitters need it.
 type UpstreamTool struct {
 	capability.UpstreamTool
-	Line int
 }
 
 // UpstreamTools returns the upstream tools the spec declares, upstream by upstream in file
@@ -35,7 +34,6 @@ func newUpstreamTools(s *spec.Spec, specPath string) []UpstreamTool {
 					PIIResponse: resp,
 					Source:      specPath + " " + path,
 				},
-				Line: s.Line(path),
 			})
 		}
 	}

@@ -25,8 +25,7 @@ type ViewModel struct {
 	Capabilities, Visibility            []string
 	CSP                                 spec.ViewCSP
 	AppTools                            []capability.AppTool
-	Line                                int
-	FileLine                            int // of the view's file: key
+	FileLine                            int // of the view's file: key, for diagnostics only
 }
 
 // Views returns the spec's views: section, resolved, in file order.
@@ -39,7 +38,7 @@ func newViews(s *spec.Spec) []ViewModel {
 		vm := ViewModel{
 			ID: e.Name, GoName: spec.GoName(e.Name, ""), URI: v.URI, Title: v.Title,
 			Description: strings.TrimSpace(v.Description), File: v.File, Base: path.Base(v.File),
-			Capabilities: v.Capabilities, Visibility: v.Visibility, Line: s.Line("views." + e.Name),
+			Capabilities: v.Capabilities, Visibility: v.Visibility,
 			FileLine: s.Line("views." + e.Name + ".file"),
 		}
 		if len(vm.Visibility) == 0 {
@@ -200,7 +199,7 @@ tool it runs).
 {{range .Views}}
 ## {{.Title}}
 
-{{.Description}} Declared at {{$.SpecPath}}:{{.Line}}.
+{{.Description}} Declared in {{$.SpecPath}} under ` + "`views.{{.ID}}`" + `.
 {{if .AppTools}}
 | App-only tool | Runs | Title | What the view does with it |
 |---------------|------|-------|----------------------------|
