@@ -95,7 +95,7 @@ func generateCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			files, err := capgen.GenerateAll(m)
+			files, err := capgen.Generate(m)
 			if err != nil {
 				return err
 			}
@@ -113,7 +113,7 @@ func checkCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			files, err := capgen.GenerateAll(m)
+			files, err := capgen.Generate(m)
 			if err != nil {
 				return err
 			}

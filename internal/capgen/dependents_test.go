@@ -21,7 +21,7 @@ func generateFrom(t *testing.T, src []byte) map[string][]byte {
 	if err != nil {
 		t.Fatalf("edited spec must load:\n%v", err)
 	}
-	files, err := GenerateAll(NewModel(s, "spec/capabilities.yaml", module))
+	files, err := Generate(NewModel(s, "spec/capabilities.yaml", module))
 	if err != nil {
 		t.Fatal(err)
 	}

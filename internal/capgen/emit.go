@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"go/format"
 	"path"
-	"slices"
 	"sort"
 	"strings"
 	"text/template"
-
-	"github.com/neemias/neemias-mcp/internal/capgen/specschema"
 )
 
 // File is one generated file, in memory. Generation never touches the disk; the CLI writes or
@@ -76,6 +73,7 @@ var Emitters = []Emitter{
 	EmitterFunc(openAPIFiles),
 	EmitterFunc(serverJSON),
 	EmitterFunc(viewFiles),
+	EmitterFunc(specSchemaFiles),
 }
 
 // Generate runs every emitter over the model. The result is sorted by path and fully
@@ -194,20 +192,3 @@ func numbered(b []byte) string {
 	}
 	return sb.String()
 }
-
-// GenerateAll is Generate plus the spec format's own JSON Schema (reflected from the spec's Go
-// types, so it does not depend on the spec being generated; golden fixtures leave it out).
-func GenerateAll(m *Model) ([]File, error) {
-	return generate(m, append(slices.Clip(Emitters), EmitterFunc(specSchemaFile)))
-}
-
-func specSchemaFile(*Model) ([]File, error) {
-	schema, err := specSchema()
-	if err != nil || schema == nil {
-		return nil, err
-	}
-	return []File{{Path: specschema.Path, Content: schema}}, nil
-}
-
-// specSchema produces spec/capabilities.schema.json from the spec's Go model.
-var specSchema = specschema.Generate

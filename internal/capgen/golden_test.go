@@ -120,7 +120,7 @@ func TestCommittedOutputIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := GenerateAll(NewModel(s, "spec/capabilities.yaml", module))
+	files, err := Generate(NewModel(s, "spec/capabilities.yaml", module))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,11 @@ package capgen
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/invopop/jsonschema"
+
+	"github.com/neemias/neemias-mcp/internal/capgen/specschema"
 )
 
 // SchemaComment is the $comment of every generated JSON Schema: JSON has no comments, so the
@@ -115,12 +118,80 @@ func schemaFiles(m *Model) ([]File, error) {
 }
 
 // jsonFile is the one JSON encoding of generated files: encoding/json, two-space indent, a
-// final newline. Key order is stable: struct field order, insertion order of [ordered] and
-// invopop's property maps, sorted keys of Go maps.
+// final newline, and <, > and & as themselves (encoding/json's \u003c-style escapes are for
+// JSON pasted into HTML; these files are read by people and tools). Key order is stable:
+// struct field order, insertion order of [ordered] and invopop's property maps, sorted keys of
+// Go maps.
 func jsonFile(p string, v any) (File, error) {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return File{}, fmt.Errorf("%s: %w", p, err)
 	}
-	return File{Path: p, Content: append(b, '\n')}, nil
+	return File{Path: p, Content: append(unescapeHTML(b), '\n')}, nil
+}
+
+// unescapeHTML turns encoding/json's \u003c, \u003e and \u0026 back into <, > and &. JSON
+// escapes are two characters or \uXXXX; a backslash pair (\\) is copied as a unit, so
+// `\\u003c` (a backslash, then "u003c") stays as it is. Escaping cannot be switched off with
+// json.Encoder.SetEscapeHTML, as invopop's MarshalJSON methods call json.Marshal themselves.
+func unescapeHTML(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 == len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		switch esc := string(b[i:min(i+6, len(b))]); esc {
+		case `\u003c`, `\u003e`, `\u0026`:
+			out = append(out, map[string]byte{`\u003c`: '<', `\u003e`: '>', `\u0026`: '&'}[esc])
+			i += 5
+		default:
+			out = append(out, b[i], b[i+1])
+			i++
+		}
+	}
+	return out
+}
+
+// reordered is the JSON object v encodes to, with its members in a chosen order: first (those
+// present), then the others sorted, then last.
+func reordered(v any, first, last []string) (*ordered, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return nil, err
+	}
+	var rest []string
+	for k := range members {
+		if !slices.Contains(first, k) && !slices.Contains(last, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	o := obj()
+	for _, k := range slices.Concat(first, rest, last) {
+		if m, ok := members[k]; ok {
+			o.set(k, m)
+		}
+	}
+	return o, nil
+}
+
+// specSchemaFiles is spec/capabilities.schema.json, the spec format's own JSON Schema. It is
+// reflected from the spec's Go types, not built from the model, so it is the same for every
+// spec (the golden fixtures carry a copy).
+func specSchemaFiles(*Model) ([]File, error) {
+	s, err := specschema.Schema()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := reordered(s, specschema.RootOrder, []string{"$defs"})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", specschema.Path, err)
+	}
+	f, err := jsonFile(specschema.Path, doc)
+	return []File{f}, err
 }

@@ -1,8 +1,6 @@
 package specschema
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -32,10 +30,15 @@ const (
 	semver       = `^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$`
 )
 
-// Generate returns the content of spec/capabilities.schema.json (Path): JSON Schema draft
-// 2020-12, indented by two spaces, ending in a newline, and the same bytes on every run. The
-// generator writes it; it reads nothing from disk.
-func Generate() ([]byte, error) {
+// RootOrder is the order of the document's first members (the header, then the root's own
+// keywords); the others follow sorted, and $defs comes last, so the file opens with what a
+// reader looks for and not with the definitions.
+var RootOrder = []string{"$schema", "$id", "$comment", "title", "description", "type", "required", "additionalProperties", "properties"}
+
+// Schema returns the JSON Schema (draft 2020-12) of spec/capabilities.schema.json (Path),
+// reflected from the Go model and refined, the same on every call; it reads nothing from disk.
+// capgen encodes it with its one JSON encoding, root members in [RootOrder].
+func Schema() (*jsonschema.Schema, error) {
 	r := &jsonschema.Reflector{
 		FieldNameTag:               "yaml", // `yaml:"-"` and unexported fields are left out
 		RequiredFromJSONSchemaTags: true,
@@ -51,7 +54,7 @@ func Generate() ([]byte, error) {
 	if err := refine(s); err != nil {
 		return nil, err
 	}
-	return marshal(s)
+	return s, nil
 }
 
 // refine adds what struct tags cannot say, where the loader insists on it too: the names
@@ -187,71 +190,3 @@ func appendNew(list []string, v string) []string {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// rootOrder puts the header first and the definitions last; any other key follows in
-// alphabetical order, before $defs.
-var rootOrder = []string{"$schema", "$id", "$comment", "title", "description", "type", "required", "additionalProperties", "properties"}
-
-// marshal writes s as 2-space indented JSON with the root keys in rootOrder, without the
-// \u003c-style escapes encoding/json puts in place of <, > and &.
-func marshal(s *jsonschema.Schema) ([]byte, error) {
-	raw, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the spec schema: %w", err)
-	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil {
-		return nil, fmt.Errorf("decoding the spec schema: %w", err)
-	}
-	var rest []string
-	for k := range members {
-		if !slices.Contains(rootOrder, k) && k != "$defs" {
-			rest = append(rest, k)
-		}
-	}
-	slices.Sort(rest)
-	var compact bytes.Buffer
-	compact.WriteByte('{')
-	for _, k := range slices.Concat(rootOrder, rest, []string{"$defs"}) {
-		v, ok := members[k]
-		if !ok {
-			continue
-		}
-		if compact.Len() > 1 {
-			compact.WriteByte(',')
-		}
-		key, _ := json.Marshal(k)
-		compact.Write(key)
-		compact.WriteByte(':')
-		compact.Write(v)
-	}
-	compact.WriteByte('}')
-	var out bytes.Buffer
-	if err := json.Indent(&out, compact.Bytes(), "", "  "); err != nil {
-		return nil, fmt.Errorf("indenting the spec schema: %w", err)
-	}
-	out.WriteByte('\n')
-	return unescapeHTML(out.Bytes()), nil
-}
-
-// unescapeHTML turns encoding/json's \u003c, \u003e and \u0026 back into <, > and &. JSON
-// escapes are two characters or \uXXXX; a backslash pair (\\) is copied as a unit, so
-// `\\u003c` (a backslash, then "u003c") stays as it is.
-func unescapeHTML(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\\' || i+1 == len(b) {
-			out = append(out, b[i])
-			continue
-		}
-		switch esc := string(b[i:min(i+6, len(b))]); esc {
-		case `\u003c`, `\u003e`, `\u0026`:
-			out = append(out, map[string]byte{`\u003c`: '<', `\u003e`: '>', `\u0026`: '&'}[esc])
-			i += 5
-		default:
-			out = append(out, b[i], b[i+1])
-			i++
-		}
-	}
-	return out
-}
