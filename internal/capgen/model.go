@@ -67,17 +67,60 @@ type Cap struct {
 	Scope       string
 	Line        int
 	RowFilters  []string
-	Annotations *spec.Annotations
+	Annotations *Annotations // tools; nil for resources
 	TTLMillis   int64
 	Input       *Struct
 	Output      *Struct
-	Query       *spec.Query // resources with a generated query
-	Queries     []string    // tools: the hand-written sqlc queries that select their rows
-	Summary     string      // the narrative text/template of tool results, or empty
+	Query       *Query   // resources with a generated query
+	Queries     []string // tools: the hand-written sqlc queries that select their rows
+	Summary     string   // the narrative text/template of tool results, or empty
 	// REST is the capability's operation in the OpenAPI document.
 	REST RESTOp
 
 	auditAction string
+}
+
+// Annotations are a tool's behaviour hints (MCP ToolAnnotations); a nil hint is not stated.
+type Annotations struct {
+	ReadOnly, Destructive, Idempotent, OpenWorld *bool
+}
+
+// Query is a resource's generated read query (queries/generated/capabilities.sql).
+type Query struct {
+	From    string   // the view
+	Select  []string // its columns, in order
+	Where   []Where  // the spec's input bindings; the row filters are added by QueryConditions
+	OrderBy []string
+	Limit   int
+}
+
+// Where binds one input to one column.
+type Where struct {
+	Column, Input string
+	Op            string // =, <, <=, >, >=; the spec's default (=) resolved
+	Optional      bool   // skipped when the input is absent
+}
+
+func newAnnotations(a *spec.Annotations) *Annotations {
+	if a == nil {
+		return nil
+	}
+	return &Annotations{ReadOnly: a.ReadOnly, Destructive: a.Destructive, Idempotent: a.Idempotent, OpenWorld: a.OpenWorld}
+}
+
+func newQuery(q *spec.Query) *Query {
+	if q == nil {
+		return nil
+	}
+	out := &Query{From: q.From, Select: q.Select, OrderBy: q.OrderBy, Limit: q.Limit}
+	for _, w := range q.Where {
+		op := w.Op
+		if op == "" {
+			op = "="
+		}
+		out.Where = append(out.Where, Where{Column: w.Column, Input: w.Input, Op: op, Optional: w.Optional})
+	}
+	return out
 }
 
 // RESTOp is a capability's REST operation: GET of the resource's URI path, POST of
@@ -232,8 +275,8 @@ func (m *Model) newCap(s *spec.Spec, id, section, kind, wire string, c spec.Capa
 	cp := &Cap{
 		ID: id, GoName: goName, Kind: kind, WireName: wire, Title: c.Title,
 		Description: strings.TrimSpace(c.Description), Scope: c.Scope,
-		Line: s.Line(section + "." + id), RowFilters: c.RowFilters, Annotations: c.Annotations,
-		Query: c.Query, Queries: c.Queries, Summary: c.Summary, auditAction: c.AuditAction,
+		Line: s.Line(section + "." + id), RowFilters: c.RowFilters, Annotations: newAnnotations(c.Annotations),
+		Query: newQuery(c.Query), Queries: c.Queries, Summary: c.Summary, auditAction: c.AuditAction,
 	}
 	if c.Cache != nil {
 		cp.TTLMillis = c.Cache.TTLMillis

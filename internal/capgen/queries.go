@@ -1,10 +1,6 @@
 package capgen
 
-import (
-	"fmt"
-
-	"github.com/neemias/neemias-mcp/internal/capgen/spec"
-)
+import "fmt"
 
 // The header ends in a bare ";" so sqlc sees it as an empty statement; otherwise it would
 // attach the leading "--" lines to the first query's Go doc comment.
@@ -80,14 +76,10 @@ func sqlCast(f *Field) string {
 	return "text"
 }
 
-func whereSQL(w spec.Where, f *Field) string {
-	op := w.Op
-	if op == "" {
-		op = "="
-	}
+func whereSQL(w Where, f *Field) string {
 	p, cast := SQLParam(w.Input), sqlCast(f)
 	if w.Optional {
-		return fmt.Sprintf("(sqlc.narg(%s)::%s IS NULL OR %s %s sqlc.narg(%s)::%s)", p, cast, w.Column, op, p, cast)
+		return fmt.Sprintf("(sqlc.narg(%s)::%s IS NULL OR %s %s sqlc.narg(%s)::%s)", p, cast, w.Column, w.Op, p, cast)
 	}
-	return fmt.Sprintf("%s %s sqlc.arg(%s)::%s", w.Column, op, p, cast)
+	return fmt.Sprintf("%s %s sqlc.arg(%s)::%s", w.Column, w.Op, p, cast)
 }

@@ -23,7 +23,7 @@ type ViewModel struct {
 	ID, GoName, URI, Title, Description string
 	File, Base                          string // internal/views/x.html, x.html
 	Capabilities, Visibility            []string
-	CSP                                 spec.ViewCSP
+	CSP                                 capability.ViewCSP
 	AppTools                            []capability.AppTool
 	FileLine                            int // of the view's file: key, for diagnostics only
 }
@@ -45,7 +45,7 @@ func newViews(s *spec.Spec) []ViewModel {
 			vm.Visibility = []string{"model", "app"}
 		}
 		if v.CSP != nil {
-			vm.CSP = *v.CSP
+			vm.CSP = capability.ViewCSP(*v.CSP)
 		}
 		for _, a := range v.AppTools {
 			vm.AppTools = append(vm.AppTools, capability.AppTool{Name: a.Name, Tool: a.Value.Tool,
