@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/httpx"
 )
@@ -156,7 +157,7 @@ func (e endpoints) metadata(path, authServer string) http.HandlerFunc {
 			"authorization_servers":    []string{authServer},
 			"scopes_supported":         names,
 			"bearer_methods_supported": []string{"header"},
-			"resource_name":            "Neemias MCP",
+			"resource_name":            capapi.ServerTitle, // the spec's server.title
 		})
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "public, max-age=3600")

@@ -428,7 +428,7 @@ func protectedResourceMetadata(resource, authServer string) http.HandlerFunc {
 		"authorization_servers":    []string{authServer},
 		"scopes_supported":         names,
 		"bearer_methods_supported": []string{"header"},
-		"resource_name":            "Neemias MCP",
+		"resource_name":            capapi.ServerTitle, // the spec's server.title
 	})
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
