@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -98,4 +99,51 @@ func lineOf(t *testing.T, s, sub string) string {
 		col += j + 2
 	}
 	return fmt.Sprintf("%d:%d", line, col)
+}
+
+// TestResourceViewsFollowTheViewRules: every view a resource's query reads follows the rules
+// docs/adding-a-capability.md §6 names: created WITH (security_invoker = true), so the tables'
+// row-level security applies to the caller, and granted to neemias_app for SELECT only.
+func TestResourceViewsFollowTheViewRules(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(repoRoot, SchemaDir, "*.sql"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no migrations: %v", err)
+	}
+	var up strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sql := string(b)
+		if loc := downSection.FindStringIndex(sql); loc != nil {
+			sql = sql[:loc[0]]
+		}
+		up.WriteString(lineComment.ReplaceAllString(sql, "") + "\n")
+	}
+	grants := regexp.MustCompile(`(?is)GRANT\s+([\w\s,]+?)\s+ON\s+(?:TABLE\s+)?([\w\s,]+?)\s+TO\s+neemias_app`)
+	n := 0
+	for _, c := range repoModel(t).Caps {
+		if c.Query == nil {
+			continue
+		}
+		n++
+		v := c.Query.From
+		invoker := regexp.MustCompile(`(?is)CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+` + v + `\s+WITH\s*\(\s*security_invoker\s*=\s*(?:true|on)\s*\)`)
+		if !invoker.MatchString(up.String()) {
+			t.Errorf("resource %q reads %s, which is not created WITH (security_invoker = true)", c.ID, v)
+		}
+		var privs []string
+		for _, m := range grants.FindAllStringSubmatch(up.String(), -1) {
+			if slices.Contains(strings.Fields(strings.ReplaceAll(m[2], ",", " ")), v) {
+				privs = append(privs, strings.ToUpper(strings.Join(strings.Fields(m[1]), " ")))
+			}
+		}
+		if !slices.Equal(privs, []string{"SELECT"}) {
+			t.Errorf("resource %q reads %s, granted to neemias_app as %v; want exactly one GRANT SELECT", c.ID, v, privs)
+		}
+	}
+	if n == 0 {
+		t.Error("no resource reads a view")
+	}
 }
