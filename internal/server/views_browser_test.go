@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/neemias/neemias-mcp/internal/seed"
 	"github.com/neemias/neemias-mcp/internal/store"
+	"github.com/neemias/neemias-mcp/internal/testsupport"
 	"github.com/neemias/neemias-mcp/internal/views"
 )
 
@@ -45,75 +47,41 @@ const (
 // (docs/reference/mcp-apps.md): the harness puts it in the view's document, as hosts do.
 const hostCSP = `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src data:; object-src 'none'; connect-src 'none'`
 
-// viewHostHTML is our minimal MCP Apps host: it fetches one case from its own origin, puts
-// the view's HTML in a sandboxed iframe (srcdoc, scripts only: an opaque origin), and speaks
-// the host side of the postMessage bridge: it answers ui/initialize, and after
-// ui/notifications/initialized sends tool-input and tool-result; tools/call and
-// resources/read from the view go to /proxy (the test calls the real server). Everything it
-// saw is in window.hostLog.
+// viewHostHTML is the test host page: the official MCP Apps host side (AppBridge and
+// PostMessageTransport of @modelcontextprotocol/ext-apps, testdata/apphost/host.js, bundled at
+// test time by appHostJS from testdata/apphost's package-lock) puts the view's HTML in a
+// sandboxed iframe (srcdoc, scripts only: an opaque origin), answers ui/initialize with the
+// case's hostContext and, after ui/notifications/initialized, sends the tool input and the real
+// tool result; the view's tools/call and resources/read go to /proxy (the test calls the real
+// server). What the view sent is in window.hostLog.
 const viewHostHTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Neemias test host</title>
+<html lang="en"><head><meta charset="utf-8"><title>Neemias test host (ext-apps AppBridge)</title>
 <style>body{margin:0;padding:8px;font:13px system-ui,sans-serif;background:#eee} iframe{display:block;border:1px solid #888;background:#fff;width:980px;height:1400px}</style>
 </head><body>
 <p id="host-status">host: loading</p>
 <iframe id="view" sandbox="allow-scripts" title="MCP App view"></iframe>
-<script>
-(function () {
-  "use strict";
-  var log = []; window.hostLog = log; window.hostDelivered = false; window.hostInit = null;
-  var frame = document.getElementById("view");
-  var name = new URLSearchParams(location.search).get("case");
-  function status(s) { document.getElementById("host-status").textContent = "host: " + s; }
-  fetch("/case/" + encodeURIComponent(name)).then(function (r) { return r.json(); }).then(function (c) {
-    function send(msg) { frame.contentWindow.postMessage(msg, "*"); }
-    window.hostSend = send; // the test sends host-context-changed with it
-    window.addEventListener("message", function (ev) {
-      if (ev.source !== frame.contentWindow) return;
-      var m = ev.data;
-      if (!m || m.jsonrpc !== "2.0") { log.push({bad: true}); return; }
-      log.push({method: m.method || null, id: m.id === undefined ? null : m.id});
-      function reply(result) { send({jsonrpc: "2.0", id: m.id, result: result}); }
-      function fail(code, message) { send({jsonrpc: "2.0", id: m.id, error: {code: code, message: message}}); }
-      switch (m.method) {
-      case "ui/initialize":
-        window.hostInit = m.params || null;
-        var hc = {theme: c.theme || "light", locale: c.locale, displayMode: "inline", availableDisplayModes: ["inline"],
-                  toolInfo: {tool: {name: c.tool, inputSchema: {type: "object"}}}, containerDimensions: {maxHeight: 1400}};
-        if (c.timeZone) hc.timeZone = c.timeZone;
-        if (c.styles) hc.styles = {variables: c.styles};
-        reply({
-          protocolVersion: (m.params && m.params.protocolVersion) || "2026-01-26",
-          hostInfo: {name: "neemias-test-host", version: "1"},
-          hostCapabilities: {serverTools: {}, serverResources: {}, logging: {}},
-          hostContext: hc
-        });
-        break;
-      case "ui/notifications/initialized":
-        send({jsonrpc: "2.0", method: "ui/notifications/tool-input", params: {arguments: c.arguments}});
-        send({jsonrpc: "2.0", method: "ui/notifications/tool-result", params: c.result});
-        window.hostDelivered = true;
-        status("tool result delivered");
-        break;
-      case "tools/call":
-      case "resources/read":
-        fetch("/proxy", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(m)})
-          .then(function (r) { return r.json(); })
-          .then(function (res) { if (res.error) { fail(res.error.code, res.error.message); } else { reply(res.result); } },
-                function (e) { fail(-32603, String(e)); });
-        break;
-      case "ui/notifications/size-changed":
-        window.hostSize = m.params;
-        break;
-      default:
-        if (m.id !== undefined && m.id !== null) fail(-32601, "method not found: " + m.method);
-      }
-    });
-    frame.srcdoc = c.html;
-    status("view loaded");
-  }, function (e) { status("error " + e); });
-})();
-</script>
+<script src="/apphost.js"></script>
 </body></html>`
+
+// appHostJS builds testdata/apphost/host.js with the esbuild and @modelcontextprotocol
+// packages pinned in its package-lock (npm ci there when missing): test-only, never committed.
+func appHostJS(t *testing.T) []byte {
+	t.Helper()
+	const dir = "testdata/apphost"
+	node := testsupport.NPMPackages(t, dir, "@modelcontextprotocol/ext-apps/package.json", "@modelcontextprotocol/client/package.json",
+		"@modelcontextprotocol/core/package.json", "zod/package.json", "esbuild/package.json")
+	out := filepath.Join(t.TempDir(), "apphost.js")
+	cmd := exec.Command(node, "build.mjs", "--out", out)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("node build.mjs in %s: %v\n%s", dir, err, b)
+	}
+	js, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
 
 // viewCase is one view shown to one role.
 type viewCase struct {
@@ -124,6 +92,7 @@ type viewCase struct {
 	tool     string
 	args     map[string]any
 	result   *sdk.CallToolResult
+	toolDef  *sdk.Tool // the tool as tools/list gave it to the case's session (the host's toolInfo)
 	html     string
 	sc       map[string]any
 	cs       *sdk.ClientSession
@@ -139,6 +108,7 @@ type viewCase struct {
 // proxy for the view's own requests (recorded).
 type viewHarness struct {
 	hs    *httptest.Server
+	js    []byte // the host side, built by appHostJS
 	mu    sync.Mutex
 	cases map[string]*viewCase
 	calls []string // JSON-RPC requests the views sent to the host for the server
@@ -146,12 +116,15 @@ type viewHarness struct {
 
 func newViewHarness(t *testing.T) *viewHarness {
 	t.Helper()
-	h := &viewHarness{cases: map[string]*viewCase{}}
+	h := &viewHarness{cases: map[string]*viewCase{}, js: appHostJS(t)}
 	h.hs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/host.html":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			_, _ = io.WriteString(w, viewHostHTML)
+		case r.URL.Path == "/apphost.js":
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+			_, _ = w.Write(h.js)
 		case strings.HasPrefix(r.URL.Path, "/case/"):
 			h.mu.Lock()
 			c := h.cases[strings.TrimPrefix(r.URL.Path, "/case/")]
@@ -162,7 +135,7 @@ func newViewHarness(t *testing.T) *viewHarness {
 			}
 			html := strings.Replace(c.html, "<head>", `<head><meta http-equiv="Content-Security-Policy" content="`+hostCSP+`">`, 1)
 			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]any{"html": html, "tool": c.tool, "arguments": c.args, "result": c.result, "locale": c.locale,
+			_ = json.NewEncoder(w).Encode(map[string]any{"html": html, "tool": c.tool, "toolDef": c.toolDef, "arguments": c.args, "result": c.result, "locale": c.locale,
 				"theme": c.theme, "timeZone": c.timeZone, "styles": c.styles})
 		case r.URL.Path == "/proxy" && r.Method == http.MethodPost:
 			h.proxy(w, r)
@@ -174,8 +147,8 @@ func newViewHarness(t *testing.T) *viewHarness {
 	return h
 }
 
-// proxy forwards a view's tools/call to the real server with the case's session (the view of
-// ?case= in the Referer), and records it.
+// proxy forwards a view's tools/call or resources/read to the real server with the case's
+// session (the view of ?case= in the Referer), and records it.
 func (h *viewHarness) proxy(w http.ResponseWriter, r *http.Request) {
 	var m struct {
 		Method string          `json:"method"`
@@ -192,8 +165,22 @@ func (h *viewHarness) proxy(w http.ResponseWriter, r *http.Request) {
 	h.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	reply := func(v any) { _ = json.NewEncoder(w).Encode(v) }
-	if c == nil || m.Method != "tools/call" {
-		reply(map[string]any{"error": map[string]any{"code": -32601, "message": "the test host proxies tools/call only"}})
+	if c == nil || (m.Method != "tools/call" && m.Method != "resources/read") {
+		reply(map[string]any{"error": map[string]any{"code": -32601, "message": "the test host proxies tools/call and resources/read only"}})
+		return
+	}
+	if m.Method == "resources/read" {
+		var p sdk.ReadResourceParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			reply(map[string]any{"error": map[string]any{"code": -32602, "message": err.Error()}})
+			return
+		}
+		res, err := c.cs.ReadResource(r.Context(), &p)
+		if err != nil {
+			reply(map[string]any{"error": map[string]any{"code": -32603, "message": err.Error()}})
+			return
+		}
+		reply(map[string]any{"result": res})
 		return
 	}
 	var p sdk.CallToolParams
@@ -292,9 +279,11 @@ func viewArtifactDir(t *testing.T) string {
 // ui://neemias/checkin-sheet) as a host would, in headless Chromium: over real MCP with the UI
 // extension declared, for ADMIN (children:read) and VOLUNTARIO (no children:read), the linked
 // tools carry _meta.ui, each view is read as text/html;profile=mcp-app, and the tools are
-// called on demo data (a month with check-ins; the demo church's busiest day). Our host page
-// puts the view in a sandboxed srcdoc iframe and answers the postMessage bridge with the real
-// tool result. The page must show the totals of the structured content; the sheet shows child
+// called on demo data (a month with check-ins; the demo church's busiest day). The host page
+// runs the official host side of @modelcontextprotocol/ext-apps (AppBridge, built at test time
+// from testdata/apphost's lock): it puts the view in a sandboxed srcdoc iframe, gives it the
+// tool as tools/list lists it and the real tool result, and forwards the view's tools/call and
+// resources/read to the real server. The page must show the totals of the structured content; the sheet shows child
 // names to ADMIN and none of them to VOLUNTARIO; no request leaves the harness's origin.
 // Screenshots go to $NEEMIAS_ARTIFACTS (else $NEEMIAS_TEST_ARTIFACTS, else a temporary dir).
 func TestBrowserViews(t *testing.T) {
@@ -354,7 +343,7 @@ func TestBrowserViews(t *testing.T) {
 			c := &viewCase{
 				name: strings.ToLower(r.user.role) + "-" + strings.TrimPrefix(v.uri, "ui://neemias/"),
 				role: r.user, locale: r.locale, uri: v.uri, tool: v.tool, args: v.args,
-				result: res, html: htmlByURI[v.uri], sc: sc, cs: cs, theme: r.theme, timeZone: r.timeZone, styles: r.styles,
+				result: res, toolDef: listedTool(t, ctx, cs, v.tool), html: htmlByURI[v.uri], sc: sc, cs: cs, theme: r.theme, timeZone: r.timeZone, styles: r.styles,
 			}
 			if v.tool == sheetTool {
 				sheets[r.user.role] = sc
@@ -485,6 +474,10 @@ func TestBrowserViews(t *testing.T) {
 			if err := json.Unmarshal([]byte(initJSON), &init); err != nil || init.ProtocolVersion == "" || init.AppInfo.Name == "" {
 				t.Errorf("ui/initialize params %s", initJSON)
 			}
+			// The host side is the official AppBridge, which took the view's appInfo from it.
+			if got := value(t, tab, chromedp.Evaluate[string](`(window.hostBridge && window.hostBridge.getAppVersion() || {}).name || ""`)); got != init.AppInfo.Name {
+				t.Errorf("the AppBridge has the view's appInfo.name %q, want %q", got, init.AppInfo.Name)
+			}
 			methods := value(t, tab, chromedp.Evaluate[[]string](`window.hostLog.map(function (m) { return m.method || ("response " + m.id); })`))
 			if i, j := slices.Index(methods, "ui/initialize"), slices.Index(methods, "ui/notifications/initialized"); i < 0 || j < i {
 				t.Errorf("bridge messages from the view: %v, want ui/initialize then ui/notifications/initialized", methods)
@@ -496,8 +489,7 @@ func TestBrowserViews(t *testing.T) {
 			checkPNG(t, shot)
 			if c.styles != nil {
 				// host-context-changed: the host turns light and Portuguese.
-				run(t, tab, "send host-context-changed", chromedp.Evaluate[chromedp.Void](`window.hostSend({jsonrpc: "2.0",
-					method: "ui/notifications/host-context-changed", params: {theme: "light", locale: "pt-BR"}})`))
+				run(t, tab, "send host-context-changed", chromedp.Evaluate[chromedp.Void](`window.hostContextChanged({theme: "light", locale: "pt-BR"})`))
 				if got := value(t, tab, chromedp.Poll[string](`document.documentElement.getAttribute("data-theme") === "light" && document.documentElement.lang === "pt-BR" ? "ok" : null`,
 					inFrame, chromedp.WithPollingTimeout(10*time.Second))); got != "ok" {
 					t.Errorf("host-context-changed was not applied")
@@ -537,7 +529,7 @@ func TestBrowserViews(t *testing.T) {
 		}
 		c := &viewCase{
 			name: strings.ToLower(r.user.role) + "-checkin-sheet-actions", role: r.user, locale: r.locale, uri: sheetURI,
-			tool: sheetTool, args: map[string]any{"date": today}, result: res, html: htmlByURI[sheetURI], sc: sc, cs: cs,
+			tool: sheetTool, args: map[string]any{"date": today}, result: res, toolDef: listedTool(t, ctx, cs, sheetTool), html: htmlByURI[sheetURI], sc: sc, cs: cs,
 		}
 		h.mu.Lock()
 		h.cases[c.name] = c
@@ -610,6 +602,22 @@ func checkViewsOverMCP(t *testing.T, ctx context.Context, cs *sdk.ClientSession,
 				uri, len(rr.Contents), rr.Contents[0].URI, rr.Contents[0].MIMEType, len(rr.Contents[0].Text), viewMIME)
 		}
 	}
+}
+
+// listedTool is the tool named name as cs's tools/list gives it (what a host puts in the view's
+// hostContext.toolInfo).
+func listedTool(t *testing.T, ctx context.Context, cs *sdk.ClientSession, name string) *sdk.Tool {
+	t.Helper()
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		if tool.Name == name {
+			return tool
+		}
+	}
+	t.Fatalf("tools/list does not list %s", name)
+	return nil
 }
 
 // childNames are the child_name values of a checkins_by_date result.
