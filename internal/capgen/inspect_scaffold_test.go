@@ -33,6 +33,18 @@ func TestInspect(t *testing.T) {
 			not:  []string{"`guardian_own_children`"},
 		},
 		{
+			name: "the sheet's app-only tools: visibility app, the model tool they run, its row filters for the role",
+			q:    InspectQuery{Role: "VOLUNTARIO"},
+			want: []string{"## app-only tool `neemias_checkin_sheet_checkin`", "Visibility `app` (view `checkin_sheet`)", "Runs `neemias_checkin_register`",
+				"## app-only tool `neemias_checkin_sheet_checkout`", "Runs `neemias_checkout_register`", "Row filters: `church` (always), `volunteer_assigned_classes`."},
+		},
+		{
+			name: "app-only tools are not reachable without the scope of the tool they run",
+			q:    InspectQuery{Scopes: []string{"checkins:read"}},
+			want: []string{"- `neemias_checkin_sheet_checkout` (app-only, runs `neemias_checkout_register`; needs `checkins:write`)"},
+			not:  []string{"## app-only tool"},
+		},
+		{
 			name: "guardian reads their children's check-ins by child id; no roster, no child records",
 			q:    InspectQuery{Role: "RESPONSAVEL"},
 			want: []string{"`neemias://roster/children` (needs `roster:read`)", "`guardian_own_children`", "| `checkins[].child_name` | **redacted** (needs `children:read`) |", "- `neemias://roster/children/{id}` (needs `children:read`)"},
@@ -74,6 +86,30 @@ func TestInspect(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestScopeMatrixListsAppOnlyTools: the scope matrix has a row per app-only tool, with the scope
+// and the per-role cells (row filters) of the model tool it runs.
+func TestScopeMatrixListsAppOnlyTools(t *testing.T) {
+	m := realModel(t)
+	files, err := Generate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var matrix string
+	for _, f := range files {
+		if f.Path == "docs/scope-matrix.md" {
+			matrix = string(f.Content)
+		}
+	}
+	for _, want := range []string{
+		"| `neemias_checkin_sheet_checkin` | app-only tool (view `checkin_sheet`, visibility `app`; runs `neemias_checkin_register`) | `checkins:write` | ✓ church | ✓ church | ✓ church, volunteer_assigned_classes | ✓ church, guardian_own_children |",
+		"| `neemias_checkin_sheet_checkout` | app-only tool (view `checkin_sheet`, visibility `app`; runs `neemias_checkout_register`) | `checkins:write` |",
+	} {
+		if !strings.Contains(matrix, want) {
+			t.Errorf("docs/scope-matrix.md lacks %q:\n%s", want, matrix)
+		}
 	}
 }
 
