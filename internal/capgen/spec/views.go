@@ -18,7 +18,7 @@ type View struct {
 	Description  string       `yaml:"description" jsonschema:"required" jsonschema_description:"What the view shows."`
 	File         string       `yaml:"file" jsonschema:"required" jsonschema_description:"The hand-written HTML document, internal/views/<name>.html, embedded in the binary: self-contained (inline CSS and JS, nothing fetched)."`
 	Capabilities []string     `yaml:"capabilities" jsonschema:"required" jsonschema_description:"The capabilities whose tools link to the view (_meta.ui.resourceUri): a resource id (its read tool) or a tool name."`
-	Visibility   []string     `yaml:"visibility" jsonschema_description:"Who may call the linked tools (_meta.ui.visibility): model, app; default both."`
+	Visibility   []string     `yaml:"visibility" jsonschema_description:"Who may call the linked tools (_meta.ui.visibility): model, app; default both. It must include model (the view opens on a linked tool's result); the view's own app-only actions are app_tools."`
 	CSP          *ViewCSP     `yaml:"csp" jsonschema_description:"Origins the view may reach; absent means the host's deny-all default (none)."`
 	AppTools     Map[AppTool] `yaml:"app_tools" jsonschema_description:"App-only tools of the view (_meta.ui.visibility [app]), by wire name (snake_case, starting with server.tool_prefix): each runs a declared tool (same scope, row filters, validation, redaction, audit and business rules) under a name the model is never shown; listed and callable only for clients that declared the MCP Apps extension."`
 }
@@ -101,9 +101,20 @@ func (v *validator) views() {
 			v.errorf(v.at(p+".visibility"), "list model, app or both, or remove it (default: both)", "view %q: visibility is empty", name)
 		}
 		for i, vis := range vw.Visibility {
-			if !slices.Contains(visibilities, vis) {
+			switch {
+			case !slices.Contains(visibilities, vis):
 				v.errorf(v.at(fmt.Sprintf("%s.visibility[%d]", p, i)), "use model or app", "view %q: visibility %q is not model or app%s", name, vis, v.didYouMean(vis, visibilities))
+			case slices.Index(vw.Visibility, vis) < i:
+				v.errorf(v.at(fmt.Sprintf("%s.visibility[%d]", p, i)), "list it once", "view %q: visibility lists %q twice", name, vis)
 			}
+		}
+		// The linked capabilities are the model's tools: the view opens on the result of one, and
+		// clients without MCP Apps list and call them as any tool. [app] alone (hidden from the
+		// model) cannot be honoured for them; the view's own actions are app_tools.
+		unknown := func(vis string) bool { return !slices.Contains(visibilities, vis) }
+		if len(vw.Visibility) > 0 && !slices.Contains(vw.Visibility, "model") && !slices.ContainsFunc(vw.Visibility, unknown) && !v.isBad(p+".visibility") {
+			v.errorf(v.at(p+".visibility"), "keep model (visibility: [model, app], the default, or [model] to keep the view from calling them); declare the view's own actions under app_tools, which are app-only",
+				"view %q: visibility %v would hide its linked capabilities from the model, which the server cannot honour: the view is shown for their results, and clients without MCP Apps list them as tools", name, vw.Visibility)
 		}
 		v.appTools(p, name, vw, wire)
 		if vw.CSP != nil {
