@@ -68,6 +68,9 @@ var brokenCases = []struct {
 	{"view_app_only_visibility", []string{
 		`testdata/broken/view_app_only_visibility.yaml:75:17: view "thing_view": visibility [app] would hide its linked capabilities from the model, which the server cannot honour: the view is shown for their results, and clients without MCP Apps list them as tools; keep model (visibility: [model, app], the default, or [model] to keep the view from calling them); declare the view's own actions under app_tools, which are app-only`,
 	}},
+	{"view_visibility_twice", []string{
+		`testdata/broken/view_visibility_twice.yaml:75:30: view "thing_view": visibility lists "model" twice; list it once`,
+	}},
 	{"view_app_tool_unknown_tool", []string{
 		`testdata/broken/view_app_tool_unknown_tool.yaml:77:15: view "thing_view": app tool "demo_thing_view_rename" runs "demo_thing_renam", which is not a declared tool (did you mean "demo_thing_rename"?); name a tool declared under tools: (the app tool runs it, under the same scope and rules)`,
 	}},

@@ -107,6 +107,7 @@ var loaderOnly = map[string]string{
 	"view_bad_uri":               "the ui:// form is the loader's concern",
 	"view_bad_visibility":        "the loader checks list members",
 	"view_app_only_visibility":   "the loader checks list members",
+	"view_visibility_twice":      "the loader checks list members",
 	"view_unknown_capability":    "a cross-reference",
 	"view_app_tool_unknown_tool": "a cross-reference",
 	"view_app_tool_name_taken":   "names across sections are the loader's concern",
