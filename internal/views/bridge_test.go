@@ -17,7 +17,8 @@ import (
 // bridge/package-lock.json) and fails when the committed file differs, as check-generated
 // does for generated code.
 func TestBridgeBundle(t *testing.T) {
-	node := testsupport.NPMPackages(t, "bridge", "@modelcontextprotocol/ext-apps/package.json", "esbuild/package.json")
+	node := testsupport.NPMPackages(t, "bridge", "@modelcontextprotocol/ext-apps/package.json", "@modelcontextprotocol/client/package.json",
+		"@modelcontextprotocol/core/package.json", "zod/package.json", "esbuild/package.json")
 	out := filepath.Join(t.TempDir(), "ext-apps-app.js")
 	cmd := exec.Command(node, "build.mjs", "--out", out)
 	cmd.Dir = "bridge"
@@ -35,7 +36,7 @@ func TestBridgeBundle(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("internal/views/ext-apps-app.js is not what bridge/build.mjs builds (%d bytes, built %d); run: cd internal/views/bridge && npm ci && node build.mjs, and commit", len(want), len(got))
 	}
-	for _, s := range []string{"@modelcontextprotocol/ext-apps 2.0.4", "License: MIT", "esbuild 0.28.2"} {
+	for _, s := range []string{"@modelcontextprotocol/ext-apps 2.0.4", "@modelcontextprotocol/client 2.0.0", "zod 4.6.7", "License: MIT", "esbuild 0.28.2"} {
 		if !strings.Contains(string(want[:600]), s) {
 			t.Errorf("the bundle's header does not say %q", s)
 		}
