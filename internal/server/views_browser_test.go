@@ -44,7 +44,7 @@ const (
 )
 
 // hostCSP is what an MCP Apps host applies to a view whose resource declares no domains
-// (docs/reference/mcp-apps.md): the harness puts it in the view's document, as hosts do.
+// (docs/reference/mcp-apps.md): the host page puts it in the view's document, as hosts do.
 const hostCSP = `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src data:; object-src 'none'; connect-src 'none'`
 
 // viewHostHTML is the test host page: the official MCP Apps host side (AppBridge and
@@ -93,7 +93,7 @@ type viewCase struct {
 	args     map[string]any
 	result   *sdk.CallToolResult
 	toolDef  *sdk.Tool // the tool as tools/list gave it to the case's session (the host's toolInfo)
-	html     string
+	html     string    // the control's own document; a view's case is read from the server by the host
 	sc       map[string]any
 	cs       *sdk.ClientSession
 	wantText []string // what the rendered view must show
@@ -133,9 +133,14 @@ func newViewHarness(t *testing.T) *viewHarness {
 				http.NotFound(w, r)
 				return
 			}
-			html := strings.Replace(c.html, "<head>", `<head><meta http-equiv="Content-Security-Policy" content="`+hostCSP+`">`, 1)
+			// A view's case names its ui:// resource, which the host reads from the server; only the
+			// control case (no URI) carries its document.
+			html := ""
+			if c.uri == "" {
+				html = c.html
+			}
 			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]any{"html": html, "tool": c.tool, "toolDef": c.toolDef, "arguments": c.args, "result": c.result, "locale": c.locale,
+			_ = json.NewEncoder(w).Encode(map[string]any{"uri": c.uri, "html": html, "csp": hostCSP, "tool": c.tool, "toolDef": c.toolDef, "arguments": c.args, "result": c.result, "locale": c.locale,
 				"theme": c.theme, "timeZone": c.timeZone, "styles": c.styles})
 		case r.URL.Path == "/proxy" && r.Method == http.MethodPost:
 			h.proxy(w, r)
@@ -343,7 +348,7 @@ func TestBrowserViews(t *testing.T) {
 			c := &viewCase{
 				name: strings.ToLower(r.user.role) + "-" + strings.TrimPrefix(v.uri, "ui://neemias/"),
 				role: r.user, locale: r.locale, uri: v.uri, tool: v.tool, args: v.args,
-				result: res, toolDef: listedTool(t, ctx, cs, v.tool), html: htmlByURI[v.uri], sc: sc, cs: cs, theme: r.theme, timeZone: r.timeZone, styles: r.styles,
+				result: res, toolDef: listedTool(t, ctx, cs, v.tool), sc: sc, cs: cs, theme: r.theme, timeZone: r.timeZone, styles: r.styles,
 			}
 			if v.tool == sheetTool {
 				sheets[r.user.role] = sc
@@ -474,6 +479,14 @@ func TestBrowserViews(t *testing.T) {
 			if err := json.Unmarshal([]byte(initJSON), &init); err != nil || init.ProtocolVersion == "" || init.AppInfo.Name == "" {
 				t.Errorf("ui/initialize params %s", initJSON)
 			}
+			// The host read the view from the server, as hosts do.
+			readIt := false
+			for _, call := range h.viewCalls() {
+				readIt = readIt || strings.Contains(call, `"method":"resources/read"`) && strings.Contains(call, `"uri":"`+c.uri+`"`)
+			}
+			if !readIt {
+				t.Errorf("the host did not read %s through resources/read", c.uri)
+			}
 			// The host side is the official AppBridge, which took the view's appInfo from it.
 			if got := value(t, tab, chromedp.Evaluate[string](`(window.hostBridge && window.hostBridge.getAppVersion() || {}).name || ""`)); got != init.AppInfo.Name {
 				t.Errorf("the AppBridge has the view's appInfo.name %q, want %q", got, init.AppInfo.Name)
@@ -529,7 +542,7 @@ func TestBrowserViews(t *testing.T) {
 		}
 		c := &viewCase{
 			name: strings.ToLower(r.user.role) + "-checkin-sheet-actions", role: r.user, locale: r.locale, uri: sheetURI,
-			tool: sheetTool, args: map[string]any{"date": today}, result: res, toolDef: listedTool(t, ctx, cs, sheetTool), html: htmlByURI[sheetURI], sc: sc, cs: cs,
+			tool: sheetTool, args: map[string]any{"date": today}, result: res, toolDef: listedTool(t, ctx, cs, sheetTool), sc: sc, cs: cs,
 		}
 		h.mu.Lock()
 		h.cases[c.name] = c

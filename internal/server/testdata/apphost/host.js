@@ -2,7 +2,9 @@
 // @modelcontextprotocol/ext-apps: AppBridge (no MCP client of its own: the test host forwards
 // the view's tools/call and resources/read to /proxy, which calls the real server with the
 // case's go-sdk session) over PostMessageTransport to a sandboxed srcdoc iframe (scripts only:
-// an opaque origin). It fetches one case (?case=) from its own origin, answers ui/initialize
+// an opaque origin). It fetches one case (?case=) from its own origin, reads the case's ui://
+// resource from the server as a host does (resources/read through /proxy: the view must come as
+// text/html;profile=mcp-app) and gives the document the host's CSP, answers ui/initialize
 // with the case's hostContext, and once the view says ui/notifications/initialized sends the
 // tool input and the real tool result. What the test reads: window.hostLog (every message the
 // view sent, seen from the host window), window.hostInit (the ui/initialize params),
@@ -73,8 +75,19 @@ async function main() {
   // locale changes.
   window.hostContextChanged = (params) => bridge.sendHostContextChange(params);
   window.hostBridge = bridge;
+  let html = c.html; // only the test's own documents (the leaky control) come with the case
+  if (!html) {
+    const rr = await proxy("resources/read", { uri: c.uri });
+    const item = (rr.contents || [])[0];
+    if (!item || item.uri !== c.uri || item.mimeType !== "text/html;profile=mcp-app" || typeof item.text !== "string") {
+      throw new Error("resources/read " + c.uri + " did not give an MCP App view");
+    }
+    html = item.text;
+  }
+  // No _meta.ui.csp on our views: the host's default CSP, in the document as hosts do.
+  html = html.replace("<head>", '<head><meta http-equiv="Content-Security-Policy" content="' + c.csp + '">');
   await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
-  frame.srcdoc = c.html;
+  frame.srcdoc = html;
   status("view loaded");
 }
 
