@@ -15,7 +15,8 @@ import (
 const attendanceSummary = `-- name: AttendanceSummary :many
 SELECT service_date, class_id, class_name, checkins
 FROM v_attendance_daily
-WHERE rf_church(church_id, $1::uuid)
+WHERE rf_has_scope('attendance:read')
+  AND rf_church(church_id, $1::uuid)
   AND rf_volunteer_assigned_classes(class_id, $1::uuid, $2::uuid, $3::text)
   AND service_date >= $4::date
   AND service_date <= $5::date
@@ -76,7 +77,8 @@ func (q *Queries) AttendanceSummary(ctx context.Context, arg AttendanceSummaryPa
 const checkinsByDate = `-- name: CheckinsByDate :many
 SELECT checkin_id, child_id, child_name, class_id, class_name, checked_in_at, checked_out_at
 FROM v_checkins
-WHERE rf_church(church_id, $1::uuid)
+WHERE rf_has_scope('checkins:read')
+  AND rf_church(church_id, $1::uuid)
   AND rf_guardian_own_children(child_id, $1::uuid, $2::uuid, $3::text)
   AND rf_volunteer_assigned_classes(class_id, $1::uuid, $2::uuid, $3::text)
   AND service_date = $4::date
@@ -138,7 +140,8 @@ func (q *Queries) CheckinsByDate(ctx context.Context, arg CheckinsByDateParams) 
 const rosterChild = `-- name: RosterChild :many
 SELECT child_id, child_name, birth_date, class_id, class_name, guardian_id, guardian_name, relationship, guardian_phone
 FROM v_child_detail
-WHERE rf_church(church_id, $1::uuid)
+WHERE rf_has_scope('children:read')
+  AND rf_church(church_id, $1::uuid)
   AND rf_guardian_own_children(child_id, $1::uuid, $2::uuid, $3::text)
   AND rf_volunteer_assigned_classes(class_id, $1::uuid, $2::uuid, $3::text)
   AND child_id = $4::uuid
@@ -204,7 +207,8 @@ func (q *Queries) RosterChild(ctx context.Context, arg RosterChildParams) ([]Ros
 const rosterChildren = `-- name: RosterChildren :many
 SELECT class_id, class_name, min_age, max_age, age_years, children
 FROM v_roster_counts
-WHERE rf_church(church_id, $1::uuid)
+WHERE rf_has_scope('roster:read')
+  AND rf_church(church_id, $1::uuid)
   AND rf_volunteer_assigned_classes(class_id, $1::uuid, $2::uuid, $3::text)
 ORDER BY min_age, class_name, age_years
 LIMIT 10000

@@ -141,7 +141,8 @@ func (q *Queries) GetClass(ctx context.Context, arg GetClassParams) (GetClassRow
 const listVisibleClasses = `-- name: ListVisibleClasses :many
 SELECT cl.id, cl.name, cl.min_age, cl.max_age
 FROM classes cl
-WHERE rf_church(cl.church_id, $1::uuid)
+WHERE rf_has_scope('roster:read')
+  AND rf_church(cl.church_id, $1::uuid)
   AND cl.archived_at IS NULL
   AND rf_volunteer_assigned_classes(cl.id, $1::uuid, $2::uuid, $3::text)
 ORDER BY cl.min_age, cl.name
@@ -161,6 +162,8 @@ type ListVisibleClassesRow struct {
 }
 
 // The classes the caller may use, youngest first: all of the church, a volunteer's own only.
+// The roster resource lists them (empty classes with 0), so they need its scope, roster:read,
+// as its generated query does.
 func (q *Queries) ListVisibleClasses(ctx context.Context, arg ListVisibleClassesParams) ([]ListVisibleClassesRow, error) {
 	rows, err := q.db.Query(ctx, listVisibleClasses, arg.ChurchID, arg.UserID, arg.Role)
 	if err != nil {

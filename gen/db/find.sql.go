@@ -15,7 +15,8 @@ const findChildren = `-- name: FindChildren :many
 SELECT c.id, c.name, c.class_id, cl.name AS class_name
 FROM children c
 LEFT JOIN classes cl ON cl.id = c.class_id
-WHERE rf_church(c.church_id, $1::uuid)
+WHERE rf_has_scope('children:read')
+  AND rf_church(c.church_id, $1::uuid)
   AND c.archived_at IS NULL
   AND rf_guardian_own_children(c.id, $1::uuid, $2::uuid, $3::text)
   AND rf_volunteer_assigned_classes(c.class_id, $1::uuid, $2::uuid, $3::text)

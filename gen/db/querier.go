@@ -119,6 +119,8 @@ type Querier interface {
 	// max_rows. Run in the owner's maintenance transaction.
 	ListAudit(ctx context.Context, arg ListAuditParams) ([]AuditLog, error)
 	// The classes the caller may use, youngest first: all of the church, a volunteer's own only.
+	// The roster resource lists them (empty classes with 0), so they need its scope, roster:read,
+	// as its generated query does.
 	ListVisibleClasses(ctx context.Context, arg ListVisibleClassesParams) ([]ListVisibleClassesRow, error)
 	// Serializes enrollments of one child (church, name, birth date) for the rest of the
 	// transaction, so two identical enrollments at once cannot both pass FindDuplicateChild.

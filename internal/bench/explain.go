@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/neemias/neemias-mcp/gen/db"
+	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
@@ -63,7 +64,8 @@ var _ db.DBTX = (*explainer)(nil)
 // the row-level security policies are part of the plan).
 func ExplainReads(ctx context.Context, d *Database, f *Fixture) (map[string]string, error) {
 	st := store.FromPool(d.Pool)
-	caller := store.Caller{ChurchID: f.ChurchID, UserID: f.UserID, Role: f.Role}
+	granted, _ := scopes.RoleScopes(f.Role)
+	caller := store.Caller{ChurchID: f.ChurchID, UserID: f.UserID, Role: f.Role, Scopes: granted}
 	plans := map[string]string{}
 	reads := map[string]func(ctx context.Context, q *db.Queries) error{
 		OpCheckins: func(ctx context.Context, q *db.Queries) error {

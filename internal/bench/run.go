@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
@@ -149,7 +150,8 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	defer floorPool.Close()
 	floorCtx, stopFloors := context.WithCancel(ctx)
 	defer stopFloors()
-	who := store.Caller{ChurchID: fix.ChurchID, UserID: fix.UserID, Role: fix.Role}
+	granted, _ := scopes.RoleScopes(fix.Role)
+	who := store.Caller{ChurchID: fix.ChurchID, UserID: fix.UserID, Role: fix.Role, Scopes: granted}
 	floorURL, err := (&Floor{Pool: floorPool, Who: who}).Serve(floorCtx)
 	if err != nil {
 		return nil, err

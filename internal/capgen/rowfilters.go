@@ -13,7 +13,8 @@ import (
 )
 
 // RowFilterMigration is the generated goose migration that creates one SQL function per row
-// filter of the spec and the scope check of the spec's roles. It sorts after the hand-written
+// filter of the spec, the scope check of the spec's roles (app_role_has_scope) and of the
+// caller's effective scopes (rf_has_scope, [ScopeFn]). It sorts after the hand-written
 // schema migrations and before the row-level security migration that calls the functions.
 const RowFilterMigration = "queries/schema/00090_spec_row_filters.sql"
 
@@ -44,6 +45,10 @@ var callerArgs = []struct{ Name, Default, Type, SQLCParam string }{
 }
 
 var callerRef = regexp.MustCompile(`\bcaller_(church|user|role)\b`)
+
+// ScopeFn is the SQL function that tests whether the transaction's caller holds a scope (its
+// effective scopes, app.scopes, within its role's); generated resource queries call it.
+const ScopeFn = "rf_has_scope"
 
 // RowFilterFns returns the functions of the spec's row filters, in spec order.
 func (m *Model) RowFilterFns() []RowFilterFn { return m.rowFilters }
@@ -197,6 +202,16 @@ AS $$
     END
 $$;
 
+-- Whether the caller holds scope: one of the effective scopes (the token's, within its role's)
+-- the store puts in the transaction's settings (app.scopes, space-separated, with the rest of
+-- the caller context). Fails closed: no setting, no scope. Every generated resource query, and
+-- every query of a read-only tool, requires its capability's scope through it.
+CREATE OR REPLACE FUNCTION rf_has_scope(scope text) RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT coalesce(scope = ANY (string_to_array(current_setting('app.scopes', true), ' ')), false)
+$$;
+
 -- The spec's roles, for the CHECK constraints of the tables that store a role.
 CREATE OR REPLACE FUNCTION app_valid_role(r text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -220,7 +235,8 @@ func (m *Model) RowFilterDrops() []string {
 			drops = append(drops, fmt.Sprintf("DROP FUNCTION IF EXISTS %s_match(%s);", fn.Func, fn.signatureTypes(true)))
 		}
 	}
-	drops = append(drops, "DROP FUNCTION IF EXISTS app_role_has_scope(text, text);", "DROP FUNCTION IF EXISTS app_valid_role(text);")
+	drops = append(drops, "DROP FUNCTION IF EXISTS app_role_has_scope(text, text);", "DROP FUNCTION IF EXISTS rf_has_scope(text);",
+		"DROP FUNCTION IF EXISTS app_valid_role(text);")
 	slices.Reverse(drops)
 	return drops
 }
@@ -273,7 +289,8 @@ func SplitQueries(sql string) map[string]string {
 
 // CheckToolQueries reports every tool whose declared queries (the spec's queries:) are
 // missing from queries, the hand-written sqlc queries by name, or do not call the SQL function
-// of every row filter the tool names. Comments do not count as calls.
+// of every row filter the tool names, or, for a read-only tool, do not require its scope with
+// rf_has_scope('<scope>') as the generated resource queries do. Comments do not count as calls.
 func (m *Model) CheckToolQueries(queries map[string]string) []error {
 	var errs []error
 	for _, c := range m.Caps {
@@ -287,6 +304,13 @@ func (m *Model) CheckToolQueries(queries map[string]string) []error {
 				continue
 			}
 			code := stripSQLComments(sql)
+			if c.Annotations != nil && c.Annotations.ReadOnly != nil && *c.Annotations.ReadOnly {
+				// A read-only tool is a read: the database requires its scope, as for resources.
+				call := fmt.Sprintf("%s(%s)", ScopeFn, quoteList([]string{c.Scope}))
+				if !regexp.MustCompile(`\b` + regexp.QuoteMeta(ScopeFn) + `\s*\(\s*` + regexp.QuoteMeta(quoteList([]string{c.Scope})) + `\s*\)`).MatchString(code) {
+					errs = append(errs, fmt.Errorf("tool %q (%s): query %s of a read-only tool does not call %s, its scope", c.ID, c.Source(m), q, call))
+				}
+			}
 			for _, name := range c.RowFilters {
 				fn, _ := m.RowFilterFn(name)
 				if !regexp.MustCompile(`\b` + fn.Func + `\s*\(`).MatchString(code) {

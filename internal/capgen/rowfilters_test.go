@@ -41,7 +41,8 @@ func customQueries(t *testing.T, dir string) map[string]string {
 }
 
 // TestToolQueriesCallTheirRowFilters: every query a tool names in the spec exists in
-// queries/custom/ and calls the SQL function of every row filter of the tool.
+// queries/custom/ and calls the SQL function of every row filter of the tool (and a read-only
+// tool's, rf_has_scope of its scope).
 func TestToolQueriesCallTheirRowFilters(t *testing.T) {
 	m := repoModel(t)
 	if len(customQueries(t, filepath.Join(repoRoot, "queries", "custom"))) == 0 {
@@ -71,6 +72,7 @@ func TestCheckToolQueriesReportsMissingFilters(t *testing.T) {
 	want := []string{
 		`tool "neemias_checkin_register" (spec/capabilities.yaml:N): query GetChildForCheckin does not call rf_guardian_own_children(…), its row filter "guardian_own_children"`,
 		`tool "neemias_checkout_register" (spec/capabilities.yaml:N): query GetCheckinForCheckout is not in queries/custom/`,
+		`tool "neemias_child_find" (spec/capabilities.yaml:N): query FindChildren of a read-only tool does not call rf_has_scope('children:read'), its scope`,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("CheckToolQueries (-want +got):\n%s", d)
@@ -96,6 +98,14 @@ func TestRowFilterMigrationIsGenerated(t *testing.T) {
 	gen, err := os.ReadFile(filepath.Join(repoRoot, "queries", "generated", "capabilities.sql"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(mig, "CREATE OR REPLACE FUNCTION "+ScopeFn+"(scope text)") {
+		t.Errorf("migration lacks %s", ScopeFn)
+	}
+	for _, c := range m.Caps {
+		if c.Query != nil && !strings.Contains(string(gen), "WHERE "+ScopeFn+"('"+c.Scope+"')") {
+			t.Errorf("the generated query of %s does not require its scope %s with %s", c.ID, c.Scope, ScopeFn)
+		}
 	}
 	for _, fn := range m.RowFilterFns() {
 		if !strings.Contains(mig, "CREATE OR REPLACE FUNCTION "+fn.Func+"(") {

@@ -113,7 +113,8 @@ func TestWalkthrough(t *testing.T) {
 	if out := run(t, root, "go", "run", "./cmd/capgen", "scaffold"); !strings.Contains(out, "nothing to do") {
 		t.Errorf("a second scaffold must change nothing:\n%s", out)
 	}
-	filled := "package logic\n\nimport (\n\t\"context\"\n\n\t\"github.com/neemias/neemias-mcp/gen/capapi\"\n\t\"github.com/neemias/neemias-mcp/internal/errs\"\n)\n\n// capgen:capability attendance_by_class\n\n" + stubBlock + "\n"
+	filled := "package logic\n\nimport (\n\t\"context\"\n\n\t\"github.com/neemias/neemias-mcp/gen/capapi\"\n\t\"github.com/neemias/neemias-mcp/gen/db\"\n" +
+		"\t\"github.com/neemias/neemias-mcp/internal/capability\"\n\t\"github.com/neemias/neemias-mcp/internal/errs\"\n)\n\n// capgen:capability attendance_by_class\n\n" + stubBlock + "\n"
 	if err := os.WriteFile(stubFile, []byte(filled), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -2,19 +2,17 @@ package logic_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
-	"github.com/neemias/neemias-mcp/internal/store"
+	"github.com/neemias/neemias-mcp/internal/principal"
 )
 
 // fixtureArgs are valid arguments of every capability against the fixture church a: the only
@@ -60,15 +58,16 @@ func argsFor(t *testing.T, e *env, id string) any {
 }
 
 // TestRLSMatchesScopeMatrix proves, for every role × every capability of the registry, that the
-// database (row-level security and the row filter functions of the spec, 00090/00091) allows
-// what the spec's scope matrix allows, with the pipeline's scope check out of the way (every
-// scope granted to the dispatcher):
+// database (row-level security, the row filter functions of the spec and its scope check,
+// rf_has_scope, 00090/00091) allows what the spec's scope matrix allows, with the pipeline's
+// scope check out of the way (every scope granted to the pipeline; the logic, and so the
+// transaction, acts with the role's own scopes):
 //
 //   - a tool's write succeeds exactly for the roles the matrix grants the tool's scope; for the
 //     others the database refuses it (the case of a write policy narrower or wider than the spec);
-//   - a resource's view shows the fixture's rows to every role granted its scope. Reads are not
-//     gated by scope in the database: a role without the scope is refused by the pipeline
-//     (TestEveryCapabilityForEveryRole), and what rows it would see is the row filters' business.
+//   - a read (a resource, or a read-only tool) returns the fixture's rows to every role granted
+//     its scope, and no row (or a refusal) to the others: the generated query, or the tool's
+//     query, requires the scope from the transaction's caller context.
 func TestRLSMatchesScopeMatrix(t *testing.T) {
 	t.Parallel()
 	var names []string
@@ -81,24 +80,23 @@ func TestRLSMatchesScopeMatrix(t *testing.T) {
 		for _, role := range scopes.Roles() {
 			rs, _ := scopes.RoleScopes(role)
 			granted := rs.Has(c.Scope)
-			if c.IsRead() {
-				if !granted {
-					continue
-				}
+			if c.IsRead() || readOnlyTool(c) {
 				t.Run(c.ID+"/"+role, func(t *testing.T) {
-					if c.View == "" {
-						t.Fatalf("resource %s has no view in the registry", c.ID)
+					e := reads
+					if !c.IsRead() {
+						e = newEnv(t)
 					}
-					var n int
-					err := reads.st.InTx(context.Background(), store.Caller{ChurchID: reads.a.id, UserID: reads.a.users[role], Role: role},
-						func(ctx context.Context, tx pgx.Tx) error {
-							return tx.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM %s`, pgx.Identifier{c.View}.Sanitize())).Scan(&n)
-						})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if n == 0 {
-						t.Errorf("%s grants %s to %s, but row-level security shows it no row of %s", c.ID, c.Scope, role, c.View)
+					out, err := invokeAs(e, e.a.as(role), c.ID, argsFor(t, e, c.ID), every)
+					var f *errs.Forbidden
+					switch {
+					case errors.As(err, &f):
+						t.Fatalf("the pipeline refused with every scope granted: %v", err)
+					case granted && err != nil:
+						t.Errorf("the spec grants %s to %s, but the database refused %s: %v", c.Scope, role, c.ID, err)
+					case granted && rowsOf(t, out) == 0:
+						t.Errorf("the spec grants %s to %s, but the database returned no row of %s", c.Scope, role, c.ID)
+					case !granted && err == nil && rowsOf(t, out) != 0:
+						t.Errorf("the spec does not grant %s to %s, but the database returned rows of %s: %+v", c.Scope, role, c.ID, out)
 					}
 				})
 				continue
@@ -112,14 +110,53 @@ func TestRLSMatchesScopeMatrix(t *testing.T) {
 					t.Fatalf("the pipeline refused with every scope granted: %v", err)
 				case granted && err != nil:
 					t.Errorf("the spec grants %s to %s, but the database refused %s: %v", c.Scope, role, c.ID, err)
-				case !granted && err == nil && !readOnlyTool(c):
-					// A read-only tool is a read: row-level security decides which rows, the
-					// pipeline's scope check whether at all (as for resources above).
+				case !granted && err == nil:
 					t.Errorf("the spec does not grant %s to %s, but the database allowed %s", c.Scope, role, c.ID)
 				}
 			})
 		}
 	}
+}
+
+// invokeAs calls capability id past the pipeline's scope check (pipeline holds every scope in
+// granted) with the logic acting for the principal on ctx and its own scopes: what the
+// database alone allows that caller.
+func invokeAs(e *env, ctx context.Context, id string, args any, granted capability.ScopeSet) (any, error) {
+	e.t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	p, _ := principal.From(ctx)
+	auth := p
+	auth.Scopes = granted
+	return e.run(principal.With(context.Background(), auth), ctx, id, raw, nil)
+}
+
+// rowsOf counts the rows of a read's output: the members of its top-level arrays, or 1 for a
+// single record (an output without arrays).
+func rowsOf(t *testing.T, out any) int {
+	t.Helper()
+	raw, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatalf("output %s: %v", raw, err)
+	}
+	n, arrays := 0, false
+	for _, v := range fields {
+		var list []json.RawMessage
+		if json.Unmarshal(v, &list) == nil && len(v) > 0 && v[0] == '[' {
+			arrays = true
+			n += len(list)
+		}
+	}
+	if !arrays {
+		return 1
+	}
+	return n
 }
 
 // readOnlyTool reports whether c is a tool that only reads (annotations read_only: true).

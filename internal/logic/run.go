@@ -21,10 +21,9 @@ import (
 // who is the verified caller of a request.
 type who struct{ principal.Principal }
 
-// caller is the store context of the caller: row-level security acts on it.
-func (w who) caller() store.Caller {
-	return store.Caller{ChurchID: w.ChurchID, UserID: w.UserID, Role: w.Role}
-}
+// caller is the store context of the caller: row-level security and the generated queries'
+// scope check (rf_has_scope, on its effective scopes) act on it.
+func (w who) caller() store.Caller { return store.CallerFor(w.Principal) }
 
 // callerOf returns the verified caller on ctx, or errs.ErrUnauthenticated when there is none or
 // it is incomplete (no church, no user, unknown role): fail closed.

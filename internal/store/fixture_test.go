@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
@@ -35,7 +36,8 @@ func (f churchFixture) caller(role string) store.Caller {
 		store.RoleAdmin: f.admin, store.RoleCadastro: f.cadastro,
 		store.RoleVoluntario: f.vol, store.RoleResponsavel: f.res,
 	}[role]
-	return store.Caller{ChurchID: f.church, UserID: id, Role: role}
+	granted, _ := scopes.RoleScopes(role)
+	return store.Caller{ChurchID: f.church, UserID: id, Role: role, Scopes: granted}
 }
 
 var fixtureDay = time.Date(2026, 6, 7, 0, 0, 0, 0, time.UTC)

@@ -18,8 +18,10 @@ import (
 // TestGeneratedQueriesAgreeWithRowLevelSecurity runs the queries generated from the spec
 // (queries/generated, owned by capgen) against the views of migration 00005, as every role:
 // once under row-level security (store.InTx) and once with the SQL row filters alone
-// (maintenance context). Both layers must return the same rows, so neither hides what the
-// other allows nor shows what the other forbids.
+// (maintenance context, with the caller's scopes set for the queries' scope check). Both
+// layers must return the same rows, so neither hides what the other allows nor shows what the
+// other forbids. That a role without a resource's scope gets no row at all is
+// TestHasScopeReadsTheCallersScopes here and TestRLSMatchesScopeMatrix (internal/logic).
 func TestGeneratedQueriesAgreeWithRowLevelSecurity(t *testing.T) {
 	t.Parallel()
 	files, _ := filepath.Glob("../../queries/generated/*.sql")
@@ -76,6 +78,11 @@ func TestGeneratedQueriesAgreeWithRowLevelSecurity(t *testing.T) {
 				t.Fatalf("%s as %s under RLS: %v", name, role, err)
 			}
 			err = s.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+				// The scope check (rf_has_scope) reads the caller's scopes and role from the
+				// transaction's settings, as InTx sets them; no row-level security here.
+				if _, err := tx.Exec(ctx, `SELECT set_config('app.scopes', $1, true), set_config('app.role', $2, true)`, c.Scopes.String(), c.Role); err != nil {
+					return err
+				}
 				var err error
 				filtersOnly, err = all.rows(ctx, tx, name, named)
 				return err

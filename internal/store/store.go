@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/principal"
 )
 
@@ -41,11 +42,15 @@ type Caller struct {
 	ChurchID uuid.UUID
 	UserID   uuid.UUID
 	Role     string
+	// Scopes are the caller's effective scopes (the token's, within the role's): the generated
+	// resource queries require their capability's scope through rf_has_scope (migration
+	// 00090), which reads them from the transaction's settings. No scopes: no resource rows.
+	Scopes capability.ScopeSet
 }
 
-// CallerFor returns the caller of a verified principal.
+// CallerFor returns the caller of a verified principal, with its effective scopes.
 func CallerFor(p principal.Principal) Caller {
-	return Caller{ChurchID: p.ChurchID, UserID: p.UserID, Role: p.Role}
+	return Caller{ChurchID: p.ChurchID, UserID: p.UserID, Role: p.Role, Scopes: p.Scopes}
 }
 
 // Anonymous is the caller of a request that has no verified user yet (login, an audit entry
@@ -54,7 +59,9 @@ func CallerFor(p principal.Principal) Caller {
 var Anonymous = Caller{}
 
 // IsAnonymous reports whether c is [Anonymous].
-func (c Caller) IsAnonymous() bool { return c == Anonymous }
+func (c Caller) IsAnonymous() bool {
+	return c.ChurchID == uuid.Nil && c.UserID == uuid.Nil && c.Role == "" && len(c.Scopes.List()) == 0
+}
 
 // Validate reports whether c is [Anonymous] or a complete caller: church, user and a known role.
 func (c Caller) Validate() error {
@@ -68,6 +75,11 @@ func (c Caller) Validate() error {
 		return errors.New("store: caller has no user")
 	case !ValidRole(c.Role):
 		return fmt.Errorf("store: caller has unknown role %q", c.Role)
+	}
+	for _, sc := range c.Scopes.List() {
+		if _, ok := scopes.Describe(sc); !ok {
+			return fmt.Errorf("store: caller has unknown scope %q", sc)
+		}
 	}
 	return nil
 }

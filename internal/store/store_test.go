@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
@@ -30,6 +31,8 @@ func TestCallerValidate(t *testing.T) {
 		{"no user", store.Caller{ChurchID: uuidOne, Role: store.RoleAdmin}, false},
 		{"no role", store.Caller{ChurchID: uuidOne, UserID: uuidOne}, false},
 		{"unknown role", store.Caller{ChurchID: uuidOne, UserID: uuidOne, Role: "admin"}, false},
+		{"scopes", store.Caller{ChurchID: uuidOne, UserID: uuidOne, Role: store.RoleAdmin, Scopes: capability.NewScopeSet("roster:read", "children:read")}, true},
+		{"unknown scope", store.Caller{ChurchID: uuidOne, UserID: uuidOne, Role: store.RoleAdmin, Scopes: capability.NewScopeSet("roster:read', true), set_config('role', 'postgres")}, false},
 	}
 	for _, tt := range tests {
 		if err := tt.c.Validate(); (err == nil) != tt.ok {
@@ -303,5 +306,49 @@ func TestAnalyzeStale(t *testing.T) {
 	}
 	if !analyzed {
 		t.Error("churches still has no statistics")
+	}
+}
+
+// TestHasScopeReadsTheCallersScopes: rf_has_scope (migration 00090) is true exactly for the
+// effective scopes InTx puts in the transaction (app.scopes), and false when none are set (a caller without scopes, a system transaction): it fails closed.
+func TestHasScopeReadsTheCallersScopes(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	has := func(c store.Caller, system bool, scope string) bool {
+		t.Helper()
+		var ok bool
+		fn := func(ctx context.Context, tx pgx.Tx) error {
+			return tx.QueryRow(ctx, `SELECT rf_has_scope($1)`, scope).Scan(&ok)
+		}
+		var err error
+		if system {
+			err = s.InSystemTx(ctx, fn)
+		} else {
+			err = s.InTx(ctx, c, fn)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	vol := store.Caller{ChurchID: uuidOne, UserID: uuidOne, Role: store.RoleVoluntario,
+		Scopes: capability.NewScopeSet("roster:read", "children:read")}
+	if !has(vol, false, "roster:read") {
+		t.Error("a held scope of the role: rf_has_scope is false")
+	}
+	if has(vol, false, "attendance:read") {
+		t.Error("a scope of the role the caller does not hold: rf_has_scope is true")
+	}
+	if !has(vol, false, "children:read") {
+		// Effective scopes are bounded by the role where they are granted (scopes.Grant);
+		// tests widen them on purpose to reach the row filters.
+		t.Error("a held scope outside the role's: rf_has_scope is false")
+	}
+	if has(store.Caller{ChurchID: uuidOne, UserID: uuidOne, Role: store.RoleAdmin}, false, "roster:read") {
+		t.Error("a caller without scopes: rf_has_scope is true")
+	}
+	if has(store.Anonymous, true, "roster:read") {
+		t.Error("a system transaction: rf_has_scope is true")
 	}
 }

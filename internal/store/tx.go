@@ -95,8 +95,10 @@ func (d deferredTx) Exec(_ context.Context, sql string, args ...any) (pgconn.Com
 // beginSQL is BEGIN plus, for a request's caller, the caller context and the plan cache mode,
 // as one simple-protocol
 // statement list (pgx sends an argument-less Exec in one message). The interpolated values are
-// two UUIDs in their canonical form and a role Validate checked against the fixed role list,
-// so nothing of the request is ever spliced into it.
+// two UUIDs in their canonical form, a role and the space-separated effective scopes, both of
+// which Validate checked against the spec's fixed lists, so nothing of the request is ever
+// spliced into it. app.scopes is what rf_has_scope (migration 00090) reads: the database
+// gates the generated resource queries by scope from the same caller context as the row filters.
 //
 // plan_cache_mode: the request queries go through row-level security policies and views, and
 // PostgreSQL kept re-planning them for every execution of the prepared statement (a custom
@@ -108,15 +110,15 @@ func beginSQL(caller Caller, system bool) string {
 	if system {
 		return begin
 	}
-	church, user := "", ""
+	church, user, granted := "", "", ""
 	if !caller.IsAnonymous() {
-		church, user = caller.ChurchID.String(), caller.UserID.String()
+		church, user, granted = caller.ChurchID.String(), caller.UserID.String(), caller.Scopes.String()
 	}
 	var b strings.Builder
 	b.WriteString(begin)
 	fmt.Fprintf(&b, "; SELECT set_config('app.church_id', '%s', true), set_config('app.user_id', '%s', true), "+
-		"set_config('app.role', '%s', true), set_config('role', '%s', true), "+
-		"set_config('plan_cache_mode', 'force_generic_plan', true)", church, user, caller.Role, AppRole)
+		"set_config('app.role', '%s', true), set_config('app.scopes', '%s', true), set_config('role', '%s', true), "+
+		"set_config('plan_cache_mode', 'force_generic_plan', true)", church, user, caller.Role, granted, AppRole)
 	return b.String()
 }
 

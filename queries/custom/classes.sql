@@ -21,9 +21,12 @@ WHERE rf_church(cl.church_id, sqlc.arg(church_id)::uuid)
 
 -- name: ListVisibleClasses :many
 -- The classes the caller may use, youngest first: all of the church, a volunteer's own only.
+-- The roster resource lists them (empty classes with 0), so they need its scope, roster:read,
+-- as its generated query does.
 SELECT cl.id, cl.name, cl.min_age, cl.max_age
 FROM classes cl
-WHERE rf_church(cl.church_id, sqlc.arg(church_id)::uuid)
+WHERE rf_has_scope('roster:read')
+  AND rf_church(cl.church_id, sqlc.arg(church_id)::uuid)
   AND cl.archived_at IS NULL
   AND rf_volunteer_assigned_classes(cl.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
 ORDER BY cl.min_age, cl.name;

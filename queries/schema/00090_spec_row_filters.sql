@@ -62,6 +62,16 @@ AS $$
     END
 $$;
 
+-- Whether the caller holds scope: one of the effective scopes (the token's, within its role's)
+-- the store puts in the transaction's settings (app.scopes, space-separated, with the rest of
+-- the caller context). Fails closed: no setting, no scope. Every generated resource query, and
+-- every query of a read-only tool, requires its capability's scope through it.
+CREATE OR REPLACE FUNCTION rf_has_scope(scope text) RETURNS boolean
+    LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT coalesce(scope = ANY (string_to_array(current_setting('app.scopes', true), ' ')), false)
+$$;
+
 -- The spec's roles, for the CHECK constraints of the tables that store a role.
 CREATE OR REPLACE FUNCTION app_valid_role(r text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -71,6 +81,7 @@ $$;
 
 -- +goose Down
 DROP FUNCTION IF EXISTS app_valid_role(text);
+DROP FUNCTION IF EXISTS rf_has_scope(text);
 DROP FUNCTION IF EXISTS app_role_has_scope(text, text);
 DROP FUNCTION IF EXISTS rf_volunteer_assigned_classes_match(uuid, uuid, uuid);
 DROP FUNCTION IF EXISTS rf_volunteer_assigned_classes(uuid, uuid, uuid, text);
