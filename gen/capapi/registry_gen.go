@@ -48,6 +48,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 			{Path: "guardians[].phone", Category: "guardian_phone", VisibleWith: "guardians:read"},
 		},
 		TTLMillis: 30000,
+		Example:   []byte("{\"id\":\"$child\"}"),
 		Source:    "spec/capabilities.yaml resources.roster_child",
 	},
 	{
@@ -93,6 +94,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 			{Path: "checkins[].child_name", Category: "child_name", VisibleWith: "children:read"},
 		},
 		TTLMillis: 5000,
+		Example:   []byte("{\"date\":\"$day\"}"),
 		Summary:   "{{plural (len .checkins) \"check-in\" \"check-ins\"}} on {{.date}} in {{plural (distinct .checkins \"class_id\") \"class\" \"classes\"}}.",
 		Source:    "spec/capabilities.yaml resources.checkins_by_date",
 	},
@@ -116,6 +118,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 			{Path: "pickup_code", Category: "secret", VisibleWith: ""},
 		},
 		TTLMillis: 0,
+		Example:   []byte("{\"child_id\":\"$child\"}"),
 		Summary:   "Child {{.child_id}} {{if .already_checked_in}}was already checked in{{else}}is checked in{{end}} to class {{.class_id}} for {{.service_date}} (check-in {{.checkin_id}}).",
 		Source:    "spec/capabilities.yaml tools.neemias_checkin_register",
 	},
@@ -138,6 +141,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 0,
+		Example:   []byte("{\"checkin_id\":\"$checkin\",\"pickup_code\":\"$pickup_code\"}"),
 		Summary:   "Child {{.child_id}} was picked up at {{.checked_out_at}} (check-in {{.checkin_id}}).",
 		Source:    "spec/capabilities.yaml tools.neemias_checkout_register",
 	},
@@ -166,6 +170,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 0,
+		Example:   []byte("{\"birth_date\":\"$birth_date\",\"consent\":{\"granted\":true,\"legal_basis\":\"consent\",\"text_version\":\"2026-01\"},\"guardian\":{\"name\":\"Zzcanary Mãe Matriculante\",\"phone\":\"+55 11 90000-4343\",\"relationship\":\"mother\"},\"name\":\"$fresh_name\"}"),
 		Source:    "spec/capabilities.yaml tools.neemias_child_enroll",
 	},
 	{
@@ -188,6 +193,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 			{Path: "children[].name", Category: "child_name", VisibleWith: "children:read"},
 		},
 		TTLMillis: 0,
+		Example:   []byte("{\"name\":\"sentinela\"}"),
 		Source:    "spec/capabilities.yaml tools.neemias_child_find",
 	},
 })

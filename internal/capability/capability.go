@@ -5,6 +5,7 @@
 package capability
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -95,6 +96,9 @@ type Capability struct {
 	NoReadTool bool
 	// TTLMillis is the cache hint for reads (2026-07-28 ttlMs); 0 means no hint.
 	TTLMillis int64
+	// Example is the spec's example arguments as a JSON object, "$name" strings referring to
+	// the test fixture's named values (spec.ExampleNames); see ExampleArgs. Empty: none.
+	Example json.RawMessage
 	// Summary is the spec's summary template (see ParseSummary): the sentence tool results'
 	// text content starts with; empty means the text is the JSON alone.
 	Summary string

@@ -1,6 +1,7 @@
 package capgen
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -74,6 +75,7 @@ type Cap struct {
 	Query       *Query   // resources with a generated query
 	Queries     []string // tools: the hand-written sqlc queries that select their rows
 	Summary     string   // the narrative text/template of tool results, or empty
+	Example     string   // the spec's example arguments as a JSON object, or empty
 	// REST is the capability's operation in the OpenAPI document.
 	REST RESTOp
 
@@ -280,6 +282,17 @@ func (m *Model) newCap(s *spec.Spec, id, section, kind, wire string, c spec.Capa
 	}
 	if c.Cache != nil {
 		cp.TTLMillis = c.Cache.TTLMillis
+	}
+	if len(c.Example) > 0 {
+		ex := make(map[string]any, len(c.Example))
+		for _, e := range c.Example {
+			ex[e.Name] = e.Value.Value
+		}
+		b, err := json.Marshal(ex)
+		if err != nil {
+			panic(fmt.Sprintf("capgen: example of %s: %v", id, err)) // the spec decoder produced a non-JSON value: a bug
+		}
+		cp.Example = string(b)
 	}
 	cp.Input = buildStruct(goName+"Input", fmt.Sprintf("is the input of %s %q.", kindWord(kind), wire), c.Input, true, c.Scope)
 	cp.Output = buildStruct(goName+"Output", fmt.Sprintf("is the output of %s %q.", kindWord(kind), wire), c.Output, false, c.Scope)

@@ -90,6 +90,9 @@ var registry = capability.NewRegistry([]capability.Capability{
 {{- end}}
 		},
 		TTLMillis:   {{.TTLMillis}},
+{{- if .Example}}
+		Example:     []byte({{quote .Example}}),
+{{- end}}
 {{- if .Summary}}
 		Summary:     {{quote .Summary}},
 {{- end}}

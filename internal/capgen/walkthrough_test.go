@@ -30,7 +30,6 @@ func TestWalkthrough(t *testing.T) {
 	yamlBlock := fenced(t, doc, "walkthrough:spec", "yaml")
 	stubBlock := fenced(t, doc, "walkthrough:stub", "go")
 	toolBlock := fenced(t, doc, "walkthrough:tool-spec", "yaml")
-	argsBlock := fenced(t, doc, "walkthrough:args", "go")
 	files := docFiles(t, doc)
 
 	root := copyRepo(t)
@@ -123,7 +122,6 @@ func TestWalkthrough(t *testing.T) {
 			writeFile(t, root, path, body)
 		}
 	}
-	addFixtureArgs(t, root, argsBlock)
 	run(t, root, "go", "build", "./...")
 	run(t, root, "go", "vet", "./gen/...", "./internal/logic/")
 
@@ -174,27 +172,6 @@ func writeFile(t *testing.T, root, path, body string) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// addFixtureArgs adds the page's entries to the map fixtureArgs returns.
-func addFixtureArgs(t *testing.T, root, entries string) {
-	t.Helper()
-	p := filepath.Join(root, "internal", "logic", "rls_matrix_test.go")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	fn := strings.Index(s, "func fixtureArgs(")
-	ret := strings.Index(s[max(fn, 0):], "return map[string]any{\n")
-	if fn < 0 || ret < 0 {
-		t.Fatal("internal/logic/rls_matrix_test.go has no fixtureArgs returning a map literal")
-	}
-	at := fn + ret + len("return map[string]any{\n")
-	s = s[:at] + entries + "\n" + s[at:]
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

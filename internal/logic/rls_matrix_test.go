@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,26 +13,32 @@ import (
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/capgen/spec"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/principal"
 )
 
-// fixtureArgs are valid arguments of every capability against the fixture church a: the only
-// per-capability list the matrix tests keep, because ids come from the fixture. A capability
-// of the registry without an entry fails those tests by name (argsFor).
-func fixtureArgs(e *env) map[string]any {
-	birth := todaySP().Time().AddDate(-4, 0, -3).Format("2006-01-02")
-	enroll := enrollArgs(birth)
-	enroll["name"] = nextEnrollName()
-	return map[string]any{
-		capapi.CapRosterChildren:    map[string]any{},
-		capapi.CapRosterChild:       map[string]any{"id": e.a.k1},
-		capapi.CapAttendanceSummary: map[string]any{},
-		capapi.CapCheckinsByDate:    map[string]any{"date": e.a.day.String()},
-		capapi.CapCheckinRegister:   map[string]any{"child_id": e.a.k1},
-		capapi.CapCheckoutRegister:  map[string]any{"checkin_id": e.a.ck1, "pickup_code": fixtureCode},
-		capapi.CapChildEnroll:       enroll,
-		capapi.CapChildFind:         map[string]any{"name": "sentinela"},
+// fixtureValues are the fixture's named values (spec.ExampleNames) that the spec's example
+// arguments refer to as "$name": the matrix tests call every capability of the registry with
+// its example, resolved here (argsFor). The values come from the fixture church a.
+func fixtureValues(e *env) map[string]func() any {
+	return map[string]func() any{
+		"birth_date":  func() any { return todaySP().Time().AddDate(-4, 0, -3).Format("2006-01-02") },
+		"checkin":     func() any { return e.a.ck1 },
+		"child":       func() any { return e.a.k1 },
+		"class":       func() any { return e.a.c1 },
+		"day":         func() any { return e.a.day.String() },
+		"fresh_name":  func() any { return nextEnrollName() },
+		"pickup_code": func() any { return fixtureCode },
+	}
+}
+
+// TestFixtureValuesAreTheSpecs: the fixture defines exactly the named values the spec checker
+// accepts in examples (spec.ExampleNames).
+func TestFixtureValuesAreTheSpecs(t *testing.T) {
+	got := slices.Sorted(maps.Keys(fixtureValues(&env{})))
+	if !slices.Equal(got, spec.ExampleNames) {
+		t.Errorf("fixture values %v, spec.ExampleNames %v", got, spec.ExampleNames)
 	}
 }
 
@@ -47,12 +55,17 @@ func nextEnrollName() string {
 	return enrollChildName + " " + strings.ToUpper(string(suffix[:1])) + string(suffix[1:])
 }
 
-// argsFor returns fixtureArgs' entry for capability id, failing the test when there is none.
+// argsFor returns the example arguments of capability id (the spec's example:) resolved
+// against the fixture, failing the test when it has none that resolve.
 func argsFor(t *testing.T, e *env, id string) any {
 	t.Helper()
-	args, ok := fixtureArgs(e)[id]
+	c, ok := capapi.Lookup(id)
 	if !ok {
-		t.Fatalf("capability %s has no arguments in fixtureArgs (internal/logic/rls_matrix_test.go)", id)
+		t.Fatalf("capability %s is not in the registry", id)
+	}
+	args, err := c.ExampleArgs(fixtureValues(e))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return args
 }

@@ -321,6 +321,10 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 		n = n.Alias
 	}
 	d.pos.val[path] = nodePos(n)
+	if nd, ok := v.Addr().Interface().(nodeDecoder); ok {
+		nd.decodeNode(d, n, path)
+		return
+	}
 	if v.Addr().Type().Implements(entryDecoderType) {
 		if n.Kind != yaml.MappingNode {
 			if n.Tag == "!!null" {

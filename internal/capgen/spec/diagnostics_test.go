@@ -27,55 +27,55 @@ var brokenCases = []struct {
 	want []string
 }{
 	{"upstream_stdio_command", []string{
-		`testdata/broken/upstream_stdio_command.yaml:72:5: command in upstreams.docs: stdio upstream servers are not supported (Neemias calls upstreams over Streamable HTTP only); remove it; run the server behind Streamable HTTP and give its URL at runtime (--upstream id=URL)`,
+		`testdata/broken/upstream_stdio_command.yaml:74:5: command in upstreams.docs: stdio upstream servers are not supported (Neemias calls upstreams over Streamable HTTP only); remove it; run the server behind Streamable HTTP and give its URL at runtime (--upstream id=URL)`,
 	}},
 	{"upstream_tools_all", []string{
-		`testdata/broken/upstream_tools_all.yaml:73:12: upstreams.docs.tools is "all": an upstream's tools are allowlisted one by one, never all; list each tool by its upstream name as a mapping, for example tools: {echo: {title: …, description: …, scope: …}}`,
+		`testdata/broken/upstream_tools_all.yaml:75:12: upstreams.docs.tools is "all": an upstream's tools are allowlisted one by one, never all; list each tool by its upstream name as a mapping, for example tools: {echo: {title: …, description: …, scope: …}}`,
 	}},
 	{"upstream_tools_empty", []string{
-		`testdata/broken/upstream_tools_empty.yaml:73:12: upstreams.docs.tools is an empty list: the upstream would expose no tool; list each tool by its upstream name as a mapping, for example tools: {echo: {title: …, description: …, scope: …}}, or remove the upstream`,
+		`testdata/broken/upstream_tools_empty.yaml:75:12: upstreams.docs.tools is an empty list: the upstream would expose no tool; list each tool by its upstream name as a mapping, for example tools: {echo: {title: …, description: …, scope: …}}, or remove the upstream`,
 	}},
 	{"upstream_unknown_scope", []string{
-		`testdata/broken/upstream_unknown_scope.yaml:77:16: upstream tool "docs.echo": unknown scope "docs:read" (did you mean "things:read"?); declare it under scopes or fix the name`,
+		`testdata/broken/upstream_unknown_scope.yaml:79:16: upstream tool "docs.echo": unknown scope "docs:read" (did you mean "things:read"?); declare it under scopes or fix the name`,
 	}},
 	{"upstream_duplicate_id", []string{
-		`testdata/broken/upstream_duplicate_id.yaml:78:3: duplicate name "docs" in upstreams (first defined at line 69); rename or remove one of them`,
+		`testdata/broken/upstream_duplicate_id.yaml:80:3: duplicate name "docs" in upstreams (first defined at line 71); rename or remove one of them`,
 	}},
 	{"summary_pii", []string{
-		`testdata/broken/summary_pii.yaml:54:34: capability "thing": summary: field "owner" is personal data (guardian_name); summaries never name personal data; leave it out`,
+		`testdata/broken/summary_pii.yaml:55:34: capability "thing": summary: field "owner" is personal data (guardian_name); summaries never name personal data; leave it out`,
 	}},
 	{"summary_unknown_field", []string{
-		`testdata/broken/summary_unknown_field.yaml:68:25: capability "demo_thing_rename": summary: the output has no field "idd" (did you mean "id"?); name an output field by its JSON name`,
+		`testdata/broken/summary_unknown_field.yaml:70:25: capability "demo_thing_rename": summary: the output has no field "idd" (did you mean "id"?); name an output field by its JSON name`,
 	}},
 	{"summary_function", []string{
-		`testdata/broken/summary_function.yaml:54:23: capability "thing": summary: function "printf" is not allowed; use len, distinct and plural`,
+		`testdata/broken/summary_function.yaml:55:23: capability "thing": summary: function "printf" is not allowed; use len, distinct and plural`,
 	}},
 	{"summary_optional", []string{
-		`testdata/broken/summary_optional.yaml:54:39: capability "thing": summary: field "tags" is optional; print it inside {{if .tags}}…{{end}}`,
+		`testdata/broken/summary_optional.yaml:55:39: capability "thing": summary: field "tags" is optional; print it inside {{if .tags}}…{{end}}`,
 	}},
 	{"view_unknown_capability", []string{
-		`testdata/broken/view_unknown_capability.yaml:74:20: view "thing_view": capability "thnig" is not declared (did you mean "thing"?); name a resource id or a tool name`,
+		`testdata/broken/view_unknown_capability.yaml:76:20: view "thing_view": capability "thnig" is not declared (did you mean "thing"?); name a resource id or a tool name`,
 	}},
 	{"view_bad_uri", []string{
-		`testdata/broken/view_bad_uri.yaml:70:10: view "thing_view": uri "https://demo.example/thing" is not a ui:// URI; write ui:// then a lower-case path, such as ui://neemias/attendance-chart`,
+		`testdata/broken/view_bad_uri.yaml:72:10: view "thing_view": uri "https://demo.example/thing" is not a ui:// URI; write ui:// then a lower-case path, such as ui://neemias/attendance-chart`,
 	}},
 	{"view_bad_file", []string{
-		`testdata/broken/view_bad_file.yaml:73:11: view "thing_view": file "web/thing.htm" is not internal/views/<name>.html; put the document in internal/views/, named in lower-case kebab-case such as internal/views/attendance-chart.html`,
+		`testdata/broken/view_bad_file.yaml:75:11: view "thing_view": file "web/thing.htm" is not internal/views/<name>.html; put the document in internal/views/, named in lower-case kebab-case such as internal/views/attendance-chart.html`,
 	}},
 	{"view_bad_visibility", []string{
-		`testdata/broken/view_bad_visibility.yaml:75:25: view "thing_view": visibility "ap" is not model or app (did you mean "app"?); use model or app`,
+		`testdata/broken/view_bad_visibility.yaml:77:25: view "thing_view": visibility "ap" is not model or app (did you mean "app"?); use model or app`,
 	}},
 	{"view_app_only_visibility", []string{
-		`testdata/broken/view_app_only_visibility.yaml:75:17: view "thing_view": visibility [app] would hide its linked capabilities from the model, which the server cannot honour: the view is shown for their results, and clients without MCP Apps list them as tools; keep model (visibility: [model, app], the default, or [model] to keep the view from calling them); declare the view's own actions under app_tools, which are app-only`,
+		`testdata/broken/view_app_only_visibility.yaml:77:17: view "thing_view": visibility [app] would hide its linked capabilities from the model, which the server cannot honour: the view is shown for their results, and clients without MCP Apps list them as tools; keep model (visibility: [model, app], the default, or [model] to keep the view from calling them); declare the view's own actions under app_tools, which are app-only`,
 	}},
 	{"view_visibility_twice", []string{
-		`testdata/broken/view_visibility_twice.yaml:75:30: view "thing_view": visibility lists "model" twice; list it once`,
+		`testdata/broken/view_visibility_twice.yaml:77:30: view "thing_view": visibility lists "model" twice; list it once`,
 	}},
 	{"view_app_tool_unknown_tool", []string{
-		`testdata/broken/view_app_tool_unknown_tool.yaml:77:15: view "thing_view": app tool "demo_thing_view_rename" runs "demo_thing_renam", which is not a declared tool (did you mean "demo_thing_rename"?); name a tool declared under tools: (the app tool runs it, under the same scope and rules)`,
+		`testdata/broken/view_app_tool_unknown_tool.yaml:79:15: view "thing_view": app tool "demo_thing_view_rename" runs "demo_thing_renam", which is not a declared tool (did you mean "demo_thing_rename"?); name a tool declared under tools: (the app tool runs it, under the same scope and rules)`,
 	}},
 	{"view_app_tool_name_taken", []string{
-		`testdata/broken/view_app_tool_name_taken.yaml:76:7: view "thing_view": app tool "demo_thing_rename" has the name of tool "demo_thing_rename"; give the app tool a name of its own`,
+		`testdata/broken/view_app_tool_name_taken.yaml:78:7: view "thing_view": app tool "demo_thing_rename" has the name of tool "demo_thing_rename"; give the app tool a name of its own`,
 	}},
 	{"unknown_key_typo", []string{
 		`testdata/broken/unknown_key_typo.yaml:31:5: unknown key "titel" in resources.thing (did you mean "title"?); rename it to title or remove it`,
@@ -84,10 +84,10 @@ var brokenCases = []struct {
 		`testdata/broken/unknown_key.yaml:10:3: unknown key "colour" in server; remove it or use one of: name, title, description, version, website, tool_prefix`,
 	}},
 	{"unknown_top_level_key", []string{
-		`testdata/broken/unknown_top_level_key.yaml:54:1: unknown key "tool" in the spec (did you mean "tools"?); rename it to tools or remove it`,
+		`testdata/broken/unknown_top_level_key.yaml:55:1: unknown key "tool" in the spec (did you mean "tools"?); rename it to tools or remove it`,
 	}},
 	{"duplicate_capability", []string{
-		`testdata/broken/duplicate_capability.yaml:54:3: duplicate name "thing" in resources (first defined at line 29); rename or remove one of them`,
+		`testdata/broken/duplicate_capability.yaml:55:3: duplicate name "thing" in resources (first defined at line 29); rename or remove one of them`,
 	}},
 	{"duplicate_scope", []string{
 		`testdata/broken/duplicate_scope.yaml:19:3: duplicate name "things:read" in scopes (first defined at line 11); rename or remove one of them`,
@@ -96,19 +96,19 @@ var brokenCases = []struct {
 		`testdata/broken/duplicate_key.yaml:33:5: duplicate key "description" in resources.thing (first at line 32); remove one of them`,
 	}},
 	{"duplicate_go_name", []string{
-		`testdata/broken/duplicate_go_name.yaml:55:3: tool "demo_thing" has the Go name Thing, as resource "thing" does; rename one of them`,
+		`testdata/broken/duplicate_go_name.yaml:56:3: tool "demo_thing" has the Go name Thing, as resource "thing" does; rename one of them`,
 	}},
 	{"tool_name_space", []string{
-		`testdata/broken/tool_name_space.yaml:55:13: tool name "demo_thing rename" has the character ' ', which MCP does not allow; use only the characters A-Z a-z 0-9 _ - .`,
+		`testdata/broken/tool_name_space.yaml:56:13: tool name "demo_thing rename" has the character ' ', which MCP does not allow; use only the characters A-Z a-z 0-9 _ - .`,
 	}},
 	{"tool_name_too_long", []string{
-		`testdata/broken/tool_name_too_long.yaml:55:3: tool name "demo_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" is 129 characters long (MCP allows at most 128); shorten it`,
+		`testdata/broken/tool_name_too_long.yaml:56:3: tool name "demo_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" is 129 characters long (MCP allows at most 128); shorten it`,
 	}},
 	{"tool_name_not_snake_case", []string{
-		`testdata/broken/tool_name_not_snake_case.yaml:55:3: tool name "demo_thingRename" is not snake_case; use lower-case snake_case such as neemias_checkin_register`,
+		`testdata/broken/tool_name_not_snake_case.yaml:56:3: tool name "demo_thingRename" is not snake_case; use lower-case snake_case such as neemias_checkin_register`,
 	}},
 	{"tool_name_prefix", []string{
-		`testdata/broken/tool_name_prefix.yaml:55:3: tool name "thing_rename" lacks the prefix "demo_"; rename it to demo_thing_rename`,
+		`testdata/broken/tool_name_prefix.yaml:56:3: tool name "thing_rename" lacks the prefix "demo_"; rename it to demo_thing_rename`,
 	}},
 	{"uri_template_unclosed", []string{
 		`testdata/broken/uri_template_unclosed.yaml:30:27: resource "thing": invalid URI template "demo://things/{id": incomplete expression; fix the RFC 6570 template (variables are {name}, {?a,b} or {/name})`,
@@ -132,37 +132,37 @@ var brokenCases = []struct {
 		`testdata/broken/role_unknown_scope.yaml:27:41: role "ADMIN" grants unknown scope "thing:delete" (did you mean "things:write"?); declare it under scopes or fix the name`,
 	}},
 	{"unreachable_capability", []string{
-		`testdata/broken/unreachable_capability.yaml:58:12: tool "demo_thing_rename" is unreachable: no role has scope "things:write"; grant "things:write" to a role`,
+		`testdata/broken/unreachable_capability.yaml:59:12: tool "demo_thing_rename" is unreachable: no role has scope "things:write"; grant "things:write" to a role`,
 	}},
 	{"pii_on_array", []string{
-		`testdata/broken/pii_on_array.yaml:48:9: pii rule on array field "tags" (pii rules apply to scalar fields); move it to its items`,
+		`testdata/broken/pii_on_array.yaml:49:9: pii rule on array field "tags" (pii rules apply to scalar fields); move it to its items`,
 	}},
 	{"pii_unknown_category", []string{
-		`testdata/broken/pii_unknown_category.yaml:43:25: pii rule of field "owner" has unknown category "guardian_nmae" (did you mean "guardian_name"?); use one of child_name, birth_date, guardian_name, guardian_phone, secret`,
+		`testdata/broken/pii_unknown_category.yaml:44:25: pii rule of field "owner" has unknown category "guardian_nmae" (did you mean "guardian_name"?); use one of child_name, birth_date, guardian_name, guardian_phone, secret`,
 	}},
 	{"pii_unknown_scope", []string{
-		`testdata/broken/pii_unknown_scope.yaml:43:54: pii rule of field "owner" names unknown scope "owners:read" (did you mean "things:read"?); declare it under scopes or fix the name`,
+		`testdata/broken/pii_unknown_scope.yaml:44:54: pii rule of field "owner" names unknown scope "owners:read" (did you mean "things:read"?); declare it under scopes or fix the name`,
 	}},
 	{"pii_visible_with_on_input", []string{
-		`testdata/broken/pii_visible_with_on_input.yaml:65:114: pii rule of input field "name" has visible_with; remove it (visible_with decides who receives an output field)`,
+		`testdata/broken/pii_visible_with_on_input.yaml:66:114: pii rule of input field "name" has visible_with; remove it (visible_with decides who receives an output field)`,
 	}},
 	{"pii_redactable_required", []string{
-		`testdata/broken/pii_redactable_required.yaml:44:54: field "owner" can be redacted (visible_with "things:write") but is required; make the field optional (it is left out when redacted)`,
+		`testdata/broken/pii_redactable_required.yaml:45:54: field "owner" can be redacted (visible_with "things:write") but is required; make the field optional (it is left out when redacted)`,
 	}},
 	{"invalid_type", []string{
 		`testdata/broken/invalid_type.yaml:37:18: field "id" has invalid type "strng" (did you mean "string"?); use one of string, integer, number, boolean, array, object`,
 	}},
 	{"invalid_format", []string{
-		`testdata/broken/invalid_format.yaml:39:34: field "id" has invalid format "uid" (did you mean "uuid"?); use one of uuid, date, date-time, email, uri`,
+		`testdata/broken/invalid_format.yaml:40:34: field "id" has invalid format "uid" (did you mean "uuid"?); use one of uuid, date, date-time, email, uri`,
 	}},
 	{"format_on_integer", []string{
-		`testdata/broken/format_on_integer.yaml:67:35: field "id": format "uuid" applies to strings, not integer; use type: string, or remove format`,
+		`testdata/broken/format_on_integer.yaml:69:35: field "id": format "uuid" applies to strings, not integer; use type: string, or remove format`,
 	}},
 	{"missing_capability_description", []string{
-		`testdata/broken/missing_capability_description.yaml:55:3: tools.demo_thing_rename.description is missing; add a description an agent can act on`,
+		`testdata/broken/missing_capability_description.yaml:56:3: tools.demo_thing_rename.description is missing; add a description an agent can act on`,
 	}},
 	{"missing_field_description", []string{
-		`testdata/broken/missing_field_description.yaml:67:7: tools.demo_thing_rename.output.id.description is missing; add a description an agent can act on`,
+		`testdata/broken/missing_field_description.yaml:69:7: tools.demo_thing_rename.output.id.description is missing; add a description an agent can act on`,
 	}},
 	{"missing_scope_description", []string{
 		`testdata/broken/missing_scope_description.yaml:15:3: scopes.things:write.description is missing; add a description of what the scope grants`,
@@ -189,16 +189,16 @@ var brokenCases = []struct {
 		`testdata/broken/scalar_for_mapping.yaml:37:7: resources.thing.input must be a mapping, got the scalar "id"; write a mapping of name: value`,
 	}},
 	{"scalar_for_list", []string{
-		`testdata/broken/scalar_for_list.yaml:59:18: tools.demo_thing_rename.row_filters must be a list, got the scalar "church"; write a list, for example [a, b]`,
+		`testdata/broken/scalar_for_list.yaml:60:18: tools.demo_thing_rename.row_filters must be a list, got the scalar "church"; write a list, for example [a, b]`,
 	}},
 	{"not_a_boolean", []string{
-		`testdata/broken/not_a_boolean.yaml:62:69: tools.demo_thing_rename.annotations.idempotent must be true or false, got the scalar "yes"; write true or false`,
+		`testdata/broken/not_a_boolean.yaml:63:69: tools.demo_thing_rename.annotations.idempotent must be true or false, got the scalar "yes"; write true or false`,
 	}},
 	{"not_an_integer", []string{
-		`testdata/broken/not_an_integer.yaml:53:14: resources.thing.query.limit must be an integer, got the scalar "one"; write a whole number`,
+		`testdata/broken/not_an_integer.yaml:54:14: resources.thing.query.limit must be an integer, got the scalar "one"; write a whole number`,
 	}},
 	{"missing_church_filter", []string{
-		`testdata/broken/missing_church_filter.yaml:59:5: tool "demo_thing_rename" does not apply the "church" row filter; add church to its row_filters (every capability is tenant-scoped)`,
+		`testdata/broken/missing_church_filter.yaml:60:5: tool "demo_thing_rename" does not apply the "church" row filter; add church to its row_filters (every capability is tenant-scoped)`,
 	}},
 	{"row_filter_without_column", []string{
 		`testdata/broken/row_filter_without_column.yaml:20:3: row filter "church" has no column; add column: the uuid column it tests, such as child_id`,
@@ -207,13 +207,13 @@ var brokenCases = []struct {
 		`testdata/broken/row_filter_sqlc_arg.yaml:23:10: row filter "church": sql must not use sqlc parameters; use caller_church, caller_user or caller_role (the arguments of the generated rf_ function)`,
 	}},
 	{"tool_without_queries", []string{
-		`testdata/broken/tool_without_queries.yaml:55:3: tool "demo_thing_rename" names no queries; add queries: [TheQuery, …], the queries/custom/ queries (by -- name:) that select the rows it acts on`,
+		`testdata/broken/tool_without_queries.yaml:56:3: tool "demo_thing_rename" names no queries; add queries: [TheQuery, …], the queries/custom/ queries (by -- name:) that select the rows it acts on`,
 	}},
 	{"tool_query_name", []string{
-		`testdata/broken/tool_query_name.yaml:60:15: tool "demo_thing_rename": query name "get_thing" is not a sqlc query name; use the query's -- name: such as GetChildForCheckin`,
+		`testdata/broken/tool_query_name.yaml:61:15: tool "demo_thing_rename": query name "get_thing" is not a sqlc query name; use the query's -- name: such as GetChildForCheckin`,
 	}},
 	{"tool_without_audit_action", []string{
-		`testdata/broken/tool_without_audit_action.yaml:55:3: tool "demo_thing_rename" has no audit_action; add audit_action: the audit log's verb for it, such as checkin`,
+		`testdata/broken/tool_without_audit_action.yaml:56:3: tool "demo_thing_rename" has no audit_action; add audit_action: the audit log's verb for it, such as checkin`,
 	}},
 	{"no_church_filter_declared", []string{
 		`testdata/broken/no_church_filter_declared.yaml:19:1: the spec has no "church" row filter; declare row_filters.church, the tenant isolation every capability applies`,
@@ -222,25 +222,25 @@ var brokenCases = []struct {
 		`testdata/broken/unknown_row_filter.yaml:34:27: resource "thing" uses unknown row filter "owner_only"; declare it under row_filters or fix the name`,
 	}},
 	{"where_input_not_input", []string{
-		`testdata/broken/where_input_not_input.yaml:52:31: resource "thing": where input "thing_id" is not an input; name one of the inputs: id`,
+		`testdata/broken/where_input_not_input.yaml:53:31: resource "thing": where input "thing_id" is not an input; name one of the inputs: id`,
 	}},
 	{"tool_with_query", []string{
-		`testdata/broken/tool_with_query.yaml:68:5: tool "demo_thing_rename" has a query (generated queries are for resources); remove it and write the tool's SQL in queries/custom/`,
+		`testdata/broken/tool_with_query.yaml:70:5: tool "demo_thing_rename" has a query (generated queries are for resources); remove it and write the tool's SQL in queries/custom/`,
 	}},
 	{"tool_without_annotations", []string{
-		`testdata/broken/tool_without_annotations.yaml:55:3: tool "demo_thing_rename" has no annotations; add annotations: {read_only: …, destructive: …, idempotent: …, open_world: …}`,
+		`testdata/broken/tool_without_annotations.yaml:56:3: tool "demo_thing_rename" has no annotations; add annotations: {read_only: …, destructive: …, idempotent: …, open_world: …}`,
 	}},
 	{"role_name_not_upper_case", []string{
 		`testdata/broken/role_name_not_upper_case.yaml:25:3: role name "admin" is not upper case; use UPPER_CASE, for example ADMIN`,
 	}},
 	{"recursive_alias", []string{
-		`testdata/broken/recursive_alias.yaml:47:43: alias *item refers to a value that contains it; point the alias at a value defined outside this one`,
+		`testdata/broken/recursive_alias.yaml:48:43: alias *item refers to a value that contains it; point the alias at a value defined outside this one`,
 	}},
 	{"merge_key", []string{
-		`testdata/broken/merge_key.yaml:67:12: YAML merge keys (<<) are not supported in tools.demo_thing_rename.output.id; write the keys out (anchors and aliases of whole values do work)`,
+		`testdata/broken/merge_key.yaml:69:12: YAML merge keys (<<) are not supported in tools.demo_thing_rename.output.id; write the keys out (anchors and aliases of whole values do work)`,
 	}},
 	{"two_documents", []string{
-		`testdata/broken/two_documents.yaml:54:1: the spec holds more than one YAML document; remove the "---" and what follows, or merge it into the first document`,
+		`testdata/broken/two_documents.yaml:55:1: the spec holds more than one YAML document; remove the "---" and what follows, or merge it into the first document`,
 	}},
 	{"resource_id_not_snake_case", []string{
 		`testdata/broken/resource_id_not_snake_case.yaml:29:3: resource id "Thing" is not snake_case; use lower-case snake_case such as roster_children`,
@@ -252,12 +252,12 @@ var brokenCases = []struct {
 		`testdata/broken/cache_ttl_out_of_range.yaml:35:21: resource "thing": ttl_ms 90000000 is out of range; use 0 to 86400000 (one day)`,
 	}},
 	{"query_limit_out_of_range", []string{
-		`testdata/broken/query_limit_out_of_range.yaml:53:14: resource "thing": query limit 0 is out of range; use 1 to 100000`,
+		`testdata/broken/query_limit_out_of_range.yaml:54:14: resource "thing": query limit 0 is out of range; use 1 to 100000`,
 	}},
 	{"role_without_scopes", []string{
 		`testdata/broken/role_without_scopes.yaml:25:3: roles.ADMIN.scopes is missing; list the scopes the role may be granted ([] for none)`,
 		`testdata/broken/role_without_scopes.yaml:32:12: resource "thing" is unreachable: no role has scope "things:read"; grant "things:read" to a role`,
-		`testdata/broken/role_without_scopes.yaml:57:12: tool "demo_thing_rename" is unreachable: no role has scope "things:write"; grant "things:write" to a role`,
+		`testdata/broken/role_without_scopes.yaml:58:12: tool "demo_thing_rename" is unreachable: no role has scope "things:write"; grant "things:write" to a role`,
 	}},
 	{"server_description_too_long", []string{
 		`testdata/broken/server_description_too_long.yaml:7:16: server.description is 173 characters long; shorten it to at most 100 (the MCP Registry limit)`,
@@ -274,8 +274,17 @@ var brokenCases = []struct {
 	{"list_document", []string{
 		`testdata/broken/list_document.yaml:2:1: the spec must be a mapping, got a list; write a mapping of key: value`,
 	}},
+	{"example_unknown_ref", []string{
+		`testdata/broken/example_unknown_ref.yaml:67:19: tool "demo_thing_rename": example of "id" refers to unknown fixture value $chlid (did you mean "$child"?); use a literal or one of the fixture's named values: $birth_date, $checkin, $child, $class, $day, $fresh_name, $pickup_code`,
+	}},
+	{"example_missing_required", []string{
+		`testdata/broken/example_missing_required.yaml:67:5: tool "demo_thing_rename": required input "name" has no example; add example: {name: …} with a literal or one of $birth_date, $checkin, $child, $class, $day, $fresh_name, $pickup_code, for the matrix tests`,
+	}},
+	{"example_unknown_input", []string{
+		`testdata/broken/example_unknown_input.yaml:38:22: resource "thing": example of unknown input "idd" (did you mean "id"?); give examples of declared inputs only`,
+	}},
 	{"alias_bomb", []string{
-		`testdata/broken/alias_bomb.yaml:40:43: the spec expands to more than 50000 values; use fewer YAML aliases (*name) or write the values out`,
+		`testdata/broken/alias_bomb.yaml:42:121: the spec expands to more than 50000 values; use fewer YAML aliases (*name) or write the values out`,
 	}},
 }
 

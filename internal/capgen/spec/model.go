@@ -75,6 +75,7 @@ type Capability struct {
 	Annotations *Annotations `yaml:"annotations" jsonschema_description:"Tools only: MCP tool annotations."`
 	Input       Map[Field]   `yaml:"input" jsonschema_description:"Input fields, by name (snake_case)."`
 	Output      Map[Field]   `yaml:"output" jsonschema:"required" jsonschema_description:"Output fields, by name (snake_case)."`
+	Example     Map[Example] `yaml:"example" jsonschema_description:"Valid example arguments, by input name, that the tests call it with: literals, or references to the test fixture's named values written $name ($birth_date, $checkin, $child, $class, $day, $fresh_name, $pickup_code). Required whenever an input is."`
 	Query       *Query       `yaml:"query" jsonschema_description:"Resources only: the read query the generator emits for sqlc."`
 	AuditAction string       `yaml:"audit_action" jsonschema_description:"Tools only: the audit log's action for a successful call (checkin, enroll, …); refusals append the reason (checkin.forbidden). Resources are read."`
 	Queries     []string     `yaml:"queries" jsonschema_description:"Tools only: the hand-written sqlc queries (queries/custom/, by -- name:) that select the rows the tool acts on; each must call rf_<name> for every row filter of the tool but church's writes, which row-level security checks."`

@@ -353,6 +353,7 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 		v.errorf(v.pos.missingAt(p+".output"), "declare output fields", "%s %q has no output", what, name)
 	}
 	v.fields(p+".output", c.Output, false, c.Scope)
+	v.examples(p, what, name, c)
 	v.summary(p, name, c)
 	if !isTool {
 		v.uri(p, name, c)

@@ -27,6 +27,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 			{Path: "owner_name", Category: "guardian_name", VisibleWith: "secrets:read"},
 		},
 		TTLMillis: 1000,
+		Example:   []byte("{\"id\":\"x\"}"),
 		Source:    "spec/capabilities.yaml resources.thing",
 	},
 	{
@@ -47,6 +48,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		InputPII:  []capability.FieldRule{},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 0,
+		Example:   []byte("{\"label\":\"x\"}"),
 		Source:    "spec/capabilities.yaml tools.demo_thing_make",
 	},
 })
