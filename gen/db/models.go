@@ -252,6 +252,12 @@ type RateLimit struct {
 	Tat time.Time
 }
 
+type RepeatableMigration struct {
+	Name      string
+	Sha256    string
+	AppliedAt time.Time
+}
+
 type ServiceDay struct {
 	ID          uuid.UUID
 	ChurchID    uuid.UUID

@@ -43,6 +43,8 @@ func MigrationsFS() fs.FS {
 // Each migration runs in its own transaction together with its version bookkeeping, so a
 // failing migration leaves nothing of itself behind; the ones before it stay applied. A
 // PostgreSQL advisory lock serializes concurrent migrators (several replicas starting at once).
+// Then the repeatable migrations (the generated row-filter functions; see applyRepeatable)
+// whose text changed since they were applied run again; they are in the result too.
 // Run it as the schema owner.
 func Migrate(ctx context.Context, url string) ([]Migration, error) {
 	return MigrateFS(ctx, url, MigrationsFS())
@@ -85,6 +87,23 @@ func MigrateFS(ctx context.Context, url string, fsys fs.FS) ([]Migration, error)
 		}
 		return nil
 	})
+	var now []string
+	for _, m := range applied {
+		now = append(now, m.Name)
+	}
+	if err != nil {
+		// Record what goose did apply, so the next run does not re-run it needlessly.
+		if _, rerr := applyRepeatable(ctx, url, fsys, now, true); rerr != nil {
+			return applied, errors.Join(err, rerr)
+		}
+		return applied, err
+	}
+	rerun, err := applyRepeatable(ctx, url, fsys, now, false)
+	for _, name := range rerun {
+		var v int64
+		_, _ = fmt.Sscanf(name, "%d_", &v) // every name has passed goose's own version parsing
+		applied = append(applied, Migration{Version: v, Name: name, Applied: true})
+	}
 	return applied, err
 }
 
