@@ -60,21 +60,12 @@ func (o *obs) openStore(ctx context.Context, url string) (*store.Store, error) {
 	if err != nil {
 		return nil, errors.New("store: invalid database URL") // the parse error can quote the password
 	}
-	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
-		cfg.ConnConfig.RuntimeParams["application_name"] = "neemias-mcp"
-	}
 	if o.tracing {
 		tracing.PoolTracer(cfg, o.tracer)
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("store: open pool: %w", err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("store: connect: %w", err)
-	}
-	return store.FromPool(pool), nil
+	// store.Open, not pgxpool directly: it registers the uuid codec (store.ConfigurePool),
+	// without which every uuid of a request went through pgx's text fallback.
+	return store.Open(ctx, cfg)
 }
 
 // serveMetrics serves /metrics on its own listener (--metrics-addr) until ctx ends.
