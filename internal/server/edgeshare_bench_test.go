@@ -29,15 +29,17 @@ import (
 // over real HTTP on loopback, one request at a time:
 //
 //   - net/http: a handler that writes the very bytes our server answers (the HTTP floor);
+//
 //   - go-sdk: a bare sdk.Server with the same tools (names, descriptions, schemas as our
 //     tools/list shows them) and the same resource templates, behind sdk.StreamableHTTPHandler
 //     (stateless, SSE, as ours); its resources/read handler returns a canned answer of the
 //     size of ours, so it does no database work;
+//
 //   - ours: the whole server (edge, bearer token with its cached check, metrics as `serve`
 //     turns them on, the pipeline; the resources/read reads PostgreSQL and writes its audit row),
 //     and the same read over REST.
 //
-//	go test ./internal/server -run '^$' -bench MCPEdgeShare -benchmem
+//     go test ./internal/server -run '^$' -bench MCPEdgeShare -benchmem
 func BenchmarkMCPEdgeShare(b *testing.B) {
 	st := storetest.NewSeeded(b, seed.Options{ChildrenPerChurch: 10, Months: 0})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -122,7 +124,9 @@ func BenchmarkMCPEdgeShare(b *testing.B) {
 
 	bare := sdk.NewServer(&sdk.Implementation{Name: "bare", Version: "bench"}, &sdk.ServerOptions{SupportedProtocolVersions: mcp.SupportedVersions})
 	for _, t := range listed.Result.Tools {
-		bare.AddTool(t, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return &sdk.CallToolResult{}, nil })
+		bare.AddTool(t, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{}, nil
+		})
 	}
 	for _, c := range capapi.Capabilities() {
 		if c.Kind != capability.KindResourceTemplate {
