@@ -118,3 +118,21 @@ func TestPeakRSS(t *testing.T) {
 		t.Errorf("peakRSS = %v, %v; want 61 MB", mb, err)
 	}
 }
+
+// TestPlanSummary: the whole plan's buffers, the two times and each scan once.
+func TestPlanSummary(t *testing.T) {
+	plan := `Limit  (cost=49.31..49.32 rows=1 width=126) (actual time=0.076..0.079 rows=1 loops=1)
+  Buffers: shared hit=9
+  ->  Nested Loop  (cost=16.08..32.15 rows=1 width=97) (actual time=0.026..0.028 rows=1 loops=1)
+        Buffers: shared hit=6
+        ->  Index Scan using children_church_id_key on children c  (cost=8.04..16.07 rows=1 width=74) (actual time=0.015..0.016 rows=1 loops=1)
+              Index Cond: (id = '009b4b32-7898-5cf3-9cec-17f16f6bae55'::uuid)
+        ->  Seq Scan on classes cl  (cost=0.00..1.07 rows=1 width=26) (actual time=0.003..0.004 rows=1 loops=1)
+        ->  Index Scan using children_church_id_key on children c2  (cost=8.04..16.07 rows=1 width=74) (actual time=0.015..0.016 rows=1 loops=1)
+Planning Time: 1.292 ms
+Execution Time: 0.184 ms`
+	want := "buffers shared hit=9; planning 1.292 ms, execution 0.184 ms; Index Scan using children_church_id_key on children c, Seq Scan on classes cl, Index Scan using children_church_id_key on children c2"
+	if got := PlanSummary(plan); got != want {
+		t.Errorf("PlanSummary =\n%s\nwant\n%s", got, want)
+	}
+}

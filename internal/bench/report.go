@@ -100,7 +100,66 @@ func printScale(w io.Writer, scales []ScaleResult) {
 	for _, s := range scales {
 		fmt.Fprintf(w, " %d× %.1f s;", s.Scale, s.SeedSeconds)
 	}
-	fmt.Fprintln(w, " EXPLAIN (ANALYZE, BUFFERS) plans are in the JSON file")
+	fmt.Fprintln(w)
+	printPlans(w, scales)
+}
+
+// printPlans prints, per read and scale, what its EXPLAIN (ANALYZE, BUFFERS) shows in one line
+// (the buffers of the whole plan, planning and execution time, the scans), then the plans.
+func printPlans(w io.Writer, scales []ScaleResult) {
+	fmt.Fprintln(w, "EXPLAIN (ANALYZE, BUFFERS) of the reads, as the application role (one execution each, so times are one sample):")
+	for _, op := range ReadOps {
+		for _, s := range scales {
+			if plan, ok := s.Plans[op]; ok {
+				fmt.Fprintf(w, "  %s %d×: %s\n", op, s.Scale, PlanSummary(plan))
+			}
+		}
+	}
+	for _, op := range ReadOps {
+		for _, s := range scales {
+			plan, ok := s.Plans[op]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(w, "--- %s at %d×\n", op, s.Scale)
+			for _, line := range strings.Split(plan, "\n") {
+				fmt.Fprintf(w, "    %s\n", line)
+			}
+		}
+	}
+}
+
+// PlanSummary is one line about an EXPLAIN (ANALYZE, BUFFERS) text plan: the top node's
+// buffers (the whole plan's), planning and execution time, and each scan node once, in order.
+func PlanSummary(plan string) string {
+	var buffers, planning, execution string
+	var scans []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(plan, "\n") {
+		t := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "->"))
+		switch {
+		case strings.HasPrefix(t, "Buffers:") && buffers == "":
+			buffers = strings.TrimSpace(strings.TrimPrefix(t, "Buffers:"))
+		case strings.HasPrefix(t, "Planning Time:"):
+			planning = strings.TrimSpace(strings.TrimPrefix(t, "Planning Time:"))
+		case strings.HasPrefix(t, "Execution Time:"):
+			execution = strings.TrimSpace(strings.TrimPrefix(t, "Execution Time:"))
+		case strings.Contains(t, " Scan ") || strings.HasPrefix(t, "Seq Scan"):
+			node, _, _ := strings.Cut(t, "  (")
+			if !seen[node] {
+				seen[node] = true
+				scans = append(scans, node)
+			}
+		}
+	}
+	return fmt.Sprintf("buffers %s; planning %s, execution %s; %s", orDash(buffers), orDash(planning), orDash(execution), strings.Join(scans, ", "))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // WriteJSON saves r to path, creating its directory.
