@@ -11,9 +11,9 @@ import (
 	"github.com/neemias/neemias-mcp/internal/pipeline"
 )
 
-// busyDayJSON is the finalized output of checkins_by_date on a day of 212 check-ins in 6
+// busyDay is the output of checkins_by_date on a day of 212 check-ins in 6
 // classes, half of them picked up and named.
-func busyDayJSON(t testing.TB) []byte {
+func busyDay() *capapi.CheckinsByDateOutput {
 	o := &capapi.CheckinsByDateOutput{Date: capability.NewDate(2026, 7, 5)}
 	at := time.Date(2026, 7, 5, 9, 30, 0, 123456789, time.FixedZone("-03", -3*3600))
 	classes := make([]uuid.UUID, 6)
@@ -30,7 +30,11 @@ func busyDayJSON(t testing.TB) []byte {
 		}
 		o.Checkins = append(o.Checkins, item)
 	}
-	b, err := pipeline.Encode(o)
+	return o
+}
+
+func busyDayJSON(t testing.TB) []byte {
+	b, err := pipeline.Encode(busyDay())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,6 +49,8 @@ func TestRenderSummary(t *testing.T) {
 			string(busyDayJSON(t)), "212 check-ins on 2026-07-05 in 6 classes."},
 		{`{{.total}} from {{.from}}`, `{"total": 123456789012, "from": "2026-06-01"}`, "123456789012 from 2026-06-01"},
 		{`{{.total}} {{.absent}}`, `{"total": 1.5}`, "1.5 <no value>"},
+		{`{{plural (len .checkins) "check-in" "check-ins"}} in {{plural (distinct .checkins "class_id") "class" "classes"}}, {{plural .n "day" "days"}}`,
+			`{"checkins": [{"class_id": "a"}], "n": 2}`, "1 check-in in 1 class, 2 days"},
 		{"  a \n\t {{if .flag}}yes{{else}}no{{end}}  ", `{"flag": false}`, "a no"},
 		{`{{distinct .days "class_id"}}`, `{"days": [{"class_id": "a"}, {"class_id": null}, {"class_id": "a"}, {}, {"class_id": "b"}]}`, "2"},
 		{`{{distinct .days "class_id"}}`, `{}`, "0"},
@@ -67,17 +73,86 @@ func TestRenderSummary(t *testing.T) {
 }
 
 // BenchmarkRenderSummary: the check-ins summary over the busiest day's 212 check-ins (what
-// every tools/call of the read tool twin pays on top of the read).
+// every tools/call of the read tool twin pays on top of the read), over the JSON and over
+// the typed output.
 func BenchmarkRenderSummary(b *testing.B) {
+	v := busyDay()
 	out := busyDayJSON(b)
-	tmpl, err := capability.ParseSummary(`{{len .checkins}} check-ins on {{.date}} in {{distinct .checkins "class_id"}} classes.`)
+	tmpl, err := capability.ParseSummary(`{{plural (len .checkins) "check-in" "check-ins"}} on {{.date}} in {{plural (distinct .checkins "class_id") "class" "classes"}}.`)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := capability.RenderSummary(tmpl, out); err != nil {
-			b.Fatal(err)
+	b.Run("json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := capability.RenderSummary(tmpl, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("typed", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := capability.RenderSummaryOf(tmpl, v, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestRenderSummaryOfMatchesJSON: over the typed output, every summary of the spec (and
+// templates of other shapes, which fall back to the JSON) renders exactly as over the JSON,
+// for outputs with nil pointers, empty and nil lists, zero values and text to escape.
+func TestRenderSummaryOfMatchesJSON(t *testing.T) {
+	at := time.Date(2026, 7, 5, 9, 30, 0, 123456789, time.FixedZone("-03", -3*3600))
+	name := "Ana <&> \"Bia\""
+	class := uuid.New()
+	outputs := []any{
+		busyDay(),
+		&capapi.CheckinsByDateOutput{Date: capability.NewDate(2026, 1, 1), Checkins: []capapi.CheckinsByDateOutputCheckinsItem{}},
+		&capapi.CheckinsByDateOutput{Date: capability.NewDate(2026, 1, 1)},
+		&capapi.AttendanceSummaryOutput{From: capability.NewDate(2026, 6, 1), To: capability.NewDate(2026, 6, 30), TotalCheckins: 212,
+			Days: []capapi.AttendanceSummaryOutputDaysItem{{Date: capability.NewDate(2026, 6, 7), ClassID: class, Checkins: 200}, {Date: capability.NewDate(2026, 6, 14), ClassID: uuid.New(), Checkins: 12}, {Date: capability.NewDate(2026, 6, 14), ClassID: class}}},
+		&capapi.AttendanceSummaryOutput{},
+		&capapi.CheckinRegisterOutput{CheckinID: uuid.New(), ChildID: uuid.New(), ClassID: class, ServiceDate: capability.NewDate(2026, 7, 5), CheckedInAt: at, AlreadyCheckedIn: true, PickupCode: &name},
+		&capapi.CheckinRegisterOutput{},
+		&capapi.CheckoutRegisterOutput{CheckinID: uuid.New(), ChildID: uuid.New(), CheckedOutAt: at},
+		&capapi.RosterChildOutput{ChildID: uuid.New(), Name: name, BirthDate: capability.NewDate(2020, 2, 29)},
+		&capapi.RosterChildOutput{ChildID: uuid.New(), Name: name, ClassID: &class},
+	}
+	templates := []string{
+		`{{.no_such_field}} {{len .checkins}} {{distinct .checkins "no_member"}}`,
+		`{{.checkins}}|{{.days}}|{{.name}}|{{.class_id}}|{{.birth_date}}|{{.checked_in_at}}|{{.total_checkins}}`,
+		`{{if .already_checked_in}}yes{{else}}no{{end}} {{if .class_id}}placed{{end}} {{if .checkins}}some{{end}}`,
+		`{{distinct .checkins "child_name"}} {{distinct .checkins "checked_out_at"}} {{distinct .days "checkins"}}`,
+		`{{range .checkins}}{{.class_id}}{{end}}`, // falls back to the JSON
+		`{{with .date}}{{.}}{{end}} {{.date | printf "%s"}}`,
+		`{{plural .total_checkins "x" "xs"}} {{plural (len .days) "d" "ds"}} {{plural (distinct .checkins "child_name") "n" "ns"}} {{plural .no_such "y" "ys"}}`,
+	}
+	for _, c := range capapi.Capabilities() {
+		if c.Summary == "" {
+			continue
+		}
+		templates = append(templates, c.Summary)
+		if tmpl, err := capability.ParseSummary(c.Summary); err != nil || !capability.TypedSummary(tmpl) {
+			t.Errorf("%s: the spec's summary does not render from the typed output (%v)", c.ID, err)
+		}
+	}
+	for _, src := range templates {
+		tmpl, err := capability.ParseSummary(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range outputs {
+			out, err := pipeline.Encode(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantErr := capability.RenderSummary(tmpl, out)
+			got, gotErr := capability.RenderSummaryOf(tmpl, v, out)
+			if got != want || (gotErr == nil) != (wantErr == nil) {
+				t.Errorf("%q over %T:\n typed %q, %v\n  json %q, %v", src, v, got, gotErr, want, wantErr)
+			}
 		}
 	}
 }

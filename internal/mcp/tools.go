@@ -39,7 +39,7 @@ func (h *Handler) toolHandler(e *entry) sdk.ToolHandler {
 			return raw, nil
 		}
 		return &sdk.CallToolResult{
-			Content:           []sdk.Content{&sdk.TextContent{Text: h.resultText(ctx, e, res.JSON)}},
+			Content:           []sdk.Content{&sdk.TextContent{Text: h.resultText(ctx, e, res.Value, res.JSON)}},
 			StructuredContent: res.JSON,
 		}, nil
 	}
@@ -48,12 +48,13 @@ func (h *Handler) toolHandler(e *entry) sdk.ToolHandler {
 // resultText is a tool result's text content: the capability's summary sentence, a blank line,
 // then the JSON; the JSON alone without a summary. The summary runs on the finalized JSON,
 // after redaction, so it shows nothing structuredContent does not. A summary that fails to
-// render is logged and left out: the JSON still answers.
-func (h *Handler) resultText(ctx context.Context, e *entry, data json.RawMessage) string {
+// render is logged and left out: the JSON still answers. value is the typed output data
+// encodes; the summary reads its fields instead of decoding data (RenderSummaryOf).
+func (h *Handler) resultText(ctx context.Context, e *entry, value any, data json.RawMessage) string {
 	if e.summary == nil {
 		return string(data)
 	}
-	s, err := capability.RenderSummary(e.summary, data)
+	s, err := capability.RenderSummaryOf(e.summary, value, data)
 	if err != nil || s == "" {
 		h.log.WarnContext(ctx, "tool summary not rendered", "capability", e.ID, "error", err)
 		return string(data)
