@@ -143,6 +143,12 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		return nil, fmt.Errorf("bench: floor pool: %w", err)
 	}
 	store.ConfigurePool(floorCfg)
+	// The generated queries require the caller's scope (rf_has_scope reads app.scopes, which
+	// the server sets per transaction in its BEGIN message). The floors have no caller: the
+	// ADMIN's scopes go in once per connection, as a startup parameter, so the floor's
+	// requests keep their round trips.
+	adminScopes, _ := scopes.RoleScopes("ADMIN")
+	floorCfg.ConnConfig.RuntimeParams["app.scopes"] = adminScopes.String()
 	floorPool, err := pgxpool.NewWithConfig(ctx, floorCfg)
 	if err != nil {
 		return nil, fmt.Errorf("bench: floor pool: %w", err)
