@@ -182,26 +182,27 @@ func (s *Service) entry(ctx context.Context, w who, c call, st *txState, cause e
 	return e
 }
 
-// classify derives the audit action and outcome from a call's error.
+// auditByKind is the audit log's table of the error kinds (errs.KindOf, the one classifier
+// the transports map too): the suffix of the action and the outcome. A kind not listed (an
+// internal error, an unavailable database, a stub) is "<op>.failed" with outcome error.
+var auditByKind = map[errs.Kind]struct {
+	suffix  string
+	outcome audit.Outcome
+}{
+	errs.KindNotFound:        {".not_found", audit.Denied},
+	errs.KindUnauthenticated: {".unauthenticated", audit.Denied},
+	errs.KindForbidden:       {".forbidden", audit.Denied},
+	errs.KindInvalid:         {".invalid", audit.Error},
+	errs.KindConflict:        {".conflict", audit.Error},
+}
+
+// classify derives the audit action and outcome from a call's error, by its kind.
 func classify(op string, err error) (string, audit.Outcome) {
-	var (
-		forbidden *errs.Forbidden
-		invalid   *errs.Invalid
-		conflict  *errs.Conflict
-	)
-	switch {
-	case err == nil:
+	if err == nil {
 		return op, audit.Allowed
-	case errors.Is(err, errs.ErrNotFound):
-		return op + ".not_found", audit.Denied
-	case errors.Is(err, errs.ErrUnauthenticated):
-		return op + ".unauthenticated", audit.Denied
-	case errors.As(err, &forbidden):
-		return op + ".forbidden", audit.Denied
-	case errors.As(err, &invalid):
-		return op + ".invalid", audit.Error
-	case errors.As(err, &conflict):
-		return op + ".conflict", audit.Error
+	}
+	if m, ok := auditByKind[errs.KindOf(err)]; ok {
+		return op + m.suffix, m.outcome
 	}
 	return op + ".failed", audit.Error
 }
