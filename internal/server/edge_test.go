@@ -68,6 +68,14 @@ func TestRESTBehindTheEdge(t *testing.T) {
 		{"a foreign Host is refused", "GET", a.base + "/api/v1/roster/children",
 			http.Header{"Authorization": {"Bearer " + adminTok}, "Host": {"evil.example"}}, "", http.StatusForbidden, `"code":"forbidden"`},
 		{"no credential: 401 with the Error object", "GET", a.base + "/api/v1/roster/children", nil, "", http.StatusUnauthorized, `"code":"unauthorized"`},
+		{"JSON nested deeper than the limit is refused", "POST", checkin, bearer(adminTok),
+			`{"child_id":"` + kid + `","pad":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`, http.StatusBadRequest, `nesting deeper than 32`},
+		{"a foreign Origin is refused", "GET", a.base + "/api/v1/roster/children",
+			http.Header{"Authorization": {"Bearer " + adminTok}, "Origin": {"https://evil.example"}}, "", http.StatusForbidden, `"code":"forbidden"`},
+		{"two Origin headers are refused", "GET", a.base + "/api/v1/roster/children",
+			http.Header{"Authorization": {"Bearer " + adminTok}, "Origin": {a.base, "https://evil.example"}}, "", http.StatusForbidden, `"code":"forbidden"`},
+		{"a bad Authorization scheme is 401 with the Error object", "GET", a.base + "/api/v1/roster/children",
+			http.Header{"Authorization": {"Basic YWRtaW46YWRtaW4="}}, "", http.StatusUnauthorized, `"code":"unauthorized"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,7 +99,10 @@ func TestRESTBehindTheEdge(t *testing.T) {
 			if status != tt.wantStatus || !strings.Contains(body, tt.wantCode) {
 				t.Fatalf("got %d %.300s, want %d %s", status, body, tt.wantStatus, tt.wantCode)
 			}
-			if status == http.StatusForbidden && tt.header.Get("Host") == "" && !slices.Contains(testsupport.ChallengeScopes(h.Get("WWW-Authenticate")), "checkins:write") {
+			if h.Get("X-Request-Id") == "" { // the request id is the edge's too, refusals included
+				t.Errorf("no X-Request-Id on a refused REST request")
+			}
+			if status == http.StatusForbidden && tt.header.Get("Origin") == "" && !slices.Contains(testsupport.ChallengeScopes(h.Get("WWW-Authenticate")), "checkins:write") {
 				t.Errorf("403 challenge %q does not name the missing scope", h.Get("WWW-Authenticate"))
 			}
 		})
@@ -143,5 +154,18 @@ func TestOneRateLimitAcrossSurfaces(t *testing.T) {
 	status, hdr, body := edgeCall(t, "GET", a.base+"/api/v1/roster/children", h, "")
 	if status != http.StatusTooManyRequests || hdr.Get("Retry-After") == "" || !strings.Contains(body, `"code":"rate_limited"`) {
 		t.Fatalf("third call: %d Retry-After=%q %s; want 429 rate_limited", status, hdr.Get("Retry-After"), body)
+	}
+}
+
+// TestRateLimitOff: with the limit off (--rate-limit 0) a caller is never refused for its
+// rate, on REST or MCP, however small the configured rate and burst.
+func TestRateLimitOff(t *testing.T) {
+	t.Parallel()
+	a := newAppWith(t, server.Config{RatePerSecond: 0.001, RateBurst: 1, RateLimitOff: true})
+	h := http.Header{"Authorization": {"Bearer " + a.token(t, admin)}}
+	for i := range 5 {
+		if status, _, body := edgeCall(t, "GET", a.base+"/api/v1/roster/children", h, ""); status != http.StatusOK {
+			t.Fatalf("REST call %d with the limit off: %d %.200s", i+1, status, body)
+		}
 	}
 }
