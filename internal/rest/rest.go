@@ -9,11 +9,14 @@
 package rest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 
 	"github.com/go-faster/jx"
@@ -71,8 +74,7 @@ func New(o Options) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rest: building ogen server: %w", err)
 	}
-	var h http.Handler = httpx.BodyCheck{MaxBytes: o.MaxBodyBytes, MaxDepth: o.MaxJSONDepth, Errors: writeEdgeError}.Wrap(srv)
-	h = rt.authorize(srv, h)
+	h := rt.authorize(srv, httpx.BodyCheck{MaxBytes: o.MaxBodyBytes, MaxDepth: o.MaxJSONDepth, Errors: writeEdgeError})
 	if o.RateLimit != nil {
 		h = o.RateLimit.WrapWith(h, writeEdgeError)
 	}
@@ -83,12 +85,16 @@ func New(o Options) (http.Handler, error) {
 
 // authorize finds the capability of the request's route and runs the pipeline's scope check
 // before anything reads the body: a missing scope is a 403 with the RFC 6750 challenge naming
-// it, so a client can step up. Unknown routes pass on to ogen, which answers 404/405.
-func (r *runner) authorize(srv *oas.Server, next http.Handler) http.Handler {
+// it, so a client can step up. Unknown routes pass on to ogen, which answers 404/405. Then the
+// body check, and then either ogen (operations without a body: it parses their parameters) or,
+// for an operation with a JSON body (a tool), [runner.invokeBody].
+func (r *runner) authorize(srv *oas.Server, body httpx.BodyCheck) http.Handler {
+	viaOgen := body.Wrap(srv)
+	direct := body.Wrap(http.HandlerFunc(r.invokeBody))
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		route, ok := srv.FindPath(req.Method, req.URL)
 		if !ok {
-			next.ServeHTTP(w, req)
+			viaOgen.ServeHTTP(w, req)
 			return
 		}
 		id, ok := restapi.CapabilityOf(route.Name())
@@ -105,10 +111,57 @@ func (r *runner) authorize(srv *oas.Server, next http.Handler) http.Handler {
 			r.writeError(w, req.Context(), err)
 			return
 		}
+		ctx := pipeline.WithPermit(req.Context(), permit)
+		if req.Method == http.MethodPost {
+			direct.ServeHTTP(w, req.WithContext(withBodyCapability(ctx, id)))
+			return
+		}
 		answer := &rawAnswer{}
-		ctx := withRawAnswer(pipeline.WithPermit(req.Context(), permit), answer)
-		next.ServeHTTP(&rawWriter{ResponseWriter: w, answer: answer}, req.WithContext(ctx))
+		viaOgen.ServeHTTP(&rawWriter{ResponseWriter: w, answer: answer}, req.WithContext(withRawAnswer(ctx, answer)))
 	})
+}
+
+type bodyCapabilityKey struct{}
+
+func withBodyCapability(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, bodyCapabilityKey{}, id)
+}
+
+// invokeBody runs the capability of an operation with a JSON body (the tools: POST
+// /tools/<name>) on the body as it came, already through the edge's body check. ogen's request
+// decoder and validator are not run: the arguments are validated once, by the pipeline's one
+// validator (internal/capability.Validator), so a REST caller gets the same field-naming
+// message as an MCP caller ("child_id: must be a UUID …"), never ogen's generic one, and
+// nothing is decoded, re-encoded and validated a second time.
+func (r *runner) invokeBody(w http.ResponseWriter, req *http.Request) {
+	ctx := req.Context()
+	id, _ := ctx.Value(bodyCapabilityKey{}).(string)
+	permit, ok := pipeline.PermitFrom(ctx, id)
+	if !ok { // authorize issued it just now; fail closed all the same
+		r.writeError(w, ctx, fmt.Errorf("rest: %q reached the body handler without a permit", id))
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(req.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		r.writeError(w, ctx, &errs.Invalid{Reason: "the request body must be application/json"})
+		return
+	}
+	args, err := io.ReadAll(req.Body) // in memory: the body check has read and bounded it
+	if err != nil {
+		r.writeError(w, ctx, &errs.Invalid{Reason: "could not read the request body"})
+		return
+	}
+	if len(bytes.TrimSpace(args)) == 0 {
+		r.writeError(w, ctx, &errs.Invalid{Reason: "a JSON object body is required"})
+		return
+	}
+	res, err := r.o.Gate.Invoke(ctx, permit, args)
+	if err != nil {
+		r.writeError(w, ctx, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(res.JSON)
 }
 
 // noStore marks every answer uncacheable: they hold children's data and depend on the caller.
