@@ -110,6 +110,11 @@ func TestRESTBehindTheEdge(t *testing.T) {
 	if n := a.one(t, `SELECT count(*) FROM checkins WHERE child_id = $1 AND checked_in_at > now() - interval '10 minutes'`, kid); n != "0" {
 		t.Errorf("%s check-ins written by refused requests", n)
 	}
+	// The scope refusal went through the pipeline's one refusal hook: audited once, and the
+	// edge's own refusals (size, JSON, credential, Host, Origin) reached no capability.
+	if n := a.one(t, `SELECT count(*) FROM audit_log WHERE capability = 'neemias_checkin_register' AND outcome = 'denied' AND action LIKE '%.forbidden'`); n != "1" {
+		t.Errorf("%s audit rows for the one scope refusal, want 1", n)
+	}
 }
 
 // TestMCPRefusesRepeatedRoutingHeaders: a second MCP-Protocol-Version, Mcp-Method or Mcp-Name

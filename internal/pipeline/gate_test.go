@@ -1,0 +1,99 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/errs"
+	"github.com/neemias/neemias-mcp/internal/pipeline"
+	"github.com/neemias/neemias-mcp/internal/principal"
+)
+
+// TestGateFailsClosed: the one scope check. Every path that is not "a known capability, a
+// verified caller holding its scope" is refused before the call runs; only a Forbidden is
+// reported to the refusal hook, exactly once; Invoke without a permit, or with a permit for
+// another capability on the context, runs nothing.
+func TestGateFailsClosed(t *testing.T) {
+	required := map[string]string{"read_thing": "things:read", "secret": "secrets:read"}
+	roles := map[string]capability.ScopeSet{"ADMIN": capability.NewScopeSet("things:read", "secrets:read"), "MEMBER": capability.NewScopeSet("things:read")}
+	var calls, refusals int
+	var refused []error
+	gate, err := pipeline.New(pipeline.Config{
+		RequiredScope: func(id string) (string, bool) { s, ok := required[id]; return s, ok },
+		RoleScopes:    func(r string) (capability.ScopeSet, bool) { s, ok := roles[r]; return s, ok },
+		Call: func(_ context.Context, p pipeline.Permit, _ json.RawMessage) (any, error) {
+			calls++
+			return map[string]string{"ran": p.Capability()}, nil
+		},
+		OnRefused: func(_ context.Context, _ string, _ json.RawMessage, err error) { refusals++; refused = append(refused, err) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := func(role string, scopes ...string) context.Context {
+		return principal.With(context.Background(), principal.Principal{UserID: uuid.New(), ChurchID: uuid.New(), Role: role, Scopes: capability.NewScopeSet(scopes...)})
+	}
+	tests := []struct {
+		name            string
+		ctx             context.Context
+		capability      string
+		wantKind        errs.Kind // 0 with wantOK
+		wantOK          bool
+		wantRefusal     bool
+		wantUnreachable bool
+	}{
+		{"holds the scope", as("MEMBER", "things:read"), "read_thing", 0, true, false, false},
+		{"no caller on the context", context.Background(), "read_thing", errs.KindUnauthenticated, false, false, false},
+		{"unknown capability", as("ADMIN", "things:read", "secrets:read"), "nope", errs.KindNotFound, false, false, false},
+		{"unknown capability without a caller", context.Background(), "nope", errs.KindNotFound, false, false, false},
+		{"missing scope the role can step up to", as("ADMIN", "things:read"), "secret", errs.KindForbidden, false, true, false},
+		{"missing scope the role can never hold", as("MEMBER", "things:read"), "secret", errs.KindForbidden, false, true, true},
+		{"no scopes at all", as("MEMBER"), "read_thing", errs.KindForbidden, false, true, false},
+		{"unknown role", as("GHOST"), "read_thing", errs.KindForbidden, false, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls, refusals, refused = 0, 0, nil
+			res, err := gate.Call(tt.ctx, tt.capability, json.RawMessage(`{}`))
+			if tt.wantOK {
+				if err != nil || calls != 1 || string(res.JSON) != `{"ran":"`+tt.capability+`"}` {
+					t.Fatalf("got %s, %v after %d calls; want the call to run once", res.JSON, err, calls)
+				}
+				return
+			}
+			if err == nil || errs.KindOf(err) != tt.wantKind || calls != 0 || res.JSON != nil {
+				t.Fatalf("got %s, %v (kind %v) after %d calls; want kind %v and no call", res.JSON, err, errs.KindOf(err), calls, tt.wantKind)
+			}
+			if got := refusals == 1; got != tt.wantRefusal || refusals > 1 {
+				t.Fatalf("refusal hook called %d times, want %v once", refusals, tt.wantRefusal)
+			}
+			var f *errs.Forbidden
+			if tt.wantRefusal && (!errors.As(refused[0], &f) || f.Unreachable != tt.wantUnreachable || f.Scope != required[tt.capability]) {
+				t.Errorf("hook got %#v, want a Forbidden for %s with Unreachable=%v", refused[0], required[tt.capability], tt.wantUnreachable)
+			}
+		})
+	}
+
+	t.Run("Invoke needs a permit", func(t *testing.T) {
+		calls = 0
+		if _, err := gate.Invoke(as("ADMIN", "things:read"), pipeline.Permit{}, nil); err == nil || calls != 0 {
+			t.Fatalf("zero permit: %v after %d calls; want a refusal and no call", err, calls)
+		}
+		p, err := gate.Authorize(as("MEMBER", "things:read"), "read_thing", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := pipeline.WithPermit(context.Background(), p)
+		if _, ok := pipeline.PermitFrom(ctx, "secret"); ok {
+			t.Error("a permit for read_thing was handed out for secret")
+		}
+		if got, ok := pipeline.PermitFrom(ctx, "read_thing"); !ok || got.Capability() != "read_thing" || !got.Valid() {
+			t.Errorf("PermitFrom(read_thing) = %v, %v", got, ok)
+		}
+	})
+}
