@@ -66,13 +66,6 @@ func Progress(ctx context.Context, progress, total float64, message string) erro
 	})
 }
 
-// IsModern reports whether the current request uses the 2026-07-28 revision (where
-// input_required results are possible).
-func IsModern(ctx context.Context) bool {
-	c, ok := callFrom(ctx)
-	return ok && c.modern
-}
-
 // ClientCapabilities returns the capabilities the client declared for this request (modern:
 // per-request _meta; legacy: none, since a stateless server never saw initialize).
 func ClientCapabilities(ctx context.Context) *sdk.ClientCapabilities {

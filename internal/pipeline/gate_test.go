@@ -30,7 +30,10 @@ func TestGateFailsClosed(t *testing.T) {
 			calls++
 			return map[string]string{"ran": p.Capability()}, nil
 		},
-		OnRefused: func(_ context.Context, _ string, _ json.RawMessage, err error) { refusals++; refused = append(refused, err) },
+		OnRefused: func(_ context.Context, _ string, _ json.RawMessage, err error) {
+			refusals++
+			refused = append(refused, err)
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

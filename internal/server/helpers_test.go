@@ -233,26 +233,6 @@ func (b *bearer) records() []exchangeRecord {
 	return append([]exchangeRecord(nil), b.seen...)
 }
 
-// last returns the last exchange with the given status, if any.
-func (b *bearer) last(status int) (exchangeRecord, bool) {
-	recs := b.records()
-	for i := len(recs) - 1; i >= 0; i-- {
-		if recs[i].status == status {
-			return recs[i], true
-		}
-	}
-	return exchangeRecord{}, false
-}
-
-func containsAny(s string, subs ...string) bool {
-	for _, x := range subs {
-		if strings.Contains(s, x) {
-			return true
-		}
-	}
-	return false
-}
-
 // roleTools is what tools/list shows a role, derived from the registry: the tools whose scope
 // the role can hold, and the read tool of each such resource (capapi.ToolPrefix + id), sorted.
 func roleTools(role string) []string {

@@ -97,12 +97,6 @@ func IsUniqueViolation(err error, constraint string) bool {
 	return hasCode(err, "23505", constraint)
 }
 
-// IsForeignKeyViolation reports whether err is a foreign key violation, of constraint when it
-// is not empty. It sees through [MapError].
-func IsForeignKeyViolation(err error, constraint string) bool {
-	return hasCode(err, "23503", constraint)
-}
-
 // IsPermissionDenied reports whether err is a privilege or row-level security refusal
 // (SQLSTATE 42501). It sees through [MapError].
 func IsPermissionDenied(err error) bool { return hasCode(err, "42501", "") }

@@ -129,14 +129,6 @@ func (c *Client) Enabled() bool { return c.enabled }
 // Upstreams returns the configured upstream ids in configuration order.
 func (c *Client) Upstreams() []string { return slices.Clone(c.order) }
 
-// Exposed returns the tools of upstream id that may be called, in configuration order.
-func (c *Client) Exposed(id string) []string {
-	if r, ok := c.ups[id]; ok {
-		return slices.Clone(r.cfg.Tools)
-	}
-	return nil
-}
-
 // Close closes every open session.
 func (c *Client) Close() error {
 	for _, r := range c.ups {

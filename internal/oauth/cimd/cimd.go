@@ -233,9 +233,6 @@ func (f *Fetcher) Fetch(ctx context.Context, clientID string) (*Metadata, error)
 	return c.md.clone(), nil
 }
 
-// Forget drops clientID from the cache.
-func (f *Fetcher) Forget(clientID string) { f.cache.delete(clientID) }
-
 func (f *Fetcher) run(ctx context.Context, clientID string, u *url.URL, c *call) {
 	md, header, err := f.fetch(ctx, clientID, u)
 	now := f.now()
