@@ -352,7 +352,7 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		// permit travels on the context to the handler the SDK calls.
 		var args json.RawMessage
 		if vars != nil {
-			args, _ = templateArgs(e, vars) // for the audit entry's ids only; errors come later
+			args, _ = e.ArgsFromStrings(vars) // for the audit entry's ids only; errors come later
 		}
 		permit, err := h.opts.Gate.Authorize(r.Context(), e.ID, args)
 		if err != nil {

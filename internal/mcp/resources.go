@@ -2,11 +2,7 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"strconv"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/neemias/neemias-mcp/internal/pipeline"
@@ -26,9 +22,9 @@ func (h *Handler) readHandler(ctx context.Context, req *sdk.ReadResourceRequest)
 	if !ok { // serveMCP authorizes every resources/read before the SDK sees it; fail closed
 		return nil, notFound(uri, modern)
 	}
-	args, err := templateArgs(e, vars)
+	args, err := e.ArgsFromStrings(vars)
 	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid resource URI: %v", err)}
+		return nil, h.readError(ctx, e, uri, modern, err)
 	}
 	ctx = withCall(ctx, &call{
 		h: h, session: req.Session, method: "resources/read", target: uri, args: args,
@@ -53,34 +49,3 @@ func (h *Handler) readHandler(ctx context.Context, req *sdk.ReadResourceRequest)
 
 func (h *Handler) resourceHandler(*entry) sdk.ResourceHandler { return h.readHandler }
 
-// templateArgs converts template variables (strings on the wire) to the JSON arguments object
-// by each input's declared type. Formats are checked by the input schema afterwards.
-func templateArgs(e *entry, vars map[string]string) (json.RawMessage, error) {
-	obj := make(map[string]any, len(vars))
-	for name, raw := range vars {
-		v, _ := e.Input(name)
-		switch v.Type {
-		case "integer":
-			n, err := strconv.ParseInt(raw, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s: must be an integer", name)
-			}
-			obj[name] = n
-		case "number":
-			f, err := strconv.ParseFloat(raw, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s: must be a number", name)
-			}
-			obj[name] = f
-		case "boolean":
-			b, err := strconv.ParseBool(raw)
-			if err != nil || (raw != "true" && raw != "false") {
-				return nil, fmt.Errorf("%s: must be true or false", name)
-			}
-			obj[name] = b
-		default:
-			obj[name] = raw
-		}
-	}
-	return json.Marshal(obj)
-}

@@ -18,13 +18,16 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/go-faster/jx"
 	ogenerrors "github.com/ogen-go/ogen/ogenerrors"
 
+	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/openapi/oas"
 	"github.com/neemias/neemias-mcp/gen/restapi"
 	"github.com/neemias/neemias-mcp/internal/authn"
+	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/pipeline"
@@ -66,7 +69,10 @@ func New(o Options) (http.Handler, error) {
 	if o.PathPrefix == "" {
 		o.PathPrefix = "/api/v1"
 	}
-	rt := &runner{o: o}
+	rt := &runner{o: o, caps: map[string]*capability.Capability{}}
+	for _, c := range capapi.Capabilities() {
+		rt.caps[c.ID] = &c
+	}
 	srv, err := oas.NewServer(&restapi.Adapter{Runner: rt}, rt,
 		oas.WithPathPrefix(o.PathPrefix),
 		oas.WithErrorHandler(rt.errorHandler),
@@ -116,9 +122,78 @@ func (r *runner) authorize(srv *oas.Server, body httpx.BodyCheck) http.Handler {
 			direct.ServeHTTP(w, req.WithContext(withBodyCapability(ctx, id)))
 			return
 		}
-		answer := &rawAnswer{}
-		viaOgen.ServeHTTP(&rawWriter{ResponseWriter: w, answer: answer}, req.WithContext(withRawAnswer(ctx, answer)))
+		r.invokeParams(w, req.WithContext(ctx), route, id, permit)
 	})
+}
+
+// invokeParams runs a read (GET) on its path and query parameters as strings, converted by the
+// inputs' declared types exactly as MCP converts URI template variables
+// (capability.ArgsFromStrings), then validated once by the pipeline's validator: ogen's
+// parameter decoders are not run, so a bad id reads "id: must be a UUID such as …" on both
+// transports. Query parameters that are not inputs are ignored, as the OpenAPI document's
+// operations would; an input given twice is refused.
+func (r *runner) invokeParams(w http.ResponseWriter, req *http.Request, route oas.Route, id string, permit pipeline.Permit) {
+	ctx := req.Context()
+	c, ok := r.caps[id]
+	if !ok {
+		r.writeError(w, ctx, fmt.Errorf("rest: capability %q is not in the registry", id))
+		return
+	}
+	vars := map[string]string{}
+	names := pathNames(route.PathPattern())
+	for i, v := range route.Args() {
+		if i < len(names) {
+			vars[names[i]] = v
+		}
+	}
+	query := req.URL.Query()
+	for _, in := range c.Inputs {
+		vs, given := query[in.Name]
+		if !given {
+			continue
+		}
+		if _, inPath := vars[in.Name]; inPath || len(vs) > 1 {
+			r.writeError(w, ctx, &errs.Invalid{Field: in.Name, Reason: "must be given at most once"})
+			return
+		}
+		vars[in.Name] = vs[0]
+	}
+	args, err := c.ArgsFromStrings(vars)
+	if err != nil {
+		r.writeError(w, ctx, err)
+		return
+	}
+	r.answer(w, ctx, permit, args)
+}
+
+// pathNames are the parameter names of an OpenAPI path pattern, in order.
+func pathNames(pattern string) []string {
+	var names []string
+	for {
+		i := strings.IndexByte(pattern, '{')
+		if i < 0 {
+			return names
+		}
+		j := strings.IndexByte(pattern[i:], '}')
+		if j < 0 {
+			return names
+		}
+		names = append(names, pattern[i+1:i+j])
+		pattern = pattern[i+j+1:]
+	}
+}
+
+// answer invokes the permitted capability with args and writes its output, encoded once by
+// the pipeline, or the error.
+func (r *runner) answer(w http.ResponseWriter, ctx context.Context, permit pipeline.Permit, args json.RawMessage) {
+	res, err := r.o.Gate.Invoke(ctx, permit, args)
+	if err != nil {
+		r.writeError(w, ctx, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(res.JSON)
 }
 
 type bodyCapabilityKey struct{}
@@ -154,14 +229,7 @@ func (r *runner) invokeBody(w http.ResponseWriter, req *http.Request) {
 		r.writeError(w, ctx, &errs.Invalid{Reason: "a JSON object body is required"})
 		return
 	}
-	res, err := r.o.Gate.Invoke(ctx, permit, args)
-	if err != nil {
-		r.writeError(w, ctx, err)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(res.JSON)
+	r.answer(w, ctx, permit, args)
 }
 
 // noStore marks every answer uncacheable: they hold children's data and depend on the caller.
@@ -172,9 +240,14 @@ func noStore(next http.Handler) http.Handler {
 	})
 }
 
-type runner struct{ o Options }
+type runner struct {
+	o    Options
+	caps map[string]*capability.Capability // the registry entry of each operation's capability
+}
 
-// Run implements restapi.Runner over the pipeline, with the permit the edge issued.
+// Run implements restapi.Runner over the pipeline, with the permit the edge issued. ogen's
+// server needs the generated adapter, but no request reaches it: [runner.authorize] serves
+// every route it finds itself (invokeParams, invokeBody) and hands ogen only the unknown ones.
 func (r *runner) Run(ctx context.Context, id string, args json.RawMessage) (json.RawMessage, error) {
 	permit, ok := pipeline.PermitFrom(ctx, id)
 	if !ok {
@@ -183,10 +256,6 @@ func (r *runner) Run(ctx context.Context, id string, args json.RawMessage) (json
 	res, err := r.o.Gate.Invoke(ctx, permit, args)
 	if err != nil {
 		return nil, err
-	}
-	if a, ok := rawAnswerFrom(ctx); ok {
-		a.body = res.JSON // sent as it is by rawWriter; see raw.go
-		return nil, nil
 	}
 	return res.JSON, nil
 }

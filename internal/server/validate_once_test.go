@@ -46,6 +46,38 @@ func TestInputValidatedOnceWithOneWording(t *testing.T) {
 			}
 		})
 	}
+	// Reads: REST's path and query parameters and MCP's URI template variables are converted
+	// alike and validated by the same validator.
+	reads := []struct {
+		name, rest, uri, field, reason string
+	}{
+		{"path uuid", "/roster/children/" + canary, "neemias://roster/children/" + canary, "id", "must be a UUID such as 7c9e6679-7425-40de-944b-e07fc1f90ae7"},
+		{"path date", "/checkins/2026-13-45", "neemias://checkins/2026-13-45", "date", "must be a date in the form YYYY-MM-DD"},
+		{"query date", "/attendance/summary?from=" + canary, "neemias://attendance/summary?from=" + canary, "from", "must be a date in the form YYYY-MM-DD"},
+	}
+	for _, tt := range reads {
+		t.Run(tt.name, func(t *testing.T) {
+			want := tt.field + ": " + tt.reason
+			status, _, body := edgeCall(t, "GET", a.base+"/api/v1"+tt.rest, http.Header{"Authorization": {"Bearer " + tok}}, "")
+			var p struct{ Detail, Field, Code string }
+			if err := json.Unmarshal([]byte(body), &p); err != nil || status != http.StatusBadRequest || p.Code != "invalid_input" ||
+				p.Field != tt.field || p.Detail != "invalid input: "+want || strings.Contains(body, canary) {
+				t.Errorf("REST: %d %s; want 400 invalid_input %q, no value", status, body, want)
+			}
+			read := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"` + tt.uri + `"}}`
+			status, _, body = edgeCall(t, "POST", a.mcp, http.Header{"Authorization": {"Bearer " + tok}, "Content-Type": {"application/json"},
+				"Accept": {"application/json, text/event-stream"}, "MCP-Protocol-Version": {"2025-11-25"}}, read)
+			if !strings.Contains(body, "invalid resource URI: "+want) || strings.Contains(strings.ReplaceAll(body, tt.uri, ""), canary) {
+				t.Errorf("MCP: %d %.400s; want -32602 naming %q", status, body, want)
+			}
+		})
+	}
+	t.Run("REST: a parameter given twice", func(t *testing.T) {
+		status, _, body := edgeCall(t, "GET", a.base+"/api/v1/attendance/summary?from=2026-01-01&from=2026-02-01", http.Header{"Authorization": {"Bearer " + tok}}, "")
+		if status != http.StatusBadRequest || !strings.Contains(body, "from: must be given at most once") {
+			t.Errorf("%d %s; want 400 naming from", status, body)
+		}
+	})
 	t.Run("REST body rules of its own", func(t *testing.T) {
 		for _, c := range []struct{ ctype, body, want string }{
 			{"text/plain", `{"child_id":"7c9e6679-7425-40de-944b-e07fc1f90ae7"}`, "must be application/json"},
