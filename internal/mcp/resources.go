@@ -48,4 +48,3 @@ func (h *Handler) readHandler(ctx context.Context, req *sdk.ReadResourceRequest)
 }
 
 func (h *Handler) resourceHandler(*entry) sdk.ResourceHandler { return h.readHandler }
-

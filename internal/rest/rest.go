@@ -1,8 +1,10 @@
-// Package rest serves the capabilities over REST through ogen's generated server
-// (gen/openapi/oas) and the generated adapter (gen/restapi). It is a second transport over the
-// same invocation pipeline as MCP (internal/pipeline) and behind the same edge (internal/httpx):
-// Host/Origin rules, one bearer credential, the shared per-caller rate limit, the scope check
-// before any body is read, then the body limit and the strict JSON check. Errors follow the
+// Package rest serves the capabilities over REST: ogen's generated router (gen/openapi/oas)
+// finds the operation and gen/restapi names its capability; the arguments (path and query
+// parameters, or a tool's JSON body) go to the pipeline as they came, validated once by the
+// same validator as MCP's. It is a second transport over the same invocation pipeline as MCP
+// (internal/pipeline) and behind the same edge (internal/httpx): Host/Origin rules, one bearer
+// credential, the shared per-caller rate limit, the scope check before any body is read, then
+// the body limit and the strict JSON check. Errors follow the
 // OpenAPI document's Error schema, an RFC 9457 problem (application/problem+json) with a stable
 // type URI per error kind; they are chosen by errs.KindOf, and never carry err.Error(), SQL or
 // personal data; internal failures get a correlation id that is logged.
@@ -76,6 +78,9 @@ func New(o Options) (http.Handler, error) {
 	srv, err := oas.NewServer(&restapi.Adapter{Runner: rt}, rt,
 		oas.WithPathPrefix(o.PathPrefix),
 		oas.WithErrorHandler(rt.errorHandler),
+		oas.WithNotFound(func(w http.ResponseWriter, _ *http.Request) {
+			writeEdgeError(w, http.StatusNotFound, string(oas.ErrorCodeNotFound), "no such operation; see /api/openapi.json")
+		}),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("rest: building ogen server: %w", err)
@@ -89,11 +94,12 @@ func New(o Options) (http.Handler, error) {
 	return noStore(h), nil
 }
 
-// authorize finds the capability of the request's route and runs the pipeline's scope check
-// before anything reads the body: a missing scope is a 403 with the RFC 6750 challenge naming
-// it, so a client can step up. Unknown routes pass on to ogen, which answers 404/405. Then the
-// body check, and then either ogen (operations without a body: it parses their parameters) or,
-// for an operation with a JSON body (a tool), [runner.invokeBody].
+// authorize finds the capability of the request's route (ogen's generated router) and runs the
+// pipeline's scope check before anything reads the body: a missing scope is a 403 with the
+// RFC 6750 challenge naming it, so a client can step up. Unknown routes pass on to ogen, which
+// answers 404 (the Error object) or 405. A read then runs on its parameters
+// ([runner.invokeParams]); a tool, after the edge's body check, on its body
+// ([runner.invokeBody]). Neither goes through ogen's decoders: the pipeline validates once.
 func (r *runner) authorize(srv *oas.Server, body httpx.BodyCheck) http.Handler {
 	viaOgen := body.Wrap(srv)
 	direct := body.Wrap(http.HandlerFunc(r.invokeBody))
