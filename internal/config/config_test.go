@@ -32,7 +32,7 @@ func TestDefaultsAreValid(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the defaults (make run) are refused: %v", err)
 	}
-	if s.Addr != config.DefaultAddr || s.RateBurst != config.DefaultRateBurst || !s.Metrics || s.OTLPEndpoint != "" || s.LogLevel != "info" {
+	if s.Addr != config.DefaultAddr || s.RateLimit != config.DefaultRateLimit || s.RateBurst != config.DefaultRateBurst || !s.Metrics || s.OTLPEndpoint != "" || s.LogLevel != "info" {
 		t.Errorf("defaults: %+v", s)
 	}
 }

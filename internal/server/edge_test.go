@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neemias/neemias-mcp/internal/config"
 	"github.com/neemias/neemias-mcp/internal/server"
 )
 
@@ -74,6 +75,7 @@ func TestRESTBehindTheEdge(t *testing.T) {
 			http.Header{"Authorization": {"Bearer " + adminTok}, "Origin": {"https://evil.example"}}, "", http.StatusForbidden, `"code":"forbidden"`},
 		{"two Origin headers are refused", "GET", a.base + "/api/v1/roster/children",
 			http.Header{"Authorization": {"Bearer " + adminTok}, "Origin": {a.base, "https://evil.example"}}, "", http.StatusForbidden, `"code":"forbidden"`},
+		{"an unknown operation is a 404 with the Error object", "GET", a.base + "/api/v1/no/such/thing", bearer(adminTok), "", http.StatusNotFound, `"code":"not_found"`},
 		{"a bad Authorization scheme is 401 with the Error object", "GET", a.base + "/api/v1/roster/children",
 			http.Header{"Authorization": {"Basic YWRtaW46YWRtaW4="}}, "", http.StatusUnauthorized, `"code":"unauthorized"`},
 	}
@@ -172,5 +174,15 @@ func TestRateLimitOff(t *testing.T) {
 		if status, _, body := edgeCall(t, "GET", a.base+"/api/v1/roster/children", h, ""); status != http.StatusOK {
 			t.Fatalf("REST call %d with the limit off: %d %.200s", i+1, status, body)
 		}
+	}
+}
+
+// TestRateLimitDefaultsAgree: --rate-limit and --rate-burst default to the server's own
+// defaults (what a zero server.Config uses), so `serve` without flags and the tests' servers
+// limit alike.
+func TestRateLimitDefaultsAgree(t *testing.T) {
+	if config.DefaultRateLimit != server.DefaultRatePerSecond || config.DefaultRateBurst != server.DefaultRateBurst {
+		t.Errorf("flags default to %v/s burst %d, the server to %v/s burst %d",
+			config.DefaultRateLimit, config.DefaultRateBurst, server.DefaultRatePerSecond, server.DefaultRateBurst)
 	}
 }
