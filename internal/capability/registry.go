@@ -2,7 +2,6 @@ package capability
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -164,26 +163,4 @@ func Call[I any, O any, PO interface {
 	}
 	out.Finalize(granted)
 	return out, nil
-}
-
-// RunJSON is a REST operation as a capability call: in (the operation's parameters or body)
-// is encoded as the JSON arguments MCP would send, run runs the capability, and its JSON output
-// is decoded into out. A nil output from run means run sent the encoded answer itself; out
-// then stays empty.
-func RunJSON(ctx context.Context, run func(ctx context.Context, id string, args json.RawMessage) (json.RawMessage, error), id string, in any, out json.Unmarshaler) error {
-	args, err := json.Marshal(in)
-	if err != nil {
-		return fmt.Errorf("encoding arguments of %q: %w", id, err)
-	}
-	res, err := run(ctx, id, args)
-	if err != nil {
-		return err
-	}
-	if res == nil {
-		return nil
-	}
-	if err := out.UnmarshalJSON(res); err != nil {
-		return fmt.Errorf("decoding output of %q: %w", id, err)
-	}
-	return nil
 }

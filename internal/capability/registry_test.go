@@ -2,7 +2,6 @@ package capability
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 
@@ -98,26 +97,3 @@ func TestCallFinalizesAndRefusesNilOutput(t *testing.T) {
 type decoded struct{ raw string }
 
 func (d *decoded) UnmarshalJSON(b []byte) error { d.raw = string(b); return nil }
-
-func TestRunJSON(t *testing.T) {
-	var sent string
-	run := func(_ context.Context, id string, args json.RawMessage) (json.RawMessage, error) {
-		sent = id + " " + string(args)
-		return json.RawMessage(`{"ok":true}`), nil
-	}
-	var d decoded
-	if err := RunJSON(context.Background(), run, "things", map[string]any{"date": "2026-06-01"}, &d); err != nil {
-		t.Fatal(err)
-	}
-	if sent != `things {"date":"2026-06-01"}` || d.raw != `{"ok":true}` {
-		t.Errorf("sent %q, decoded %q", sent, d.raw)
-	}
-	var untouched decoded
-	sendsItself := func(context.Context, string, json.RawMessage) (json.RawMessage, error) { return nil, nil }
-	if err := RunJSON(context.Background(), sendsItself, "things", struct{}{}, &untouched); err != nil || untouched.raw != "" {
-		t.Errorf("a runner that sends the answer itself: %v, decoded %q", err, untouched.raw)
-	}
-	if err := RunJSON(context.Background(), run, "things", func() {}, &d); err == nil {
-		t.Error("unencodable arguments must be an error")
-	}
-}

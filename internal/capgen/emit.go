@@ -64,7 +64,7 @@ var Emitters = []Emitter{
 	GoTemplate{"gen/dispatch/dispatch_gen.go", dispatchTmpl},
 	GoTemplate{"gen/scopes/scopes_gen.go", scopesTmpl},
 	GoTemplate{"gen/schemas/schemas_gen.go", schemasTmpl},
-	GoTemplate{"gen/restapi/adapter_gen.go", restTmpl},
+	GoTemplate{"gen/restapi/operations_gen.go", restTmpl},
 	TextTemplate{"queries/generated/capabilities.sql", queriesTmpl},
 	TextTemplate{RowFilterMigration, rowFilterMigrationTmpl},
 	TextTemplate{"docs/scope-matrix.md", matrixDocTmpl},

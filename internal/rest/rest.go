@@ -75,7 +75,7 @@ func New(o Options) (http.Handler, error) {
 	for _, c := range capapi.Capabilities() {
 		rt.caps[c.ID] = &c
 	}
-	srv, err := oas.NewServer(&restapi.Adapter{Runner: rt}, rt,
+	srv, err := oas.NewServer(oas.UnimplementedHandler{}, rt,
 		oas.WithPathPrefix(o.PathPrefix),
 		oas.WithErrorHandler(rt.errorHandler),
 		oas.WithNotFound(func(w http.ResponseWriter, _ *http.Request) {
@@ -249,21 +249,6 @@ func noStore(next http.Handler) http.Handler {
 type runner struct {
 	o    Options
 	caps map[string]*capability.Capability // the registry entry of each operation's capability
-}
-
-// Run implements restapi.Runner over the pipeline, with the permit the edge issued. ogen's
-// server needs the generated adapter, but no request reaches it: [runner.authorize] serves
-// every route it finds itself (invokeParams, invokeBody) and hands ogen only the unknown ones.
-func (r *runner) Run(ctx context.Context, id string, args json.RawMessage) (json.RawMessage, error) {
-	permit, ok := pipeline.PermitFrom(ctx, id)
-	if !ok {
-		return nil, fmt.Errorf("rest: %q reached the adapter without a permit", id)
-	}
-	res, err := r.o.Gate.Invoke(ctx, permit, args)
-	if err != nil {
-		return nil, err
-	}
-	return res.JSON, nil
 }
 
 // HandleOAuth2 implements oas.SecurityHandler. The edge has verified the bearer token already
