@@ -44,24 +44,7 @@ var (
 // once) never install into the folder concurrently.
 func HarnessNode(t testing.TB, dir string) string {
 	t.Helper()
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	installsMu.Lock()
-	in, ok := installs[abs]
-	if !ok {
-		in = &install{}
-		installs[abs] = in
-	}
-	installsMu.Unlock()
-	in.once.Do(func() { in.skip, in.err = npmInstall(abs, harnessPackages, "install") })
-	if in.skip != "" {
-		t.Skip(in.skip)
-	}
-	if in.err != nil {
-		t.Fatalf("npm install in %s: %v", dir, in.err)
-	}
+	abs := ensureNPM(t, dir, harnessPackages, "install")
 	bin := filepath.Join(abs, "node_modules", "node", "bin", "node")
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("the pinned node binary is missing after npm install: %v", err)
@@ -75,6 +58,19 @@ func HarnessNode(t testing.TB, dir string) string {
 // missing, and returns the node on PATH. It skips t when npm or node is not installed.
 func NPMPackages(t testing.TB, dir string, pkgs ...string) string {
 	t.Helper()
+	ensureNPM(t, dir, pkgs, "ci")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skipf("node is not installed (%v)", err)
+	}
+	return node
+}
+
+// ensureNPM runs npm cmdName in dir once per test binary (npmInstall: only when one of pkgs is
+// missing, under the file lock), skipping t when npm is not installed, and returns dir as an
+// absolute path.
+func ensureNPM(t testing.TB, dir string, pkgs []string, cmdName string) string {
+	t.Helper()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -86,18 +82,14 @@ func NPMPackages(t testing.TB, dir string, pkgs ...string) string {
 		installs[abs] = in
 	}
 	installsMu.Unlock()
-	in.once.Do(func() { in.skip, in.err = npmInstall(abs, pkgs, "ci") })
+	in.once.Do(func() { in.skip, in.err = npmInstall(abs, pkgs, cmdName) })
 	if in.skip != "" {
 		t.Skip(in.skip)
 	}
 	if in.err != nil {
-		t.Fatalf("npm ci in %s: %v", dir, in.err)
+		t.Fatalf("npm %s in %s: %v", cmdName, dir, in.err)
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skipf("node is not installed (%v)", err)
-	}
-	return node
+	return abs
 }
 
 // npmInstall runs npm cmd (install or ci) in dir unless every package of pkgs is there, under
