@@ -114,6 +114,12 @@ func ClientSupportsUI(caps *sdk.ClientCapabilities) bool {
 	if !ok {
 		return false
 	}
+	// Decoded from the wire the settings are a map[string]any: read them as they are (this runs
+	// on every list request). Anything else (a Go client's own struct) takes the JSON round trip.
+	if m, ok := raw.(map[string]any); ok {
+		types, _ := m["mimeTypes"].([]any)
+		return slices.Contains(types, any(capability.ViewMIMEType))
+	}
 	var settings struct {
 		MIMETypes []string `json:"mimeTypes"`
 	}
@@ -122,6 +128,12 @@ func ClientSupportsUI(caps *sdk.ClientCapabilities) bool {
 		return false
 	}
 	return slices.Contains(settings.MIMETypes, capability.ViewMIMEType)
+}
+
+// wantsUI reports whether the client of this request declared MCP Apps: in the request's own
+// capabilities (2026-07-28 _meta, or a 2025 client's _meta) or through the 2025-era UI session.
+func wantsUI(ctx context.Context, caps *sdk.ClientCapabilities) bool {
+	return ClientSupportsUI(caps) || legacyUI(ctx)
 }
 
 // cacheVariantKey is the result _meta key naming which variant of a list a 2026-07-28
@@ -150,7 +162,11 @@ const (
 )
 
 // withCacheVariant returns meta with cacheVariantKey set to variant, leaving meta untouched.
-func withCacheVariant(meta sdk.Meta, variant string) sdk.Meta {
+func withCacheVariant(meta sdk.Meta, ui bool) sdk.Meta {
+	variant := cacheVariantCore
+	if ui {
+		variant = cacheVariantUI
+	}
 	out := make(sdk.Meta, len(meta)+1)
 	for k, v := range meta {
 		out[k] = v
@@ -174,62 +190,69 @@ func withCacheVariant(meta sdk.Meta, variant string) sdk.Meta {
 func (h *Handler) viewsMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if rr, ok := req.(*sdk.ReadResourceRequest); ok && len(h.opts.Views) > 0 && rr.Params != nil &&
-			strings.HasPrefix(rr.Params.URI, "ui://") && !ClientSupportsUI(rr.ClientCapabilities()) && !legacyUI(ctx) {
+			strings.HasPrefix(rr.Params.URI, "ui://") && !wantsUI(ctx, rr.ClientCapabilities()) {
 			return nil, notFound(rr.Params.URI, isModernRequest(rr))
 		}
 		res, err := next(ctx, method, req)
 		if err != nil || len(h.opts.Views) == 0 {
 			return res, err
 		}
+		cr, ok := req.(clientCapsRequest)
+		if !ok {
+			return res, err
+		}
 		switch r := res.(type) {
 		case *sdk.ListToolsResult:
-			lr, ok := req.(*sdk.ListToolsRequest)
-			if !ok {
-				return res, err
-			}
-			ui := ClientSupportsUI(lr.ClientCapabilities()) || legacyUI(ctx)
+			ui := wantsUI(ctx, cr.ClientCapabilities())
 			out := *r
-			out.Meta = withCacheVariant(r.Meta, map[bool]string{true: cacheVariantUI, false: cacheVariantCore}[ui])
-			if ui {
-				return &out, nil
-			}
-			out.Tools = make([]*sdk.Tool, 0, len(r.Tools))
-			for _, t := range r.Tools {
-				if h.isAppOnly(t.Name) {
-					continue // app-only tools exist only for clients with MCP Apps
-				}
-				if _, has := t.Meta["ui"]; has {
-					cp := *t
-					cp.Meta = nil
-					for k, v := range t.Meta {
-						if k != "ui" {
-							if cp.Meta == nil {
-								cp.Meta = sdk.Meta{}
-							}
-							cp.Meta[k] = v
-						}
-					}
-					t = &cp
-				}
-				out.Tools = append(out.Tools, t)
+			out.Meta = withCacheVariant(r.Meta, ui)
+			if !ui {
+				out.Tools = h.coreTools(r.Tools)
 			}
 			return &out, nil
 		case *sdk.ListResourcesResult:
-			lr, ok := req.(*sdk.ListResourcesRequest)
-			if !ok {
-				return res, err
-			}
-			ui := ClientSupportsUI(lr.ClientCapabilities()) || legacyUI(ctx)
+			ui := wantsUI(ctx, cr.ClientCapabilities())
 			out := *r
-			out.Meta = withCacheVariant(r.Meta, map[bool]string{true: cacheVariantUI, false: cacheVariantCore}[ui])
-			if ui {
-				return &out, nil
+			out.Meta = withCacheVariant(r.Meta, ui)
+			if !ui {
+				out.Resources = slices.DeleteFunc(slices.Clone(r.Resources), func(x *sdk.Resource) bool {
+					return strings.HasPrefix(x.URI, "ui://")
+				})
 			}
-			out.Resources = slices.DeleteFunc(slices.Clone(r.Resources), func(x *sdk.Resource) bool {
-				return strings.HasPrefix(x.URI, "ui://")
-			})
 			return &out, nil
 		}
 		return res, err
 	}
+}
+
+// clientCapsRequest is a server request that carries the client's capabilities (every
+// sdk.ServerRequest does; the SDK's Request interface does not name the method).
+type clientCapsRequest interface {
+	ClientCapabilities() *sdk.ClientCapabilities
+}
+
+// coreTools is tools as a client without MCP Apps sees them: no app-only tools and no
+// _meta.ui. The SDK's registered tools stay untouched (copies).
+func (h *Handler) coreTools(tools []*sdk.Tool) []*sdk.Tool {
+	out := make([]*sdk.Tool, 0, len(tools))
+	for _, t := range tools {
+		if h.isAppOnly(t.Name) {
+			continue // app-only tools exist only for clients with MCP Apps
+		}
+		if _, has := t.Meta["ui"]; has {
+			cp := *t
+			cp.Meta = nil
+			for k, v := range t.Meta {
+				if k != "ui" {
+					if cp.Meta == nil {
+						cp.Meta = sdk.Meta{}
+					}
+					cp.Meta[k] = v
+				}
+			}
+			t = &cp
+		}
+		out = append(out, t)
+	}
+	return out
 }
