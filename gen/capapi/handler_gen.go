@@ -44,21 +44,60 @@ type Handler interface {
 	//
 	// Scope: checkins:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml resources.checkins_by_date
 	CheckinsByDate(ctx context.Context, in *CheckinsByDateInput) (*CheckinsByDateOutput, error)
+	// ClassList handles resource "neemias://checkin/classes{?date,class,child}".
+	//
+	// The check-in list of a service day (default: the church's today): per class you may see, its
+	// children with a handle and a label, whether each is not here yet, checked in or picked up (when,
+	// by whom, released by whom), and the headcount. Use it to check children in and out by handle,
+	// and for "who is in Maternal?" or "who picked up Ana?". Labels are full names with children:read,
+	// otherwise first name and last initial, lengthened until distinct in the class.
+	//
+	// Scope: checkins:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml resources.class_list
+	ClassList(ctx context.Context, in *ClassListInput) (*ClassListOutput, error)
+	// PickupAdults handles resource "neemias://children/{child}/pickup-adults".
+	//
+	// The adults who may take a child home (the guardians, and trusted adults they or the staff added)
+	// and, for staff and the class's volunteers, the adults who must not, with the note to read before
+	// releasing the child. Check-out names one of the authorized adults.
+	//
+	// Scope: pickups:read. Row filters: church, guardian_own_children, volunteer_assigned_classes, guardian_sees_no_restrictions. Source: spec/capabilities.yaml resources.pickup_adults
+	PickupAdults(ctx context.Context, in *PickupAdultsInput) (*PickupAdultsOutput, error)
 	// CheckinRegister handles tool "neemias_checkin_register".
 	//
-	// Checks a child in to a class for a service day (today by default). Idempotent per child and day:
-	// a retry returns the same check-in. The first call returns a pick-up code, shown only once;
-	// whoever picks the child up must present it. Returns child_id, never the name.
+	// Checks a child in to a class for a service day (today by default). Name the child by the handle
+	// or label the class list shows, or by first name with the class ("Ana" in "Maternal"); an
+	// ambiguous name is refused with the candidates. Idempotent per child and day: a retry returns the
+	// same check-in. The first call issues a pick-up code for the guardian: an MCP Apps host shows it
+	// to the person in the check-in sheet, never to the model; other clients get it once in the text.
 	//
 	// Scope: checkins:write. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml tools.neemias_checkin_register
 	CheckinRegister(ctx context.Context, in *CheckinRegisterInput) (*CheckinRegisterOutput, error)
 	// CheckoutRegister handles tool "neemias_checkout_register".
 	//
-	// Records that a checked-in child was picked up. Requires the pick-up code issued at check-in; a
-	// wrong code changes nothing, and repeated wrong codes lock the check-in.
+	// Records that a checked-in child was picked up, by whom (an adult authorized on the child's
+	// pick-up list, by name) and that you released them. Requires the pick-up code issued at check-in;
+	// a wrong code changes nothing, and repeated wrong codes lock the check-in. An adult who is not
+	// authorized is refused: do not release the child.
 	//
 	// Scope: checkins:write. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml tools.neemias_checkout_register
 	CheckoutRegister(ctx context.Context, in *CheckoutRegisterInput) (*CheckoutRegisterOutput, error)
+	// PickupAdultAdd handles tool "neemias_pickup_adult_add".
+	//
+	// Adds a trusted adult who may take a child home (name, relationship, optional phone), or, for
+	// staff only (ADMIN, CADASTRO), an adult who must not, with a note the releasing volunteer reads.
+	// A guardian may add trusted adults for their own children. Notes never hold phone or document
+	// numbers.
+	//
+	// Scope: pickups:write. Row filters: church, guardian_own_children. Source: spec/capabilities.yaml tools.neemias_pickup_adult_add
+	PickupAdultAdd(ctx context.Context, in *PickupAdultAddInput) (*PickupAdultAddOutput, error)
+	// PickupAdultRemove handles tool "neemias_pickup_adult_remove".
+	//
+	// Removes a trusted adult or a restriction from a child's pick-up list (kept in the history, no
+	// longer applied). A guardian may remove only the trusted adults of their own children;
+	// restrictions are for staff. Guardians themselves are not on the list to remove.
+	//
+	// Scope: pickups:write. Row filters: church, guardian_own_children. Source: spec/capabilities.yaml tools.neemias_pickup_adult_remove
+	PickupAdultRemove(ctx context.Context, in *PickupAdultRemoveInput) (*PickupAdultRemoveOutput, error)
 	// ChildEnroll handles tool "neemias_child_enroll".
 	//
 	// Enrolls a child with one guardian and the guardian's recorded consent (LGPD), in one
@@ -107,6 +146,16 @@ func (UnimplementedHandler) CheckinsByDate(context.Context, *CheckinsByDateInput
 	return nil, errs.ErrNotImplemented
 }
 
+// ClassList implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) ClassList(context.Context, *ClassListInput) (*ClassListOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// PickupAdults implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) PickupAdults(context.Context, *PickupAdultsInput) (*PickupAdultsOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
 // CheckinRegister implements [Handler]; it returns errs.ErrNotImplemented.
 func (UnimplementedHandler) CheckinRegister(context.Context, *CheckinRegisterInput) (*CheckinRegisterOutput, error) {
 	return nil, errs.ErrNotImplemented
@@ -114,6 +163,16 @@ func (UnimplementedHandler) CheckinRegister(context.Context, *CheckinRegisterInp
 
 // CheckoutRegister implements [Handler]; it returns errs.ErrNotImplemented.
 func (UnimplementedHandler) CheckoutRegister(context.Context, *CheckoutRegisterInput) (*CheckoutRegisterOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// PickupAdultAdd implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) PickupAdultAdd(context.Context, *PickupAdultAddInput) (*PickupAdultAddOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// PickupAdultRemove implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) PickupAdultRemove(context.Context, *PickupAdultRemoveInput) (*PickupAdultRemoveOutput, error) {
 	return nil, errs.ErrNotImplemented
 }
 

@@ -23,8 +23,12 @@ const (
 	CapRosterChild       = "roster_child"
 	CapAttendanceSummary = "attendance_summary"
 	CapCheckinsByDate    = "checkins_by_date"
+	CapClassList         = "class_list"
+	CapPickupAdults      = "pickup_adults"
 	CapCheckinRegister   = "neemias_checkin_register"
 	CapCheckoutRegister  = "neemias_checkout_register"
+	CapPickupAdultAdd    = "neemias_pickup_adult_add"
+	CapPickupAdultRemove = "neemias_pickup_adult_remove"
 	CapChildEnroll       = "neemias_child_enroll"
 	CapChildFind         = "neemias_child_find"
 )
@@ -44,8 +48,12 @@ func Types() []TypePair {
 		{ID: CapRosterChild, Input: RosterChildInput{}, Output: RosterChildOutput{}},
 		{ID: CapAttendanceSummary, Input: AttendanceSummaryInput{}, Output: AttendanceSummaryOutput{}},
 		{ID: CapCheckinsByDate, Input: CheckinsByDateInput{}, Output: CheckinsByDateOutput{}},
+		{ID: CapClassList, Input: ClassListInput{}, Output: ClassListOutput{}},
+		{ID: CapPickupAdults, Input: PickupAdultsInput{}, Output: PickupAdultsOutput{}},
 		{ID: CapCheckinRegister, Input: CheckinRegisterInput{}, Output: CheckinRegisterOutput{}},
 		{ID: CapCheckoutRegister, Input: CheckoutRegisterInput{}, Output: CheckoutRegisterOutput{}},
+		{ID: CapPickupAdultAdd, Input: PickupAdultAddInput{}, Output: PickupAdultAddOutput{}},
+		{ID: CapPickupAdultRemove, Input: PickupAdultRemoveInput{}, Output: PickupAdultRemoveOutput{}},
 		{ID: CapChildEnroll, Input: ChildEnrollInput{}, Output: ChildEnrollOutput{}},
 		{ID: CapChildFind, Input: ChildFindInput{}, Output: ChildFindOutput{}},
 	}
@@ -57,8 +65,12 @@ const (
 	ResourceTemplateRosterChild       = "neemias://roster/children/{id}"
 	ResourceTemplateAttendanceSummary = "neemias://attendance/summary{?from,to,class_id}"
 	ResourceTemplateCheckinsByDate    = "neemias://checkins/{date}"
+	ResourceTemplateClassList         = "neemias://checkin/classes{?date,class,child}"
+	ResourceTemplatePickupAdults      = "neemias://children/{child}/pickup-adults"
 	ToolCheckinRegister               = "neemias_checkin_register"
 	ToolCheckoutRegister              = "neemias_checkout_register"
+	ToolPickupAdultAdd                = "neemias_pickup_adult_add"
+	ToolPickupAdultRemove             = "neemias_pickup_adult_remove"
 	ToolChildEnroll                   = "neemias_child_enroll"
 	ToolChildFind                     = "neemias_child_find"
 )

@@ -373,20 +373,311 @@ func (v CheckinsByDateOutputCheckinsItem) String() string { return capability.Lo
 // GoString is String, so %#v never prints personal data either.
 func (v CheckinsByDateOutputCheckinsItem) GoString() string { return v.String() }
 
+// ClassListInput is the input of resource "neemias://checkin/classes{?date,class,child}".
+type ClassListInput struct {
+	// Date: The service day (YYYY-MM-DD). Default: the church's today.
+	Date *capability.Date `json:"date,omitempty" jsonschema:"format=date" jsonschema_description:"The service day (YYYY-MM-DD). Default: the church's today."`
+	// Class: Only this class: its name as the list shows it (accents and case ignored), or its id.
+	Class *string `json:"class,omitempty" jsonschema:"maxLength=120" jsonschema_description:"Only this class: its name as the list shows it (accents and case ignored), or its id."`
+	// Child: Only the children with this first name (all of them, so labels read as in the full list),
+	// or this handle.
+	//
+	// Personal data (child_name); never logged.
+	Child *string `json:"child,omitempty" jsonschema:"minLength=1,maxLength=60" jsonschema_description:"Only the children with this first name (all of them, so labels read as in the full list), or this handle." jsonschema_extras:"x-pii=child_name"`
+}
+
+// LogValue renders ClassListInput for logs with personal data redacted.
+func (v ClassListInput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 3)
+	if v.Date != nil {
+		attrs = append(attrs, slog.Any("date", *v.Date))
+	}
+	if v.Class != nil {
+		attrs = append(attrs, slog.Any("class", *v.Class))
+	}
+	if v.Child != nil {
+		attrs = append(attrs, slog.Attr{Key: "child", Value: capability.Redacted("child_name")})
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ClassListInput like LogValue, so fmt and %v never print personal data.
+func (v ClassListInput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ClassListInput) GoString() string { return v.String() }
+
+// ClassListOutput is the output of resource "neemias://checkin/classes{?date,class,child}".
+type ClassListOutput struct {
+	// Date: The service day listed.
+	Date capability.Date `json:"date" jsonschema:"required,format=date" jsonschema_description:"The service day listed."`
+	// Today: The church's today, in its time zone.
+	Today capability.Date `json:"today" jsonschema:"required,format=date" jsonschema_description:"The church's today, in its time zone."`
+	// TimeZone: The church's time zone (IANA), in which times and today are meant.
+	TimeZone string `json:"time_zone" jsonschema:"required" jsonschema_description:"The church's time zone (IANA), in which times and today are meant."`
+	// Classes: One entry per class you may see (all when class is absent), ordered by age.
+	Classes []ClassListOutputClassesItem `json:"classes" jsonschema:"required" jsonschema_description:"One entry per class you may see (all when class is absent), ordered by age."`
+}
+
+// LogValue renders ClassListOutput for logs with personal data redacted.
+func (v ClassListOutput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 4)
+	attrs = append(attrs, slog.Any("date", v.Date))
+	attrs = append(attrs, slog.Any("today", v.Today))
+	attrs = append(attrs, slog.Any("time_zone", v.TimeZone))
+	attrs = append(attrs, slog.Int("classes_count", len(v.Classes)))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ClassListOutput like LogValue, so fmt and %v never print personal data.
+func (v ClassListOutput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ClassListOutput) GoString() string { return v.String() }
+
+// ClassListOutputClassesItem is an element of ClassListOutput.Classes.
+type ClassListOutputClassesItem struct {
+	// ClassID: The class id.
+	ClassID uuid.UUID `json:"class_id" jsonschema:"required,format=uuid" jsonschema_description:"The class id."`
+	// ClassName: The class name.
+	ClassName string `json:"class_name" jsonschema:"required" jsonschema_description:"The class name."`
+	// Headcount: Children in the class now (checked in, not picked up).
+	Headcount int64 `json:"headcount" jsonschema:"required" jsonschema_description:"Children in the class now (checked in, not picked up)."`
+	// CheckedIn: Children checked in to the class that day, picked up or not.
+	CheckedIn int64 `json:"checked_in" jsonschema:"required" jsonschema_description:"Children checked in to the class that day, picked up or not."`
+	// Enrolled: Children enrolled in the class.
+	Enrolled int64 `json:"enrolled" jsonschema:"required" jsonschema_description:"Children enrolled in the class."`
+	// Children: The class's children: those enrolled in it and those checked in to it that day, by
+	// label.
+	Children []ClassListOutputClassesItemChildrenItem `json:"children" jsonschema:"required" jsonschema_description:"The class's children: those enrolled in it and those checked in to it that day, by label."`
+}
+
+// LogValue renders ClassListOutputClassesItem for logs with personal data redacted.
+func (v ClassListOutputClassesItem) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 6)
+	attrs = append(attrs, slog.Any("class_id", v.ClassID))
+	attrs = append(attrs, slog.Any("class_name", v.ClassName))
+	attrs = append(attrs, slog.Any("headcount", v.Headcount))
+	attrs = append(attrs, slog.Any("checked_in", v.CheckedIn))
+	attrs = append(attrs, slog.Any("enrolled", v.Enrolled))
+	attrs = append(attrs, slog.Int("children_count", len(v.Children)))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ClassListOutputClassesItem like LogValue, so fmt and %v never print personal data.
+func (v ClassListOutputClassesItem) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ClassListOutputClassesItem) GoString() string { return v.String() }
+
+// ClassListOutputClassesItemChildrenItem is an element of ClassListOutputClassesItem.Children.
+type ClassListOutputClassesItemChildrenItem struct {
+	// Handle: The child's handle (six letters and digits): give it as child to check the child in or
+	// out.
+	Handle string `json:"handle" jsonschema:"required" jsonschema_description:"The child's handle (six letters and digits): give it as child to check the child in or out."`
+	// Label: The child's full name with children:read; otherwise first name and last initial,
+	// lengthened until distinct in the class.
+	//
+	// Personal data (child_name): a short name unless the caller has children:read; never logged.
+	Label string `json:"label" jsonschema:"required" jsonschema_description:"The child's full name with children:read; otherwise first name and last initial, lengthened until distinct in the class." jsonschema_extras:"x-pii=child_name,x-visible-with=children:read"`
+	// Status: Where the child is that day.
+	Status string `json:"status" jsonschema:"required,enum=not_here,enum=checked_in,enum=picked_up" jsonschema_description:"Where the child is that day."`
+	// CheckinID: The check-in id, once checked in.
+	CheckinID *uuid.UUID `json:"checkin_id,omitempty" jsonschema:"format=uuid" jsonschema_description:"The check-in id, once checked in."`
+	// CheckedInAt: When the child was checked in.
+	CheckedInAt *time.Time `json:"checked_in_at,omitempty" jsonschema:"format=date-time" jsonschema_description:"When the child was checked in."`
+	// PickedUpAt: When the child was picked up.
+	PickedUpAt *time.Time `json:"picked_up_at,omitempty" jsonschema:"format=date-time" jsonschema_description:"When the child was picked up."`
+	// PickedUpBy: The adult who took the child home, as on the child's pick-up list; only with
+	// pickups:read.
+	//
+	// Personal data (guardian_name): left out unless the caller has pickups:read; never logged.
+	PickedUpBy *string `json:"picked_up_by,omitempty" jsonschema_description:"The adult who took the child home, as on the child's pick-up list; only with pickups:read." jsonschema_extras:"x-pii=guardian_name,x-visible-with=pickups:read"`
+	// ReleasedBy: The staff member or volunteer who released the child.
+	ReleasedBy *string `json:"released_by,omitempty" jsonschema_description:"The staff member or volunteer who released the child."`
+}
+
+// LogValue renders ClassListOutputClassesItemChildrenItem for logs with personal data redacted.
+func (v ClassListOutputClassesItemChildrenItem) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 8)
+	attrs = append(attrs, slog.Any("handle", v.Handle))
+	attrs = append(attrs, slog.Attr{Key: "label", Value: capability.Redacted("child_name")})
+	attrs = append(attrs, slog.Any("status", v.Status))
+	if v.CheckinID != nil {
+		attrs = append(attrs, slog.Any("checkin_id", *v.CheckinID))
+	}
+	if v.CheckedInAt != nil {
+		attrs = append(attrs, slog.Any("checked_in_at", *v.CheckedInAt))
+	}
+	if v.PickedUpAt != nil {
+		attrs = append(attrs, slog.Any("picked_up_at", *v.PickedUpAt))
+	}
+	if v.PickedUpBy != nil {
+		attrs = append(attrs, slog.Attr{Key: "picked_up_by", Value: capability.Redacted("guardian_name")})
+	}
+	if v.ReleasedBy != nil {
+		attrs = append(attrs, slog.Any("released_by", *v.ReleasedBy))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ClassListOutputClassesItemChildrenItem like LogValue, so fmt and %v never print personal data.
+func (v ClassListOutputClassesItemChildrenItem) String() string {
+	return capability.LogString(v.LogValue())
+}
+
+// GoString is String, so %#v never prints personal data either.
+func (v ClassListOutputClassesItemChildrenItem) GoString() string { return v.String() }
+
+// PickupAdultsInput is the input of resource "neemias://children/{child}/pickup-adults".
+type PickupAdultsInput struct {
+	// Child: The child's handle, from the class list (or the child id).
+	Child string `json:"child" jsonschema:"required,minLength=1,maxLength=40" jsonschema_description:"The child's handle, from the class list (or the child id)."`
+}
+
+// LogValue renders PickupAdultsInput for logs with personal data redacted.
+func (v PickupAdultsInput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 1)
+	attrs = append(attrs, slog.Any("child", v.Child))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders PickupAdultsInput like LogValue, so fmt and %v never print personal data.
+func (v PickupAdultsInput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v PickupAdultsInput) GoString() string { return v.String() }
+
+// PickupAdultsOutput is the output of resource "neemias://children/{child}/pickup-adults".
+type PickupAdultsOutput struct {
+	// ChildHandle: The child's handle.
+	ChildHandle string `json:"child_handle" jsonschema:"required" jsonschema_description:"The child's handle."`
+	// ChildLabel: The child's full name with children:read; otherwise first name and last initial.
+	//
+	// Personal data (child_name): a short name unless the caller has children:read; never logged.
+	ChildLabel string `json:"child_label" jsonschema:"required" jsonschema_description:"The child's full name with children:read; otherwise first name and last initial." jsonschema_extras:"x-pii=child_name,x-visible-with=children:read"`
+	// Authorized: The adults who may take the child home, guardians first.
+	Authorized []PickupAdultsOutputAuthorizedItem `json:"authorized" jsonschema:"required" jsonschema_description:"The adults who may take the child home, guardians first."`
+	// NotAuthorized: Adults who must not take the child home, with the note the releasing volunteer
+	// reads; never shown to guardians.
+	NotAuthorized []PickupAdultsOutputNotAuthorizedItem `json:"not_authorized" jsonschema:"required" jsonschema_description:"Adults who must not take the child home, with the note the releasing volunteer reads; never shown to guardians."`
+}
+
+// LogValue renders PickupAdultsOutput for logs with personal data redacted.
+func (v PickupAdultsOutput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 4)
+	attrs = append(attrs, slog.Any("child_handle", v.ChildHandle))
+	attrs = append(attrs, slog.Attr{Key: "child_label", Value: capability.Redacted("child_name")})
+	attrs = append(attrs, slog.Int("authorized_count", len(v.Authorized)))
+	attrs = append(attrs, slog.Int("not_authorized_count", len(v.NotAuthorized)))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders PickupAdultsOutput like LogValue, so fmt and %v never print personal data.
+func (v PickupAdultsOutput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v PickupAdultsOutput) GoString() string { return v.String() }
+
+// PickupAdultsOutputAuthorizedItem is an element of PickupAdultsOutput.Authorized.
+type PickupAdultsOutputAuthorizedItem struct {
+	// AdultID: The entry's id (a guardian's or a trusted adult's).
+	AdultID uuid.UUID `json:"adult_id" jsonschema:"required,format=uuid" jsonschema_description:"The entry's id (a guardian's or a trusted adult's)."`
+	// Name: The adult's name; check-out names it as picked_up_by.
+	//
+	// Personal data (guardian_name); never logged.
+	Name string `json:"name" jsonschema:"required" jsonschema_description:"The adult's name; check-out names it as picked_up_by." jsonschema_extras:"x-pii=guardian_name,x-visible-with=pickups:read"`
+	// Relationship: How the adult is related to the child (mother, grandparent, neighbour, …).
+	Relationship string `json:"relationship" jsonschema:"required" jsonschema_description:"How the adult is related to the child (mother, grandparent, neighbour, …)."`
+	// Kind: A guardian of the child, or a trusted adult added to the list.
+	Kind string `json:"kind" jsonschema:"required,enum=guardian,enum=trusted" jsonschema_description:"A guardian of the child, or a trusted adult added to the list."`
+	// Phone: The adult's phone; only with guardians:read.
+	//
+	// Personal data (guardian_phone): left out unless the caller has guardians:read; never logged.
+	Phone *string `json:"phone,omitempty" jsonschema_description:"The adult's phone; only with guardians:read." jsonschema_extras:"x-pii=guardian_phone,x-visible-with=guardians:read"`
+}
+
+// LogValue renders PickupAdultsOutputAuthorizedItem for logs with personal data redacted.
+func (v PickupAdultsOutputAuthorizedItem) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 5)
+	attrs = append(attrs, slog.Any("adult_id", v.AdultID))
+	attrs = append(attrs, slog.Attr{Key: "name", Value: capability.Redacted("guardian_name")})
+	attrs = append(attrs, slog.Any("relationship", v.Relationship))
+	attrs = append(attrs, slog.Any("kind", v.Kind))
+	if v.Phone != nil {
+		attrs = append(attrs, slog.Attr{Key: "phone", Value: capability.Redacted("guardian_phone")})
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// String renders PickupAdultsOutputAuthorizedItem like LogValue, so fmt and %v never print personal data.
+func (v PickupAdultsOutputAuthorizedItem) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v PickupAdultsOutputAuthorizedItem) GoString() string { return v.String() }
+
+// PickupAdultsOutputNotAuthorizedItem is an element of PickupAdultsOutput.NotAuthorized.
+type PickupAdultsOutputNotAuthorizedItem struct {
+	// AdultID: The entry's id.
+	AdultID uuid.UUID `json:"adult_id" jsonschema:"required,format=uuid" jsonschema_description:"The entry's id."`
+	// Name: The adult's name.
+	//
+	// Personal data (guardian_name); never logged.
+	Name string `json:"name" jsonschema:"required" jsonschema_description:"The adult's name." jsonschema_extras:"x-pii=guardian_name,x-visible-with=pickups:read"`
+	// Note: What the releasing volunteer must know ("court order: call the coordinator"); no phone or
+	// document numbers.
+	Note *string `json:"note,omitempty" jsonschema_description:"What the releasing volunteer must know (\"court order: call the coordinator\"); no phone or document numbers."`
+}
+
+// LogValue renders PickupAdultsOutputNotAuthorizedItem for logs with personal data redacted.
+func (v PickupAdultsOutputNotAuthorizedItem) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 3)
+	attrs = append(attrs, slog.Any("adult_id", v.AdultID))
+	attrs = append(attrs, slog.Attr{Key: "name", Value: capability.Redacted("guardian_name")})
+	if v.Note != nil {
+		attrs = append(attrs, slog.Any("note", *v.Note))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// String renders PickupAdultsOutputNotAuthorizedItem like LogValue, so fmt and %v never print personal data.
+func (v PickupAdultsOutputNotAuthorizedItem) String() string {
+	return capability.LogString(v.LogValue())
+}
+
+// GoString is String, so %#v never prints personal data either.
+func (v PickupAdultsOutputNotAuthorizedItem) GoString() string { return v.String() }
+
 // CheckinRegisterInput is the input of tool "neemias_checkin_register".
 type CheckinRegisterInput struct {
-	// ChildID: The child to check in.
-	ChildID uuid.UUID `json:"child_id" jsonschema:"required,format=uuid" jsonschema_description:"The child to check in."`
-	// ClassID: The class; default: the child's own class.
-	ClassID *uuid.UUID `json:"class_id,omitempty" jsonschema:"format=uuid" jsonschema_description:"The class; default: the child's own class."`
+	// Child: The child: the handle from the class list (K7Q2MX), its label (Ana S.) or a first name.
+	// Give child or child_id.
+	//
+	// Personal data (child_name); never logged.
+	Child *string `json:"child,omitempty" jsonschema:"minLength=1,maxLength=60" jsonschema_description:"The child: the handle from the class list (K7Q2MX), its label (Ana S.) or a first name. Give child or child_id." jsonschema_extras:"x-pii=child_name"`
+	// ChildID: The child id, from another call. Give child or child_id.
+	ChildID *uuid.UUID `json:"child_id,omitempty" jsonschema:"format=uuid" jsonschema_description:"The child id, from another call. Give child or child_id."`
+	// Class: The class by name as the class list shows it (Maternal): narrows which child child means
+	// and is the class to check in to. Default: the child's own class.
+	Class *string `json:"class,omitempty" jsonschema:"maxLength=120" jsonschema_description:"The class by name as the class list shows it (Maternal): narrows which child child means and is the class to check in to. Default: the child's own class."`
+	// ClassID: The class by id; give class or class_id, not both.
+	ClassID *uuid.UUID `json:"class_id,omitempty" jsonschema:"format=uuid" jsonschema_description:"The class by id; give class or class_id, not both."`
 	// ServiceDate: The service day (YYYY-MM-DD); default: today.
 	ServiceDate *capability.Date `json:"service_date,omitempty" jsonschema:"format=date" jsonschema_description:"The service day (YYYY-MM-DD); default: today."`
 }
 
 // LogValue renders CheckinRegisterInput for logs with personal data redacted.
 func (v CheckinRegisterInput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 3)
-	attrs = append(attrs, slog.Any("child_id", v.ChildID))
+	attrs := make([]slog.Attr, 0, 5)
+	if v.Child != nil {
+		attrs = append(attrs, slog.Attr{Key: "child", Value: capability.Redacted("child_name")})
+	}
+	if v.ChildID != nil {
+		attrs = append(attrs, slog.Any("child_id", *v.ChildID))
+	}
+	if v.Class != nil {
+		attrs = append(attrs, slog.Any("class", *v.Class))
+	}
 	if v.ClassID != nil {
 		attrs = append(attrs, slog.Any("class_id", *v.ClassID))
 	}
@@ -404,31 +695,42 @@ func (v CheckinRegisterInput) GoString() string { return v.String() }
 
 // CheckinRegisterOutput is the output of tool "neemias_checkin_register".
 type CheckinRegisterOutput struct {
-	// CheckinID: The check-in id; use it to check the child out.
-	CheckinID uuid.UUID `json:"checkin_id" jsonschema:"required,format=uuid" jsonschema_description:"The check-in id; use it to check the child out."`
+	// CheckinID: The check-in id.
+	CheckinID uuid.UUID `json:"checkin_id" jsonschema:"required,format=uuid" jsonschema_description:"The check-in id."`
 	// ChildID: The child id.
 	ChildID uuid.UUID `json:"child_id" jsonschema:"required,format=uuid" jsonschema_description:"The child id."`
+	// ChildHandle: The child's handle; use it as child to check the child out.
+	ChildHandle string `json:"child_handle" jsonschema:"required" jsonschema_description:"The child's handle; use it as child to check the child out."`
+	// ChildLabel: The child's full name with children:read; otherwise first name and last initial.
+	//
+	// Personal data (child_name): a short name unless the caller has children:read; never logged.
+	ChildLabel string `json:"child_label" jsonschema:"required" jsonschema_description:"The child's full name with children:read; otherwise first name and last initial." jsonschema_extras:"x-pii=child_name,x-visible-with=children:read"`
 	// ClassID: The class the child was checked in to.
 	ClassID uuid.UUID `json:"class_id" jsonschema:"required,format=uuid" jsonschema_description:"The class the child was checked in to."`
+	// ClassName: The class's name.
+	ClassName string `json:"class_name" jsonschema:"required" jsonschema_description:"The class's name."`
 	// ServiceDate: The service day.
 	ServiceDate capability.Date `json:"service_date" jsonschema:"required,format=date" jsonschema_description:"The service day."`
 	// CheckedInAt: When the check-in was registered.
 	CheckedInAt time.Time `json:"checked_in_at" jsonschema:"required,format=date-time" jsonschema_description:"When the check-in was registered."`
 	// AlreadyCheckedIn: True when this call found an earlier check-in for the same child and day.
 	AlreadyCheckedIn bool `json:"already_checked_in" jsonschema:"required" jsonschema_description:"True when this call found an earlier check-in for the same child and day."`
-	// PickupCode: The pick-up code, returned only by the call that created the check-in. Show it to
-	// the guardian once.
+	// PickupCode: The pick-up code, returned only by the call that created the check-in, for the
+	// guardian.
 	//
 	// Personal data (secret); never logged.
-	PickupCode *string `json:"pickup_code,omitempty" jsonschema_description:"The pick-up code, returned only by the call that created the check-in. Show it to the guardian once." jsonschema_extras:"x-pii=secret"`
+	PickupCode *string `json:"pickup_code,omitempty" jsonschema_description:"The pick-up code, returned only by the call that created the check-in, for the guardian." jsonschema_extras:"x-pii=secret"`
 }
 
 // LogValue renders CheckinRegisterOutput for logs with personal data redacted.
 func (v CheckinRegisterOutput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 7)
+	attrs := make([]slog.Attr, 0, 10)
 	attrs = append(attrs, slog.Any("checkin_id", v.CheckinID))
 	attrs = append(attrs, slog.Any("child_id", v.ChildID))
+	attrs = append(attrs, slog.Any("child_handle", v.ChildHandle))
+	attrs = append(attrs, slog.Attr{Key: "child_label", Value: capability.Redacted("child_name")})
 	attrs = append(attrs, slog.Any("class_id", v.ClassID))
+	attrs = append(attrs, slog.Any("class_name", v.ClassName))
 	attrs = append(attrs, slog.Any("service_date", v.ServiceDate))
 	attrs = append(attrs, slog.Any("checked_in_at", v.CheckedInAt))
 	attrs = append(attrs, slog.Any("already_checked_in", v.AlreadyCheckedIn))
@@ -446,19 +748,35 @@ func (v CheckinRegisterOutput) GoString() string { return v.String() }
 
 // CheckoutRegisterInput is the input of tool "neemias_checkout_register".
 type CheckoutRegisterInput struct {
-	// CheckinID: The check-in to close.
-	CheckinID uuid.UUID `json:"checkin_id" jsonschema:"required,format=uuid" jsonschema_description:"The check-in to close."`
+	// Child: The child, checked in today: the handle from the class list, its label or a first name.
+	// Give child or checkin_id.
+	//
+	// Personal data (child_name); never logged.
+	Child *string `json:"child,omitempty" jsonschema:"minLength=1,maxLength=60" jsonschema_description:"The child, checked in today: the handle from the class list, its label or a first name. Give child or checkin_id." jsonschema_extras:"x-pii=child_name"`
+	// CheckinID: The check-in to close. Give child or checkin_id.
+	CheckinID *uuid.UUID `json:"checkin_id,omitempty" jsonschema:"format=uuid" jsonschema_description:"The check-in to close. Give child or checkin_id."`
 	// PickupCode: The pick-up code issued at check-in.
 	//
 	// Personal data (secret); never logged.
 	PickupCode string `json:"pickup_code" jsonschema:"required,minLength=4,maxLength=16" jsonschema_description:"The pick-up code issued at check-in." jsonschema_extras:"x-pii=secret"`
+	// PickedUpBy: The adult taking the child home, by name as the child's pick-up list shows it (a
+	// first name is enough when it is unique there).
+	//
+	// Personal data (guardian_name); never logged.
+	PickedUpBy string `json:"picked_up_by" jsonschema:"required,minLength=2,maxLength=120" jsonschema_description:"The adult taking the child home, by name as the child's pick-up list shows it (a first name is enough when it is unique there)." jsonschema_extras:"x-pii=guardian_name"`
 }
 
 // LogValue renders CheckoutRegisterInput for logs with personal data redacted.
 func (v CheckoutRegisterInput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 2)
-	attrs = append(attrs, slog.Any("checkin_id", v.CheckinID))
+	attrs := make([]slog.Attr, 0, 4)
+	if v.Child != nil {
+		attrs = append(attrs, slog.Attr{Key: "child", Value: capability.Redacted("child_name")})
+	}
+	if v.CheckinID != nil {
+		attrs = append(attrs, slog.Any("checkin_id", *v.CheckinID))
+	}
 	attrs = append(attrs, slog.Attr{Key: "pickup_code", Value: capability.Redacted("secret")})
+	attrs = append(attrs, slog.Attr{Key: "picked_up_by", Value: capability.Redacted("guardian_name")})
 	return slog.GroupValue(attrs...)
 }
 
@@ -474,16 +792,38 @@ type CheckoutRegisterOutput struct {
 	CheckinID uuid.UUID `json:"checkin_id" jsonschema:"required,format=uuid" jsonschema_description:"The check-in id."`
 	// ChildID: The child id.
 	ChildID uuid.UUID `json:"child_id" jsonschema:"required,format=uuid" jsonschema_description:"The child id."`
+	// ChildHandle: The child's handle.
+	ChildHandle string `json:"child_handle" jsonschema:"required" jsonschema_description:"The child's handle."`
+	// ChildLabel: The child's full name with children:read; otherwise first name and last initial.
+	//
+	// Personal data (child_name): a short name unless the caller has children:read; never logged.
+	ChildLabel string `json:"child_label" jsonschema:"required" jsonschema_description:"The child's full name with children:read; otherwise first name and last initial." jsonschema_extras:"x-pii=child_name,x-visible-with=children:read"`
+	// ClassName: The class the child was in.
+	ClassName string `json:"class_name" jsonschema:"required" jsonschema_description:"The class the child was in."`
 	// CheckedOutAt: When the child was picked up.
 	CheckedOutAt time.Time `json:"checked_out_at" jsonschema:"required,format=date-time" jsonschema_description:"When the child was picked up."`
+	// PickedUpBy: The adult who took the child home, as on the pick-up list.
+	//
+	// Personal data (guardian_name); never logged.
+	PickedUpBy string `json:"picked_up_by" jsonschema:"required" jsonschema_description:"The adult who took the child home, as on the pick-up list." jsonschema_extras:"x-pii=guardian_name"`
+	// ReleasedBy: Who released the child (the caller, or whoever did on an earlier call).
+	ReleasedBy string `json:"released_by" jsonschema:"required" jsonschema_description:"Who released the child (the caller, or whoever did on an earlier call)."`
+	// AlreadyCheckedOut: True when the child had been picked up already; nothing changed.
+	AlreadyCheckedOut bool `json:"already_checked_out" jsonschema:"required" jsonschema_description:"True when the child had been picked up already; nothing changed."`
 }
 
 // LogValue renders CheckoutRegisterOutput for logs with personal data redacted.
 func (v CheckoutRegisterOutput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 3)
+	attrs := make([]slog.Attr, 0, 9)
 	attrs = append(attrs, slog.Any("checkin_id", v.CheckinID))
 	attrs = append(attrs, slog.Any("child_id", v.ChildID))
+	attrs = append(attrs, slog.Any("child_handle", v.ChildHandle))
+	attrs = append(attrs, slog.Attr{Key: "child_label", Value: capability.Redacted("child_name")})
+	attrs = append(attrs, slog.Any("class_name", v.ClassName))
 	attrs = append(attrs, slog.Any("checked_out_at", v.CheckedOutAt))
+	attrs = append(attrs, slog.Attr{Key: "picked_up_by", Value: capability.Redacted("guardian_name")})
+	attrs = append(attrs, slog.Any("released_by", v.ReleasedBy))
+	attrs = append(attrs, slog.Any("already_checked_out", v.AlreadyCheckedOut))
 	return slog.GroupValue(attrs...)
 }
 
@@ -492,6 +832,122 @@ func (v CheckoutRegisterOutput) String() string { return capability.LogString(v.
 
 // GoString is String, so %#v never prints personal data either.
 func (v CheckoutRegisterOutput) GoString() string { return v.String() }
+
+// PickupAdultAddInput is the input of tool "neemias_pickup_adult_add".
+type PickupAdultAddInput struct {
+	// Child: The child's handle, from the class list (or the child id).
+	Child string `json:"child" jsonschema:"required,minLength=1,maxLength=40" jsonschema_description:"The child's handle, from the class list (or the child id)."`
+	// Name: The adult's full name, as they will be asked for it at pick-up.
+	//
+	// Personal data (guardian_name); never logged.
+	Name string `json:"name" jsonschema:"required,minLength=2,maxLength=120" jsonschema_description:"The adult's full name, as they will be asked for it at pick-up." jsonschema_extras:"x-pii=guardian_name"`
+	// Relationship: How the adult is related to the child: grandmother, aunt, neighbour, driver,
+	// father, …
+	Relationship string `json:"relationship" jsonschema:"required,minLength=2,maxLength=40" jsonschema_description:"How the adult is related to the child: grandmother, aunt, neighbour, driver, father, …"`
+	// Phone: The adult's phone, optional.
+	//
+	// Personal data (guardian_phone); never logged.
+	Phone *string `json:"phone,omitempty" jsonschema:"pattern=^\\+?[0-9 ()-]{8\\,20}$" jsonschema_description:"The adult's phone, optional." jsonschema_extras:"x-pii=guardian_phone"`
+	// Authorized: false records an adult who must not take the child home (staff only; give a note).
+	// Default: true.
+	Authorized *bool `json:"authorized,omitempty" jsonschema_description:"false records an adult who must not take the child home (staff only; give a note). Default: true."`
+	// Note: For an adult who must not: what the releasing volunteer must know (court order, call the
+	// coordinator). Never a phone or document number.
+	Note *string `json:"note,omitempty" jsonschema:"maxLength=300" jsonschema_description:"For an adult who must not: what the releasing volunteer must know (court order, call the coordinator). Never a phone or document number."`
+}
+
+// LogValue renders PickupAdultAddInput for logs with personal data redacted.
+func (v PickupAdultAddInput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 6)
+	attrs = append(attrs, slog.Any("child", v.Child))
+	attrs = append(attrs, slog.Attr{Key: "name", Value: capability.Redacted("guardian_name")})
+	attrs = append(attrs, slog.Any("relationship", v.Relationship))
+	if v.Phone != nil {
+		attrs = append(attrs, slog.Attr{Key: "phone", Value: capability.Redacted("guardian_phone")})
+	}
+	if v.Authorized != nil {
+		attrs = append(attrs, slog.Any("authorized", *v.Authorized))
+	}
+	if v.Note != nil {
+		attrs = append(attrs, slog.Any("note", *v.Note))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// String renders PickupAdultAddInput like LogValue, so fmt and %v never print personal data.
+func (v PickupAdultAddInput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v PickupAdultAddInput) GoString() string { return v.String() }
+
+// PickupAdultAddOutput is the output of tool "neemias_pickup_adult_add".
+type PickupAdultAddOutput struct {
+	// AdultID: The new entry's id.
+	AdultID uuid.UUID `json:"adult_id" jsonschema:"required,format=uuid" jsonschema_description:"The new entry's id."`
+	// ChildHandle: The child's handle.
+	ChildHandle string `json:"child_handle" jsonschema:"required" jsonschema_description:"The child's handle."`
+	// Authorized: Whether the adult may take the child home.
+	Authorized bool `json:"authorized" jsonschema:"required" jsonschema_description:"Whether the adult may take the child home."`
+	// AddedAt: When the entry was added.
+	AddedAt time.Time `json:"added_at" jsonschema:"required,format=date-time" jsonschema_description:"When the entry was added."`
+}
+
+// LogValue renders PickupAdultAddOutput for logs with personal data redacted.
+func (v PickupAdultAddOutput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 4)
+	attrs = append(attrs, slog.Any("adult_id", v.AdultID))
+	attrs = append(attrs, slog.Any("child_handle", v.ChildHandle))
+	attrs = append(attrs, slog.Any("authorized", v.Authorized))
+	attrs = append(attrs, slog.Any("added_at", v.AddedAt))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders PickupAdultAddOutput like LogValue, so fmt and %v never print personal data.
+func (v PickupAdultAddOutput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v PickupAdultAddOutput) GoString() string { return v.String() }
+
+// PickupAdultRemoveInput is the input of tool "neemias_pickup_adult_remove".
+type PickupAdultRemoveInput struct {
+	// AdultID: The entry's id, from the child's pick-up list.
+	AdultID uuid.UUID `json:"adult_id" jsonschema:"required,format=uuid" jsonschema_description:"The entry's id, from the child's pick-up list."`
+}
+
+// LogValue renders PickupAdultRemoveInput for logs with personal data redacted.
+func (v PickupAdultRemoveInput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 1)
+	attrs = append(attrs, slog.Any("adult_id", v.AdultID))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders PickupAdultRemoveInput like LogValue, so fmt and %v never print personal data.
+func (v PickupAdultRemoveInput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v PickupAdultRemoveInput) GoString() string { return v.String() }
+
+// PickupAdultRemoveOutput is the output of tool "neemias_pickup_adult_remove".
+type PickupAdultRemoveOutput struct {
+	// AdultID: The entry's id.
+	AdultID uuid.UUID `json:"adult_id" jsonschema:"required,format=uuid" jsonschema_description:"The entry's id."`
+	// RemovedAt: When it was removed.
+	RemovedAt time.Time `json:"removed_at" jsonschema:"required,format=date-time" jsonschema_description:"When it was removed."`
+}
+
+// LogValue renders PickupAdultRemoveOutput for logs with personal data redacted.
+func (v PickupAdultRemoveOutput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 2)
+	attrs = append(attrs, slog.Any("adult_id", v.AdultID))
+	attrs = append(attrs, slog.Any("removed_at", v.RemovedAt))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders PickupAdultRemoveOutput like LogValue, so fmt and %v never print personal data.
+func (v PickupAdultRemoveOutput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v PickupAdultRemoveOutput) GoString() string { return v.String() }
 
 // ChildEnrollInput is the input of tool "neemias_child_enroll".
 type ChildEnrollInput struct {
@@ -746,13 +1202,84 @@ func (o *CheckinsByDateOutputCheckinsItem) finalize(granted capability.ScopeSet)
 	}
 }
 
+// Finalize prepares the output of class_list for the wire: fields the granted scopes do not
+// cover are removed, and required lists are never null.
+func (o *ClassListOutput) Finalize(granted capability.ScopeSet) {
+	if o.Classes == nil {
+		o.Classes = []ClassListOutputClassesItem{}
+	}
+	for i := range o.Classes {
+		o.Classes[i].finalize(granted)
+	}
+}
+
+// finalize is Finalize for an element of class_list's output.
+func (o *ClassListOutputClassesItem) finalize(granted capability.ScopeSet) {
+	if !granted.Has("children:read") {
+		capability.ShortNames(len(o.Children), func(i int) *string { return &o.Children[i].Label })
+	}
+	if o.Children == nil {
+		o.Children = []ClassListOutputClassesItemChildrenItem{}
+	}
+	for i := range o.Children {
+		o.Children[i].finalize(granted)
+	}
+}
+
+// finalize is Finalize for an element of class_list's output.
+func (o *ClassListOutputClassesItemChildrenItem) finalize(granted capability.ScopeSet) {
+	if !granted.Has("pickups:read") {
+		o.PickedUpBy = nil
+	}
+}
+
+// Finalize prepares the output of pickup_adults for the wire: fields the granted scopes do not
+// cover are removed, and required lists are never null.
+func (o *PickupAdultsOutput) Finalize(granted capability.ScopeSet) {
+	if !granted.Has("children:read") {
+		capability.ShortNames(1, func(int) *string { return &o.ChildLabel })
+	}
+	if o.Authorized == nil {
+		o.Authorized = []PickupAdultsOutputAuthorizedItem{}
+	}
+	for i := range o.Authorized {
+		o.Authorized[i].finalize(granted)
+	}
+	if o.NotAuthorized == nil {
+		o.NotAuthorized = []PickupAdultsOutputNotAuthorizedItem{}
+	}
+}
+
+// finalize is Finalize for an element of pickup_adults's output.
+func (o *PickupAdultsOutputAuthorizedItem) finalize(granted capability.ScopeSet) {
+	if !granted.Has("guardians:read") {
+		o.Phone = nil
+	}
+}
+
 // Finalize prepares the output of neemias_checkin_register for the wire: fields the granted scopes do not
 // cover are removed, and required lists are never null.
-func (o *CheckinRegisterOutput) Finalize(capability.ScopeSet) {}
+func (o *CheckinRegisterOutput) Finalize(granted capability.ScopeSet) {
+	if !granted.Has("children:read") {
+		capability.ShortNames(1, func(int) *string { return &o.ChildLabel })
+	}
+}
 
 // Finalize prepares the output of neemias_checkout_register for the wire: fields the granted scopes do not
 // cover are removed, and required lists are never null.
-func (o *CheckoutRegisterOutput) Finalize(capability.ScopeSet) {}
+func (o *CheckoutRegisterOutput) Finalize(granted capability.ScopeSet) {
+	if !granted.Has("children:read") {
+		capability.ShortNames(1, func(int) *string { return &o.ChildLabel })
+	}
+}
+
+// Finalize prepares the output of neemias_pickup_adult_add for the wire: fields the granted scopes do not
+// cover are removed, and required lists are never null.
+func (o *PickupAdultAddOutput) Finalize(capability.ScopeSet) {}
+
+// Finalize prepares the output of neemias_pickup_adult_remove for the wire: fields the granted scopes do not
+// cover are removed, and required lists are never null.
+func (o *PickupAdultRemoveOutput) Finalize(capability.ScopeSet) {}
 
 // Finalize prepares the output of neemias_child_enroll for the wire: fields the granted scopes do not
 // cover are removed, and required lists are never null.

@@ -15,31 +15,50 @@ import (
 const completeCheckout = `-- name: CompleteCheckout :one
 UPDATE checkins
 SET checked_out_at = greatest(now(), checked_in_at),
-    checked_out_by = $1::uuid
-WHERE church_id = $2::uuid
-  AND id = $3::uuid
+    checked_out_by = $1::uuid,
+    picked_up_by_guardian = $2::uuid,
+    picked_up_by_adult = $3::uuid,
+    picked_up_by_name = $4::text
+WHERE church_id = $5::uuid
+  AND id = $6::uuid
   AND checked_out_at IS NULL
   AND locked_at IS NULL
-RETURNING id, child_id, checked_out_at
+RETURNING id, child_id, checked_out_at, coalesce(app_user_name(checked_out_by), '')::text AS released_by
 `
 
 type CompleteCheckoutParams struct {
-	CheckedOutBy uuid.UUID
-	ChurchID     uuid.UUID
-	CheckinID    uuid.UUID
+	CheckedOutBy       uuid.UUID
+	PickedUpByGuardian *uuid.UUID
+	PickedUpByAdult    *uuid.UUID
+	PickedUpByName     string
+	ChurchID           uuid.UUID
+	CheckinID          uuid.UUID
 }
 
 type CompleteCheckoutRow struct {
 	ID           uuid.UUID
 	ChildID      uuid.UUID
 	CheckedOutAt *time.Time
+	ReleasedBy   string
 }
 
 // Closes an open, unlocked check-in; returns no row when it is closed or locked already.
 func (q *Queries) CompleteCheckout(ctx context.Context, arg CompleteCheckoutParams) (CompleteCheckoutRow, error) {
-	row := q.db.QueryRow(ctx, completeCheckout, arg.CheckedOutBy, arg.ChurchID, arg.CheckinID)
+	row := q.db.QueryRow(ctx, completeCheckout,
+		arg.CheckedOutBy,
+		arg.PickedUpByGuardian,
+		arg.PickedUpByAdult,
+		arg.PickedUpByName,
+		arg.ChurchID,
+		arg.CheckinID,
+	)
 	var i CompleteCheckoutRow
-	err := row.Scan(&i.ID, &i.ChildID, &i.CheckedOutAt)
+	err := row.Scan(
+		&i.ID,
+		&i.ChildID,
+		&i.CheckedOutAt,
+		&i.ReleasedBy,
+	)
 	return i, err
 }
 
@@ -63,8 +82,9 @@ func (q *Queries) EnsureServiceDay(ctx context.Context, arg EnsureServiceDayPara
 }
 
 const getCheckinByChildDate = `-- name: GetCheckinByChildDate :one
-SELECT ck.id, ck.child_id, ck.class_id, ck.service_date, ck.checked_in_at, ck.checked_out_at
+SELECT ck.id, ck.child_id, ck.class_id, ck.service_date, ck.checked_in_at, ck.checked_out_at, cl.name AS class_name
 FROM checkins ck
+JOIN classes cl ON cl.id = ck.class_id AND cl.church_id = ck.church_id
 WHERE rf_church(ck.church_id, $1::uuid)
   AND ck.child_id = $2::uuid
   AND ck.service_date = $3::date
@@ -83,6 +103,7 @@ type GetCheckinByChildDateRow struct {
 	ServiceDate  time.Time
 	CheckedInAt  time.Time
 	CheckedOutAt *time.Time
+	ClassName    string
 }
 
 // The check-in of a child on a service day.
@@ -96,6 +117,7 @@ func (q *Queries) GetCheckinByChildDate(ctx context.Context, arg GetCheckinByChi
 		&i.ServiceDate,
 		&i.CheckedInAt,
 		&i.CheckedOutAt,
+		&i.ClassName,
 	)
 	return i, err
 }
@@ -103,8 +125,11 @@ func (q *Queries) GetCheckinByChildDate(ctx context.Context, arg GetCheckinByChi
 const getCheckinForCheckout = `-- name: GetCheckinForCheckout :one
 SELECT ck.id, ck.child_id, ck.class_id, ck.service_date, ck.checked_in_at,
        ck.pickup_code_salt, ck.pickup_code_hash, ck.failed_pickup_attempts, ck.locked_at,
-       ck.checked_out_at
+       ck.checked_out_at, ck.picked_up_by_name, coalesce(app_user_name(ck.checked_out_by), '')::text AS released_by,
+       c.handle, c.name AS child_name, cl.name AS class_name
 FROM checkins ck
+JOIN children c ON c.id = ck.child_id AND c.church_id = ck.church_id
+JOIN classes cl ON cl.id = ck.class_id AND cl.church_id = ck.church_id
 WHERE rf_church(ck.church_id, $1::uuid)
   AND ck.id = $2::uuid
   AND rf_guardian_own_children(ck.child_id, $1::uuid, $3::uuid, $4::text)
@@ -130,6 +155,11 @@ type GetCheckinForCheckoutRow struct {
 	FailedPickupAttempts int32
 	LockedAt             *time.Time
 	CheckedOutAt         *time.Time
+	PickedUpByName       *string
+	ReleasedBy           string
+	Handle               string
+	ChildName            string
+	ClassName            string
 }
 
 // Locks the check-in to close, if the caller may see it (guardian: own children; volunteer:
@@ -153,13 +183,19 @@ func (q *Queries) GetCheckinForCheckout(ctx context.Context, arg GetCheckinForCh
 		&i.FailedPickupAttempts,
 		&i.LockedAt,
 		&i.CheckedOutAt,
+		&i.PickedUpByName,
+		&i.ReleasedBy,
+		&i.Handle,
+		&i.ChildName,
+		&i.ClassName,
 	)
 	return i, err
 }
 
 const getChildForCheckin = `-- name: GetChildForCheckin :one
-SELECT c.id, c.class_id
+SELECT c.id, c.class_id, c.handle, c.name, cl.name AS class_name
 FROM children c
+LEFT JOIN classes cl ON cl.id = c.class_id AND cl.church_id = c.church_id
 WHERE rf_church(c.church_id, $1::uuid)
   AND c.id = $2::uuid
   AND c.archived_at IS NULL
@@ -175,11 +211,14 @@ type GetChildForCheckinParams struct {
 }
 
 type GetChildForCheckinRow struct {
-	ID      uuid.UUID
-	ClassID *uuid.UUID
+	ID        uuid.UUID
+	ClassID   *uuid.UUID
+	Handle    string
+	Name      string
+	ClassName *string
 }
 
-// The child to check in, if the caller may see it; no personal data.
+// The child to check in, if the caller may see it, with its handle, name (for the label) and class.
 func (q *Queries) GetChildForCheckin(ctx context.Context, arg GetChildForCheckinParams) (GetChildForCheckinRow, error) {
 	row := q.db.QueryRow(ctx, getChildForCheckin,
 		arg.ChurchID,
@@ -188,7 +227,13 @@ func (q *Queries) GetChildForCheckin(ctx context.Context, arg GetChildForCheckin
 		arg.Role,
 	)
 	var i GetChildForCheckinRow
-	err := row.Scan(&i.ID, &i.ClassID)
+	err := row.Scan(
+		&i.ID,
+		&i.ClassID,
+		&i.Handle,
+		&i.Name,
+		&i.ClassName,
+	)
 	return i, err
 }
 

@@ -188,3 +188,45 @@ func (q *Queries) ListVisibleClasses(ctx context.Context, arg ListVisibleClasses
 	}
 	return items, nil
 }
+
+const usableClasses = `-- name: UsableClasses :many
+SELECT cl.id, cl.name
+FROM classes cl
+WHERE rf_church(cl.church_id, $1::uuid)
+  AND cl.archived_at IS NULL
+  AND rf_volunteer_assigned_classes(cl.id, $1::uuid, $2::uuid, $3::text)
+ORDER BY cl.min_age, cl.name
+`
+
+type UsableClassesParams struct {
+	ChurchID uuid.UUID
+	UserID   uuid.UUID
+	Role     string
+}
+
+type UsableClassesRow struct {
+	ID   uuid.UUID
+	Name string
+}
+
+// The classes of the caller's church that the caller may check children in to (a volunteer only
+// their own), to resolve a class given by name.
+func (q *Queries) UsableClasses(ctx context.Context, arg UsableClassesParams) ([]UsableClassesRow, error) {
+	rows, err := q.db.Query(ctx, usableClasses, arg.ChurchID, arg.UserID, arg.Role)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []UsableClassesRow{}
+	for rows.Next() {
+		var i UsableClassesRow
+		if err := rows.Scan(&i.ID, &i.Name); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

@@ -49,6 +49,9 @@ type Checkin struct {
 	LockedAt             *time.Time
 	CheckedOutAt         *time.Time
 	CheckedOutBy         *uuid.UUID
+	PickedUpByGuardian   *uuid.UUID
+	PickedUpByAdult      *uuid.UUID
+	PickedUpByName       *string
 }
 
 type Child struct {
@@ -60,6 +63,7 @@ type Child struct {
 	CreatedAt  time.Time
 	CreatedBy  *uuid.UUID
 	ArchivedAt *time.Time
+	Handle     string
 }
 
 type Church struct {
@@ -245,6 +249,23 @@ type PasswordSetupCode struct {
 	ExpiresAt time.Time
 	UsedAt    *time.Time
 	RevokedAt *time.Time
+}
+
+type PickupAdult struct {
+	ID            uuid.UUID
+	ChurchID      uuid.UUID
+	ChildID       uuid.UUID
+	GuardianID    *uuid.UUID
+	Name          string
+	Relationship  string
+	Phone         *string
+	Authorized    bool
+	Note          *string
+	RestrictionID *uuid.UUID
+	CreatedAt     time.Time
+	CreatedBy     uuid.UUID
+	RemovedAt     *time.Time
+	RemovedBy     *uuid.UUID
 }
 
 type RateLimit struct {

@@ -25,6 +25,11 @@ type Querier interface {
 	// A child's birth date, for the rule that nobody is checked in before being born. The caller
 	// has seen the child already (GetChildForCheckin); row-level security applies as there.
 	ChildBirthDate(ctx context.Context, arg ChildBirthDateParams) (time.Time, error)
+	// The class list of a service day (resource class_list): every child the caller may see, in
+	// the class of that day's check-in or else their own class, with the check-in's state and who
+	// took and released the child. Children archived since are listed only when checked in that
+	// day. Labels are made from child_name by the generated Finalize (spec: otherwise short_name).
+	ClassListChildren(ctx context.Context, arg ClassListChildrenParams) ([]ClassListChildrenRow, error)
 	// Forgets who a pending request was logged in as ("not you?"), so the login page asks again.
 	ClearOAuthAuthRequestUser(ctx context.Context, id uuid.UUID) (int64, error)
 	// Closes an open, unlocked check-in; returns no row when it is closed or locked already.
@@ -61,7 +66,7 @@ type Querier interface {
 	// Locks the check-in to close, if the caller may see it (guardian: own children; volunteer:
 	// assigned classes). Compare the code in Go with store.CheckPickupCode.
 	GetCheckinForCheckout(ctx context.Context, arg GetCheckinForCheckoutParams) (GetCheckinForCheckoutRow, error)
-	// The child to check in, if the caller may see it; no personal data.
+	// The child to check in, if the caller may see it, with its handle, name (for the label) and class.
 	GetChildForCheckin(ctx context.Context, arg GetChildForCheckinParams) (GetChildForCheckinRow, error)
 	// The caller's church. time_zone (IANA) says which day "today" is there.
 	GetChurch(ctx context.Context, churchID uuid.UUID) (GetChurchRow, error)
@@ -74,10 +79,14 @@ type Querier interface {
 	// The code with this hash and its account; usable is false once it is used, revoked or
 	// expired, or the account disabled.
 	GetPasswordSetupCode(ctx context.Context, codeHash []byte) (GetPasswordSetupCodeRow, error)
+	// The entry to remove, locked, if the caller may see and change it.
+	GetPickupAdultForRemoval(ctx context.Context, arg GetPickupAdultForRemovalParams) (GetPickupAdultForRemovalRow, error)
 	// An account of the church, without its password hash.
 	GetUser(ctx context.Context, arg GetUserParams) (GetUserRow, error)
 	// An account of the church by email (stored lower-case), without its password hash.
 	GetUserByEmail(ctx context.Context, arg GetUserByEmailParams) (GetUserByEmailRow, error)
+	// Whether the child has a guardian of this name (an authorized entry would repeat them).
+	GuardianNamed(ctx context.Context, arg GuardianNamedParams) (bool, error)
 	// A new API key (neemias-mcp apikey create); only the secret's SHA-256 is kept.
 	InsertAPIKey(ctx context.Context, arg InsertAPIKeyParams) error
 	// Appends an entry to the append-only audit log: ids only, never personal data. church_id and
@@ -107,6 +116,9 @@ type Querier interface {
 	InsertOAuthLoginSession(ctx context.Context, arg InsertOAuthLoginSessionParams) (int64, error)
 	InsertOAuthRefreshToken(ctx context.Context, arg InsertOAuthRefreshTokenParams) error
 	InsertPasswordSetupCode(ctx context.Context, arg InsertPasswordSetupCodeParams) (time.Time, error)
+	// Adds an entry to a child's pick-up list. A restriction whose name is one of the child's
+	// guardians' points at that guardian (who then drops off the authorized list).
+	InsertPickupAdult(ctx context.Context, arg InsertPickupAdultParams) (InsertPickupAdultRow, error)
 	// Inserts the first active key; a concurrent replica that lost the race inserts nothing.
 	InsertSigningKey(ctx context.Context, arg InsertSigningKeyParams) (int64, error)
 	LinkGuardianChild(ctx context.Context, arg LinkGuardianChildParams) error
@@ -144,6 +156,20 @@ type Querier interface {
 	// A local account by id, with what a token needs: church, role and whether it is enabled
 	// (and its email, which the consent page shows the person).
 	OAuthUser(ctx context.Context, id uuid.UUID) (OAuthUserRow, error)
+	// A child's pick-up list (resource pickup_adults), one row per adult: the guardians not under a
+	// restriction, then the live entries of pickup_adults, restrictions hidden from guardians (row
+	// filter guardian_sees_no_restrictions). The child is named by handle or id; no row: the child
+	// is not visible or has nobody on the list (PickupChild tells which). phone '' is none.
+	PickupAdults(ctx context.Context, arg PickupAdultsParams) ([]PickupAdultsRow, error)
+	// Who may take the child of a check-out home: the guardians not under a restriction and the
+	// live authorized entries. Restrictions are checked apart (app_pickup_restriction), whatever
+	// the caller may read.
+	PickupAdultsForCheckout(ctx context.Context, arg PickupAdultsForCheckoutParams) ([]PickupAdultsForCheckoutRow, error)
+	// The child of a pick-up list or its change, by handle or id, if the caller may see it.
+	PickupChild(ctx context.Context, arg PickupChildParams) (PickupChildRow, error)
+	// The note of the active restriction of the child that names this adult; empty when there is
+	// none (app_pickup_restriction).
+	PickupRestriction(ctx context.Context, arg PickupRestrictionParams) (string, error)
 	PublicSigningKey(ctx context.Context, kid string) (string, error)
 	PublicSigningKeys(ctx context.Context) ([]PublicSigningKeysRow, error)
 	PurgeOAuthAuthRequests(ctx context.Context) (int64, error)
@@ -160,6 +186,12 @@ type Querier interface {
 	// Counts a wrong pick-up code and locks the check-in when the count reaches max_attempts
 	// (store.MaxPickupAttempts). Commit it even though the tool fails: return store.CommitWith(err).
 	RecordFailedPickup(ctx context.Context, arg RecordFailedPickupParams) (RecordFailedPickupRow, error)
+	// Takes a live entry off the list (kept, with who removed it and when).
+	RemovePickupAdult(ctx context.Context, arg RemovePickupAdultParams) (RemovePickupAdultRow, error)
+	// The children a check-in or check-out may name on a service day: those the caller may see, in
+	// the class of that day's check-in or else their own, with the check-in if any. The handler
+	// matches a handle, a label (capability.ShortNames over each class) or a first name.
+	ResolveChildren(ctx context.Context, arg ResolveChildrenParams) ([]ResolveChildrenRow, error)
 	// Signing-key rotation for the authorization server (internal/tokens.KeyStore.Rotate).
 	// Deactivates the active key; it still verifies until retire_after, by when every token it
 	// signed has expired. The caller inserts the new active key in the same transaction.
@@ -188,6 +220,9 @@ type Querier interface {
 	// Consumes a logged-in request: the consent decision happens once.
 	TakeOAuthAuthRequest(ctx context.Context, id uuid.UUID) (OauthAuthRequest, error)
 	TouchOAuthClient(ctx context.Context, clientID string) error
+	// The classes of the caller's church that the caller may check children in to (a volunteer only
+	// their own), to resolve a class given by name.
+	UsableClasses(ctx context.Context, arg UsableClassesParams) ([]UsableClassesRow, error)
 	UseOAuthCode(ctx context.Context, arg UseOAuthCodeParams) error
 	// Uses a live session: the account must still be enabled, with the role and password hash it
 	// had at login; the idle deadline slides forward (never past the absolute one).

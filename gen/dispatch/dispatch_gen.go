@@ -59,6 +59,18 @@ func Call(ctx context.Context, h capapi.Handler, p pipeline.Permit, args json.Ra
 			return nil, err
 		}
 		return capability.Call(ctx, id, in, h.CheckinsByDate, p.Scopes())
+	case capapi.CapClassList:
+		in := new(capapi.ClassListInput)
+		if err := inputs.Decode(id, args, in); err != nil {
+			return nil, err
+		}
+		return capability.Call(ctx, id, in, h.ClassList, p.Scopes())
+	case capapi.CapPickupAdults:
+		in := new(capapi.PickupAdultsInput)
+		if err := inputs.Decode(id, args, in); err != nil {
+			return nil, err
+		}
+		return capability.Call(ctx, id, in, h.PickupAdults, p.Scopes())
 	case capapi.CapCheckinRegister:
 		in := new(capapi.CheckinRegisterInput)
 		if err := inputs.Decode(id, args, in); err != nil {
@@ -71,6 +83,18 @@ func Call(ctx context.Context, h capapi.Handler, p pipeline.Permit, args json.Ra
 			return nil, err
 		}
 		return capability.Call(ctx, id, in, h.CheckoutRegister, p.Scopes())
+	case capapi.CapPickupAdultAdd:
+		in := new(capapi.PickupAdultAddInput)
+		if err := inputs.Decode(id, args, in); err != nil {
+			return nil, err
+		}
+		return capability.Call(ctx, id, in, h.PickupAdultAdd, p.Scopes())
+	case capapi.CapPickupAdultRemove:
+		in := new(capapi.PickupAdultRemoveInput)
+		if err := inputs.Decode(id, args, in); err != nil {
+			return nil, err
+		}
+		return capability.Call(ctx, id, in, h.PickupAdultRemove, p.Scopes())
 	case capapi.CapChildEnroll:
 		in := new(capapi.ChildEnrollInput)
 		if err := inputs.Decode(id, args, in); err != nil {

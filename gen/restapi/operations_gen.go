@@ -17,8 +17,12 @@ var capabilityOf = map[oas.OperationName]string{
 	oas.RosterChildOperation:       capapi.CapRosterChild,
 	oas.AttendanceSummaryOperation: capapi.CapAttendanceSummary,
 	oas.CheckinsByDateOperation:    capapi.CapCheckinsByDate,
+	oas.ClassListOperation:         capapi.CapClassList,
+	oas.PickupAdultsOperation:      capapi.CapPickupAdults,
 	oas.CheckinRegisterOperation:   capapi.CapCheckinRegister,
 	oas.CheckoutRegisterOperation:  capapi.CapCheckoutRegister,
+	oas.PickupAdultAddOperation:    capapi.CapPickupAdultAdd,
+	oas.PickupAdultRemoveOperation: capapi.CapPickupAdultRemove,
 	oas.ChildEnrollOperation:       capapi.CapChildEnroll,
 	oas.ChildFindOperation:         capapi.CapChildFind,
 }

@@ -17,6 +17,8 @@ const (
 	ChildrenRead   = "children:read"
 	ChildrenWrite  = "children:write"
 	GuardiansRead  = "guardians:read"
+	PickupsRead    = "pickups:read"
+	PickupsWrite   = "pickups:write"
 )
 
 // Info describes a scope for consent pages and docs.
@@ -32,22 +34,28 @@ var matrix = capability.NewScopeMatrix(
 		{Name: "children:read", Description: "Child-level personal data (names, birth dates). LGPD/ECA-sensitive.", En: "See children's personal data (names, birth dates)", Pt: "Ver dados pessoais de crianças (nomes, datas de nascimento)", Sensitive: true},
 		{Name: "children:write", Description: "Enroll children with their guardian and the guardian's consent.", En: "Enroll children with guardian consent", Pt: "Matricular crianças com o consentimento do responsável", Sensitive: true},
 		{Name: "guardians:read", Description: "Guardians' contact data (phone numbers).", En: "See guardians' phone numbers", Pt: "Ver telefones dos responsáveis", Sensitive: true},
+		{Name: "pickups:read", Description: "Who may take a child home (guardians and trusted adults) and, for staff and class volunteers, who must not; and who took each child.", En: "See who may take children home, and who took them", Pt: "Ver quem pode buscar as crianças, e quem as buscou", Sensitive: true},
+		{Name: "pickups:write", Description: "Manage who may take a child home; a guardian only their own children's trusted adults, staff also adults who must not.", En: "Manage who may take children home", Pt: "Gerenciar quem pode buscar as crianças", Sensitive: true},
 	},
 	map[string]string{
-		"roster_children":           "roster:read",
-		"roster_child":              "children:read",
-		"attendance_summary":        "attendance:read",
-		"checkins_by_date":          "checkins:read",
-		"neemias_checkin_register":  "checkins:write",
-		"neemias_checkout_register": "checkins:write",
-		"neemias_child_enroll":      "children:write",
-		"neemias_child_find":        "children:read",
+		"roster_children":             "roster:read",
+		"roster_child":                "children:read",
+		"attendance_summary":          "attendance:read",
+		"checkins_by_date":            "checkins:read",
+		"class_list":                  "checkins:read",
+		"pickup_adults":               "pickups:read",
+		"neemias_checkin_register":    "checkins:write",
+		"neemias_checkout_register":   "checkins:write",
+		"neemias_pickup_adult_add":    "pickups:write",
+		"neemias_pickup_adult_remove": "pickups:write",
+		"neemias_child_enroll":        "children:write",
+		"neemias_child_find":          "children:read",
 	},
 	[]capability.RoleScopes{
-		{Role: "ADMIN", Scopes: []string{"roster:read", "attendance:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read"}},
-		{Role: "CADASTRO", Scopes: []string{"roster:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read"}},
-		{Role: "VOLUNTARIO", Scopes: []string{"roster:read", "attendance:read", "checkins:read", "checkins:write"}},
-		{Role: "RESPONSAVEL", Scopes: []string{"checkins:read", "checkins:write", "guardians:read"}},
+		{Role: "ADMIN", Scopes: []string{"roster:read", "attendance:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read", "pickups:read", "pickups:write"}},
+		{Role: "CADASTRO", Scopes: []string{"roster:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read", "pickups:read", "pickups:write"}},
+		{Role: "VOLUNTARIO", Scopes: []string{"roster:read", "attendance:read", "checkins:read", "checkins:write", "pickups:read"}},
+		{Role: "RESPONSAVEL", Scopes: []string{"checkins:read", "checkins:write", "guardians:read", "pickups:read", "pickups:write"}},
 	},
 )
 

@@ -53,6 +53,13 @@ type FieldRule struct {
 	// VisibleWith is the scope a caller needs to receive the field; empty means any caller who
 	// may invoke the capability receives it.
 	VisibleWith string
+	// Otherwise is what a caller without VisibleWith receives instead of nothing: "short_name"
+	// (ShortNames). Empty: the field is left out for them.
+	Otherwise string
+	// Handoff, on a top-level secret, is the note that goes with the value when it is shown in
+	// the text of a client without MCP Apps; with MCP Apps the value goes to the view only
+	// (the result's _meta), never to the model. Empty: an ordinary field.
+	Handoff string
 }
 
 // Variable is an input of a capability, as far as the runtime needs to know it without the

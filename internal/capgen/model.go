@@ -140,6 +140,7 @@ type Struct struct {
 	GoName   string
 	IsOutput bool // part of an output (gets finalize)
 	IsRoot   bool // the Input or Output type itself
+	InList   bool // the element type of an array field: its short names are made distinct by the list's owner
 	Doc      string
 	Fields   []*Field
 }
@@ -158,8 +159,16 @@ type Field struct {
 	Value       Constraints
 	PII         string // category, or empty
 	VisibleWith string // scope needed to receive it, or empty
+	// Otherwise is the reduced form callers without VisibleWith receive instead ("short_name"),
+	// or empty: then the field is left out for them (Redactable).
+	Otherwise string
+	// Handoff is the note of a secret meant for a person, not the model (see spec.PII.Handoff).
+	Handoff string
 	// Redactable: an output field that some callers of the capability do not receive.
 	Redactable bool
+	// ShortNamed: an output field that callers without VisibleWith receive as a short name
+	// (capability.ShortNames), made distinct within the list that holds it.
+	ShortNamed bool
 	// Elem is the struct of an object field or of an array-of-objects field.
 	Elem    *Struct
 	IsSlice bool
@@ -399,7 +408,10 @@ func buildField(parent, name string, f spec.Field, input bool, capScope string) 
 	if f.PII != nil {
 		fd.PII = f.PII.Category
 		fd.VisibleWith = f.PII.VisibleWith
-		fd.Redactable = !input && f.PII.VisibleWith != "" && f.PII.VisibleWith != capScope
+		fd.Otherwise, fd.Handoff = f.PII.Otherwise, f.PII.Handoff
+		reducible := !input && f.PII.VisibleWith != "" && f.PII.VisibleWith != capScope
+		fd.Redactable = reducible && f.PII.Otherwise == ""
+		fd.ShortNamed = reducible && f.PII.Otherwise == "short_name"
 	}
 	switch f.Type {
 	case "array":
@@ -408,6 +420,7 @@ func buildField(parent, name string, f spec.Field, input bool, capScope string) 
 		fd.Value = constraintsOf(*item)
 		if item.Type == "object" {
 			fd.Elem = buildStruct(parent+fd.GoName+"Item", fmt.Sprintf("is an element of %s.%s.", parent, fd.GoName), item.Fields, input, capScope)
+			fd.Elem.InList = true
 			fd.GoType = "[]" + fd.Elem.GoName
 		} else {
 			fd.GoType = "[]" + scalarGoType(*item)
@@ -536,7 +549,7 @@ func (s *Struct) PIIRules() []PIIRule {
 		for _, f := range st.Fields {
 			p := prefix + f.JSONName
 			if f.PII != "" {
-				out = append(out, PIIRule{Path: p, Category: f.PII, VisibleWith: f.VisibleWith, Redactable: f.Redactable})
+				out = append(out, PIIRule{Path: p, Category: f.PII, VisibleWith: f.VisibleWith, Redactable: f.Redactable, Otherwise: f.Otherwise, Handoff: f.Handoff})
 			}
 			if f.Elem != nil {
 				if f.IsSlice {
@@ -557,6 +570,8 @@ type PIIRule struct {
 	Category    string
 	VisibleWith string
 	Redactable  bool
+	Otherwise   string
+	Handoff     string
 }
 
 // TypeImports returns the extra imports the generated types need.
@@ -641,18 +656,30 @@ func scopeConst(name string) string {
 // required list that must not be null, or a member that needs it.
 func (s *Struct) NeedsFinalize() bool {
 	for _, f := range s.Fields {
-		if f.Redactable || (f.IsSlice && f.Required) || (f.Elem != nil && f.Elem.NeedsFinalize()) {
+		if f.Redactable || f.ShortNamed || (f.IsSlice && f.Required) || (f.Elem != nil && f.Elem.NeedsFinalize()) {
 			return true
 		}
 	}
 	return false
 }
 
+// ShortNamedFields are the struct's fields that callers without their VisibleWith receive as
+// short names; a list of such structs makes them distinct within the list.
+func (s *Struct) ShortNamedFields() []*Field {
+	var out []*Field
+	for _, f := range s.Fields {
+		if f.ShortNamed {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // UsesGranted reports whether the struct's finalize code reads the granted scopes (itself, or
 // to pass them to a member's finalize).
 func (s *Struct) UsesGranted() bool {
 	for _, f := range s.Fields {
-		if f.Redactable || (f.Elem != nil && f.Elem.NeedsFinalize()) {
+		if f.Redactable || f.ShortNamed || (f.Elem != nil && f.Elem.NeedsFinalize()) {
 			return true
 		}
 	}

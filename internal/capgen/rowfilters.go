@@ -296,27 +296,30 @@ func SplitQueries(sql string) map[string]string {
 func (m *Model) CheckToolQueries(queries map[string]string) []error {
 	var errs []error
 	for _, c := range m.Caps {
+		what := "tool"
 		if c.Kind != "tool" {
-			continue
+			what = "resource"
 		}
+		// A resource or a read-only tool is a read: the database requires its scope, as in
+		// the generated resource queries.
+		read := what == "resource" || (c.Annotations != nil && c.Annotations.ReadOnly != nil && *c.Annotations.ReadOnly)
 		for _, q := range c.Queries {
 			sql, ok := queries[q]
 			if !ok {
-				errs = append(errs, fmt.Errorf("tool %q (%s): query %s is not in queries/custom/", c.ID, c.Source(m), q))
+				errs = append(errs, fmt.Errorf("%s %q (%s): query %s is not in queries/custom/", what, c.ID, c.Source(m), q))
 				continue
 			}
 			code := stripSQLComments(sql)
-			if c.Annotations != nil && c.Annotations.ReadOnly != nil && *c.Annotations.ReadOnly {
-				// A read-only tool is a read: the database requires its scope, as for resources.
+			if read {
 				call := fmt.Sprintf("%s(%s)", ScopeFn, quoteList([]string{c.Scope}))
 				if !regexp.MustCompile(`\b` + regexp.QuoteMeta(ScopeFn) + `\s*\(\s*` + regexp.QuoteMeta(quoteList([]string{c.Scope})) + `\s*\)`).MatchString(code) {
-					errs = append(errs, fmt.Errorf("tool %q (%s): query %s of a read-only tool does not call %s, its scope", c.ID, c.Source(m), q, call))
+					errs = append(errs, fmt.Errorf("%s %q (%s): query %s of a read does not call %s, its scope", what, c.ID, c.Source(m), q, call))
 				}
 			}
 			for _, name := range c.RowFilters {
 				fn, _ := m.RowFilterFn(name)
 				if !regexp.MustCompile(`\b` + fn.Func + `\s*\(`).MatchString(code) {
-					errs = append(errs, fmt.Errorf("tool %q (%s): query %s does not call %s(…), its row filter %q", c.ID, c.Source(m), q, fn.Func, name))
+					errs = append(errs, fmt.Errorf("%s %q (%s): query %s does not call %s(…), its row filter %q", what, c.ID, c.Source(m), q, fn.Func, name))
 				}
 			}
 		}

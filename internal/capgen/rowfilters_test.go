@@ -72,7 +72,7 @@ func TestCheckToolQueriesReportsMissingFilters(t *testing.T) {
 	want := []string{
 		`tool "neemias_checkin_register" (spec/capabilities.yaml:N): query GetChildForCheckin does not call rf_guardian_own_children(…), its row filter "guardian_own_children"`,
 		`tool "neemias_checkout_register" (spec/capabilities.yaml:N): query GetCheckinForCheckout is not in queries/custom/`,
-		`tool "neemias_child_find" (spec/capabilities.yaml:N): query FindChildren of a read-only tool does not call rf_has_scope('children:read'), its scope`,
+		`tool "neemias_child_find" (spec/capabilities.yaml:N): query FindChildren of a read does not call rf_has_scope('children:read'), its scope`,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("CheckToolQueries (-want +got):\n%s", d)

@@ -77,7 +77,7 @@ type {{$s.GoName}} struct {
 {{comment "\t" (printf "%s: %s" .GoName .Description)}}
 {{- if .PII}}
 	//
-	// Personal data ({{.PII}}){{if .Redactable}}: left out unless the caller has {{.VisibleWith}}{{end}}; never logged.
+	// Personal data ({{.PII}}){{if .Redactable}}: left out unless the caller has {{.VisibleWith}}{{end}}{{if .ShortNamed}}: a short name unless the caller has {{.VisibleWith}}{{end}}; never logged.
 {{- end}}
 	{{.GoName}} {{.GoType}} {{.Tags}}
 {{- end}}
@@ -131,12 +131,22 @@ func (o *{{$s.GoName}}) finalize({{if $s.UsesGranted}}granted{{else}}_{{end}} ca
 }
 {{end}}{{end}}{{end}}
 {{define "finalize"}}
-{{- range .Fields}}
+{{- range $f := .Fields}}
 {{- if .Redactable}}
 	if !granted.Has({{quote .VisibleWith}}) {
 		o.{{.GoName}} = nil
 	}
 {{- end}}
+{{- if and .ShortNamed (not $.InList)}}
+	if !granted.Has({{quote .VisibleWith}}) {
+		capability.ShortNames(1, func(int) *string { return {{if .IsPtr}}o.{{.GoName}}{{else}}&o.{{.GoName}}{{end}} })
+	}
+{{- end}}
+{{- if and .IsSlice .Elem}}{{range $sf := .Elem.ShortNamedFields}}
+	if !granted.Has({{quote $sf.VisibleWith}}) {
+		capability.ShortNames(len(o.{{$f.GoName}}), func(i int) *string { return {{if $sf.IsPtr}}o.{{$f.GoName}}[i].{{$sf.GoName}}{{else}}&o.{{$f.GoName}}[i].{{$sf.GoName}}{{end}} })
+	}
+{{- end}}{{end}}
 {{- if and .IsSlice .Required}}
 	if o.{{.GoName}} == nil {
 		o.{{.GoName}} = {{.GoType}}{}

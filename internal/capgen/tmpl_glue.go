@@ -86,7 +86,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		},
 		OutputPII: []capability.FieldRule{
 {{- range .Output.PIIRules}}
-			{Path: {{quote .Path}}, Category: {{quote .Category}}, VisibleWith: {{quote .VisibleWith}}},
+			{Path: {{quote .Path}}, Category: {{quote .Category}}, VisibleWith: {{quote .VisibleWith}}{{if .Otherwise}}, Otherwise: {{quote .Otherwise}}{{end}}{{if .Handoff}}, Handoff: {{quote .Handoff}}{{end}}},
 {{- end}}
 		},
 		TTLMillis:   {{.TTLMillis}},

@@ -27,6 +27,10 @@ var (
 type Invalid struct {
 	Field  string
 	Reason string
+	// Detail is for the caller only (the candidates an ambiguous name matched, as the caller
+	// may see them): transports append it to the message, Error() leaves it out, so a log line
+	// never carries it. Use [Shown] to render what the caller reads.
+	Detail string
 }
 
 func (e *Invalid) Error() string {
@@ -69,9 +73,22 @@ func (e *Forbidden) Error() string {
 
 // Conflict: the request cannot be applied in the current state (for example a check-out of a
 // check-in that is locked after too many wrong pick-up codes). Reason is agent-facing.
-type Conflict struct{ Reason string }
+type Conflict struct {
+	Reason string
+	// Detail is for the caller only (a restriction's note), as in [Invalid]: never in Error().
+	Detail string
+}
 
 func (e *Conflict) Error() string { return "conflict: " + e.Reason }
+
+// Shown is what the caller reads of a reason and its detail: the reason, then the detail after
+// ": " when there is one. Transports build their messages with it; logs use Error().
+func Shown(reason, detail string) string {
+	if detail == "" {
+		return reason
+	}
+	return reason + ": " + detail
+}
 
 // AsInvalid returns the *Invalid in err's chain, if any.
 func AsInvalid(err error) (*Invalid, bool) {

@@ -18,14 +18,29 @@ import (
 
 // CheckinRegister implements tool "neemias_checkin_register" (scope checkins:write).
 //
-// Idempotent per child and service day: the unique key (child_id, service_date) decides, with
-// INSERT ... ON CONFLICT DO NOTHING, so concurrent duplicates converge on one row; every call
-// but the one that inserted it gets that row back with already_checked_in and no pick-up code.
-// The code is drawn here, shown once in the output and stored only as a salted hash. The output
-// names the child by id only. A child the caller may not see is errs.ErrNotFound.
+// The child is named by id, or as the class list shows them (handle, label, or first name
+// narrowed by class: resolve.go), so "check in Ana in Maternal" is one call when only one Ana
+// is there and an ambiguous name is refused with the candidates. Idempotent per child and
+// service day: the unique key (child_id, service_date) decides, with INSERT ... ON CONFLICT
+// DO NOTHING, so concurrent duplicates converge on one row; every call but the one that
+// inserted it gets that row back with already_checked_in and no pick-up code. The code is
+// drawn here, returned once (a handoff field: the MCP layer gives it to the person, not the
+// model) and stored only as a salted hash. The child's label is its full name; the generated
+// Finalize shortens it for callers without children:read. A child the caller may not see is
+// errs.ErrNotFound.
 func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegisterInput) (*capapi.CheckinRegisterOutput, error) {
+	if err := oneOf("child", in.Child != nil, "child_id", in.ChildID != nil, true); err != nil {
+		return nil, err
+	}
+	if err := oneOf("class", in.Class != nil, "class_id", in.ClassID != nil, false); err != nil {
+		return nil, err
+	}
 	var out *capapi.CheckinRegisterOutput
-	c := newCall(capapi.CapCheckinRegister, in, in.ChildID)
+	var targets []uuid.UUID
+	if in.ChildID != nil {
+		targets = append(targets, *in.ChildID)
+	}
+	c := newCall(capapi.CapCheckinRegister, in, targets...)
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, st *txState) error {
 		out = nil
 		today, err := s.churchToday(ctx, q, w.ChurchID)
@@ -44,8 +59,35 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 					"is more than %d days ago; check-ins can be registered from %s to %s", s.checkinWindow(), oldest, today)}
 			}
 		}
+		var class *checkinClassChoice
+		if in.Class != nil {
+			cl, err := pickClass(ctx, q, w, "class", *in.Class)
+			if err != nil {
+				return err
+			}
+			class = &checkinClassChoice{id: cl.ID, name: cl.Name}
+		}
+		childID := uuid.Nil
+		if in.ChildID != nil {
+			childID = *in.ChildID
+		} else {
+			children, err := dayChildren(ctx, q, w, day)
+			if err != nil {
+				return err
+			}
+			cq := childQuery{field: "child", text: *in.Child, fullNames: w.Scopes.Has(scopeChildrenRead)}
+			if class != nil {
+				cq.class = &class.id
+			}
+			found, err := pick(children, cq)
+			if err != nil {
+				return err
+			}
+			childID = found.ChildID
+			st.add(childID)
+		}
 		child, err := q.GetChildForCheckin(ctx, db.GetChildForCheckinParams{
-			ChurchID: w.ChurchID, ChildID: in.ChildID, Role: w.Role, UserID: w.UserID,
+			ChurchID: w.ChurchID, ChildID: childID, Role: w.Role, UserID: w.UserID,
 		})
 		if err != nil {
 			return notFound(err)
@@ -67,7 +109,7 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 			ChurchID: w.ChurchID, ChildID: child.ID, ServiceDate: day.Time(),
 		})
 		if err == nil {
-			out = repeatedCheckin(prev)
+			out = repeatedCheckin(prev, child)
 			st.add(prev.ID)
 			st.action = "checkin.repeat"
 			return nil
@@ -76,9 +118,10 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 			return err
 		}
 
-		classID, err := checkinClass(ctx, q, w, in.ClassID, child.ClassID)
-		if err != nil {
-			return err
+		if class == nil {
+			if class, err = checkinClass(ctx, q, w, in.ClassID, child); err != nil {
+				return err
+			}
 		}
 		code, salt, hash, err := store.NewPickupCode()
 		if err != nil {
@@ -88,14 +131,17 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 			return err
 		}
 		row, err := q.InsertCheckin(ctx, db.InsertCheckinParams{
-			ChurchID: w.ChurchID, ChildID: child.ID, ClassID: classID, ServiceDate: day.Time(),
+			ChurchID: w.ChurchID, ChildID: child.ID, ClassID: class.id, ServiceDate: day.Time(),
 			CheckedInBy: w.UserID, PickupCodeSalt: salt, PickupCodeHash: hash,
 		})
 		if err == nil {
 			out = &capapi.CheckinRegisterOutput{
 				CheckinID:   row.ID,
 				ChildID:     row.ChildID,
+				ChildHandle: child.Handle,
+				ChildLabel:  child.Name,
 				ClassID:     row.ClassID,
+				ClassName:   class.name,
 				ServiceDate: capability.DateOf(row.ServiceDate),
 				CheckedInAt: row.CheckedInAt,
 				PickupCode:  &code,
@@ -119,7 +165,7 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 			}
 			return err
 		}
-		out = repeatedCheckin(prev)
+		out = repeatedCheckin(prev, child)
 		st.add(prev.ID)
 		st.action = "checkin.repeat"
 		return nil
@@ -130,30 +176,54 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 	return out, nil
 }
 
-// checkinClass is the class to check in to: the one given, if the caller may use it, else the
-// child's own.
-func checkinClass(ctx context.Context, q *db.Queries, w who, given, own *uuid.UUID) (uuid.UUID, error) {
+// scopeChildrenRead is the scope under which a caller sees children's full names, so may
+// also name them by full name.
+const scopeChildrenRead = "children:read"
+
+// oneOf checks that at most one of two alternative inputs is given, and, when required, one.
+func oneOf(a string, hasA bool, b string, hasB bool, required bool) error {
+	switch {
+	case hasA && hasB:
+		return &errs.Invalid{Field: a, Reason: fmt.Sprintf("give %s or %s, not both", a, b)}
+	case required && !hasA && !hasB:
+		return &errs.Invalid{Field: a, Reason: fmt.Sprintf("is required (or give %s)", b)}
+	}
+	return nil
+}
+
+// checkinClassChoice is the class a check-in goes to.
+type checkinClassChoice struct {
+	id   uuid.UUID
+	name string
+}
+
+// checkinClass is the class to check in to: the one given by id, if the caller may use it,
+// else the child's own.
+func checkinClass(ctx context.Context, q *db.Queries, w who, given *uuid.UUID, child db.GetChildForCheckinRow) (*checkinClassChoice, error) {
 	if given == nil {
-		if own == nil {
-			return uuid.Nil, &errs.Invalid{Field: "class_id", Reason: "the child is not placed in a class; give the class to check in to"}
+		if child.ClassID == nil || child.ClassName == nil {
+			return nil, &errs.Invalid{Field: "class", Reason: "the child is not placed in a class; give the class to check in to"}
 		}
-		return *own, nil
+		return &checkinClassChoice{id: *child.ClassID, name: *child.ClassName}, nil
 	}
 	cl, err := q.GetClass(ctx, db.GetClassParams{ChurchID: w.ChurchID, ClassID: *given, Role: w.Role, UserID: w.UserID})
 	if err != nil {
 		if errors.Is(notFound(err), errs.ErrNotFound) {
-			return uuid.Nil, &errs.Invalid{Field: "class_id", Reason: "is not a class you may check children in to; omit it for the child's own class"}
+			return nil, &errs.Invalid{Field: "class_id", Reason: "is not a class you may check children in to; omit it for the child's own class"}
 		}
-		return uuid.Nil, err
+		return nil, err
 	}
-	return cl.ID, nil
+	return &checkinClassChoice{id: cl.ID, name: cl.Name}, nil
 }
 
-func repeatedCheckin(r db.GetCheckinByChildDateRow) *capapi.CheckinRegisterOutput {
+func repeatedCheckin(r db.GetCheckinByChildDateRow, child db.GetChildForCheckinRow) *capapi.CheckinRegisterOutput {
 	return &capapi.CheckinRegisterOutput{
 		CheckinID:        r.ID,
 		ChildID:          r.ChildID,
+		ChildHandle:      child.Handle,
+		ChildLabel:       child.Name,
 		ClassID:          r.ClassID,
+		ClassName:        r.ClassName,
 		ServiceDate:      capability.DateOf(r.ServiceDate),
 		CheckedInAt:      r.CheckedInAt,
 		AlreadyCheckedIn: true,

@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/internal/audit"
+	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
@@ -19,24 +23,58 @@ const lockedReason = "the check-in is locked after too many wrong pick-up codes;
 
 // CheckoutRegister implements tool "neemias_checkout_register" (scope checkins:write).
 //
+// The check-in is named by id, or by the child as the class list shows them (resolve.go). The
+// adult taking the child is checked before the code: an adult under a restriction is refused
+// whatever the code (app_pickup_restriction sees restrictions for every role, so a guardian
+// releasing the child cannot bypass them) and an adult not on the child's list is refused;
+// both are audited as denied (checkout.not_authorized, checkout.not_listed) and change nothing.
 // The check-in row is locked (SELECT ... FOR UPDATE) while the code is compared in constant
 // time (store.CheckPickupCode). A wrong code changes nothing but the failed-attempt counter,
 // which commits although the call fails; at store.MaxPickupAttempts the check-in locks and only
-// staff can release the child outside the tool. Error messages never quote the code. A
-// check-in already closed is an idempotent success that returns the earlier pick-up, once the
-// code is right. Every attempt is audited; wrong codes as denied checkout.wrong_code.
+// staff can release the child outside the tool. Error messages never quote the code, and names
+// and notes go only to the caller (errs Detail), never to a log. A check-in already closed is
+// an idempotent success that returns the earlier pick-up, once the code is right. The
+// releasing user is the caller (checked_out_by).
 func (s *Service) CheckoutRegister(ctx context.Context, in *capapi.CheckoutRegisterInput) (*capapi.CheckoutRegisterOutput, error) {
-	var out *capapi.CheckoutRegisterOutput
+	if err := oneOf("child", in.Child != nil, "checkin_id", in.CheckinID != nil, true); err != nil {
+		return nil, err
+	}
 	if err := s.pickupAllowed(ctx); err != nil {
 		return nil, err
 	}
+	var out *capapi.CheckoutRegisterOutput
 	wrong := false
 	code := strings.TrimSpace(in.PickupCode)
-	c := newCall(capapi.CapCheckoutRegister, in, in.CheckinID)
+	var targets []uuid.UUID
+	if in.CheckinID != nil {
+		targets = append(targets, *in.CheckinID)
+	}
+	c := newCall(capapi.CapCheckoutRegister, in, targets...)
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, st *txState) error {
 		out, wrong = nil, false
+		checkinID := uuid.Nil
+		if in.CheckinID != nil {
+			checkinID = *in.CheckinID
+		} else {
+			today, err := s.churchToday(ctx, q, w.ChurchID)
+			if err != nil {
+				return err
+			}
+			children, err := dayChildren(ctx, q, w, today)
+			if err != nil {
+				return err
+			}
+			found, err := pick(children, childQuery{
+				field: "child", text: *in.Child, fullNames: w.Scopes.Has(scopeChildrenRead), checkedIn: true,
+			})
+			if err != nil {
+				return err
+			}
+			checkinID = *found.CheckinID
+			st.add(checkinID)
+		}
 		ck, err := q.GetCheckinForCheckout(ctx, db.GetCheckinForCheckoutParams{
-			ChurchID: w.ChurchID, CheckinID: in.CheckinID, Role: w.Role, UserID: w.UserID,
+			ChurchID: w.ChurchID, CheckinID: checkinID, Role: w.Role, UserID: w.UserID,
 		})
 		if err != nil {
 			return notFound(err)
@@ -46,13 +84,24 @@ func (s *Service) CheckoutRegister(ctx context.Context, in *capapi.CheckoutRegis
 			st.action, st.outcome = "checkout.locked", audit.Denied
 			return &errs.Conflict{Reason: lockedReason}
 		}
+		if ck.CheckedOutAt != nil {
+			if !store.CheckPickupCode(ck.PickupCodeSalt, ck.PickupCodeHash, code) {
+				// Closed already: nothing left to protect by counting.
+				st.action, st.outcome = "checkout.wrong_code", audit.Denied
+				wrong = true
+				return &errs.Invalid{Field: "pickup_code", Reason: "is not the code issued for this check-in"}
+			}
+			st.action = "checkout.repeat"
+			out = checkoutOutput(ck, *ck.CheckedOutAt, deref(ck.PickedUpByName), ck.ReleasedBy, true)
+			return nil
+		}
+		adult, err := s.pickupAdult(ctx, q, w, st, ck, in.PickedUpBy)
+		if err != nil {
+			return err
+		}
 		if !store.CheckPickupCode(ck.PickupCodeSalt, ck.PickupCodeHash, code) {
 			st.action, st.outcome = "checkout.wrong_code", audit.Denied
 			wrong = true
-			if ck.CheckedOutAt != nil {
-				// Closed already: nothing left to protect by counting.
-				return &errs.Invalid{Field: "pickup_code", Reason: "is not the code issued for this check-in"}
-			}
 			failed, err := q.RecordFailedPickup(ctx, db.RecordFailedPickupParams{
 				MaxAttempts: store.MaxPickupAttempts, ChurchID: w.ChurchID, CheckinID: ck.ID,
 			})
@@ -68,21 +117,22 @@ func (s *Service) CheckoutRegister(ctx context.Context, in *capapi.CheckoutRegis
 			return &errs.Invalid{Field: "pickup_code", Reason: fmt.Sprintf(
 				"is not the code issued for this check-in; %d more wrong attempt(s) lock it", left)}
 		}
-		if ck.CheckedOutAt != nil {
-			st.action = "checkout.repeat"
-			out = &capapi.CheckoutRegisterOutput{CheckinID: ck.ID, ChildID: ck.ChildID, CheckedOutAt: *ck.CheckedOutAt}
-			return nil
+		params := db.CompleteCheckoutParams{
+			CheckedOutBy: w.UserID, ChurchID: w.ChurchID, CheckinID: ck.ID, PickedUpByName: adult.Name,
 		}
-		done, err := q.CompleteCheckout(ctx, db.CompleteCheckoutParams{
-			CheckedOutBy: w.UserID, ChurchID: w.ChurchID, CheckinID: ck.ID,
-		})
+		if adult.Kind == adultGuardian {
+			params.PickedUpByGuardian = &adult.AdultID
+		} else {
+			params.PickedUpByAdult = &adult.AdultID
+		}
+		done, err := q.CompleteCheckout(ctx, params)
 		if err != nil {
 			return notFound(err)
 		}
 		if done.CheckedOutAt == nil {
 			return fmt.Errorf("logic: check-out of %s returned no time", ck.ID)
 		}
-		out = &capapi.CheckoutRegisterOutput{CheckinID: done.ID, ChildID: done.ChildID, CheckedOutAt: *done.CheckedOutAt}
+		out = checkoutOutput(ck, *done.CheckedOutAt, adult.Name, done.ReleasedBy, false)
 		return nil
 	})
 	if wrong {
@@ -92,4 +142,82 @@ func (s *Service) CheckoutRegister(ctx context.Context, in *capapi.CheckoutRegis
 		return nil, err
 	}
 	return out, nil
+}
+
+// adultGuardian is the kind of a pick-up list entry that is one of the child's guardians.
+const adultGuardian = "guardian"
+
+// pickupAdult is the adult of the child's pick-up list that name names, or the refusal: a
+// restricted adult (with the restriction's note for the caller), or a name not on the list
+// (with the list's names when the caller may read it). Both are audited as denied.
+func (s *Service) pickupAdult(ctx context.Context, q *db.Queries, w who, st *txState, ck db.GetCheckinForCheckoutRow, name string) (db.PickupAdultsForCheckoutRow, error) {
+	note, err := q.PickupRestriction(ctx, db.PickupRestrictionParams{ChildID: ck.ChildID, AdultName: name})
+	if err != nil {
+		return db.PickupAdultsForCheckoutRow{}, err
+	}
+	if note != "" {
+		st.action, st.outcome = "checkout.not_authorized", audit.Denied
+		return db.PickupAdultsForCheckoutRow{}, &errs.Conflict{
+			Reason: "this adult is NOT authorized to take the child home; do not release the child, keep them in class and call a coordinator",
+			Detail: "the note for the volunteer: " + note,
+		}
+	}
+	adults, err := q.PickupAdultsForCheckout(ctx, db.PickupAdultsForCheckoutParams{
+		ChurchID: w.ChurchID, ChildID: ck.ChildID, ClassID: ck.ClassID, UserID: w.UserID, Role: w.Role,
+	})
+	if err != nil {
+		return db.PickupAdultsForCheckoutRow{}, err
+	}
+	want := capability.FoldName(name)
+	var byFirst []db.PickupAdultsForCheckoutRow
+	for _, a := range adults {
+		full := capability.FoldName(a.Name)
+		if full == want {
+			return a, nil
+		}
+		if !strings.Contains(want, " ") && firstWord(full) == want {
+			byFirst = append(byFirst, a)
+		}
+	}
+	if len(byFirst) == 1 {
+		return byFirst[0], nil
+	}
+	st.action, st.outcome = "checkout.not_listed", audit.Denied
+	names := ""
+	if w.Scopes.Has(scopePickupsRead) {
+		list := make([]string, len(adults))
+		for i, a := range adults {
+			list[i] = a.Name
+		}
+		names = "the list: " + strings.Join(list, "; ")
+	}
+	reason := "is not on the child's list of adults who may take them home; check the name (read neemias_pickup_adults), or ask a coordinator to add the adult"
+	if len(byFirst) > 1 {
+		reason = fmt.Sprintf("matches %d adults on the child's list; give the full name", len(byFirst))
+	}
+	return db.PickupAdultsForCheckoutRow{}, &errs.Invalid{Field: "picked_up_by", Reason: reason, Detail: names}
+}
+
+// scopePickupsRead lets a caller read a child's pick-up list, so a refusal may name it.
+const scopePickupsRead = "pickups:read"
+
+func checkoutOutput(ck db.GetCheckinForCheckoutRow, at time.Time, by, releasedBy string, repeat bool) *capapi.CheckoutRegisterOutput {
+	return &capapi.CheckoutRegisterOutput{
+		CheckinID:         ck.ID,
+		ChildID:           ck.ChildID,
+		ChildHandle:       ck.Handle,
+		ChildLabel:        ck.ChildName,
+		ClassName:         ck.ClassName,
+		CheckedOutAt:      at,
+		PickedUpBy:        by,
+		ReleasedBy:        releasedBy,
+		AlreadyCheckedOut: repeat,
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

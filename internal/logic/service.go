@@ -99,24 +99,31 @@ type zone struct {
 // Brazil alone has four): what "today" means for a service day, whatever the server's zone.
 // The zone is read once per church and kept for zoneTTL.
 func (s *Service) churchToday(ctx context.Context, q *db.Queries, churchID uuid.UUID) (capability.Date, error) {
+	today, _, err := s.churchClock(ctx, q, churchID)
+	return today, err
+}
+
+// churchClock is churchToday with the zone's IANA name, for answers that state both.
+func (s *Service) churchClock(ctx context.Context, q *db.Queries, churchID uuid.UUID) (capability.Date, string, error) {
 	now := time.Now
 	if s.Now != nil {
 		now = s.Now
 	}
 	t := now()
 	if z, ok := s.zones.Load(churchID); ok && t.Sub(z.(zone).fetched) < zoneTTL {
-		return capability.DateOf(t.In(z.(zone).loc)), nil
+		loc := z.(zone).loc
+		return capability.DateOf(t.In(loc)), loc.String(), nil
 	}
 	ch, err := q.GetChurch(ctx, churchID)
 	if err != nil {
-		return capability.Date{}, fmt.Errorf("reading the church's time zone: %w", notFound(err))
+		return capability.Date{}, "", fmt.Errorf("reading the church's time zone: %w", notFound(err))
 	}
 	loc, err := time.LoadLocation(ch.TimeZone)
 	if err != nil {
-		return capability.Date{}, fmt.Errorf("the church's time zone %q: %w", ch.TimeZone, err)
+		return capability.Date{}, "", fmt.Errorf("the church's time zone %q: %w", ch.TimeZone, err)
 	}
 	s.zones.Store(churchID, zone{loc: loc, fetched: t})
-	return capability.DateOf(t.In(loc)), nil
+	return capability.DateOf(t.In(loc)), loc.String(), nil
 }
 
 // checkinWindow is how many days back a check-in may be registered.

@@ -44,9 +44,9 @@ func All() []capability.View {
 			ID:           "checkin_sheet",
 			URI:          "ui://neemias/checkin-sheet",
 			Title:        "Class check-in sheet",
-			Description:  "Who is checked in on a service day and who was picked up, by class; child names only with children:read.",
+			Description:  "The class list of a service day: tap a child to check them in (the pick-up code is shown here, for the guardian, never to the model), tap again to check them out with the code and the adult from the child's pick-up list. Labels as the class list gives them.",
 			HTML:         withBridge(checkinSheetHTML), // the bridge inlined at <!-- neemias:ext-apps-app -->
-			Capabilities: []string{"checkins_by_date"},
+			Capabilities: []string{"class_list", "neemias_checkin_register"},
 			Visibility:   []string{"model", "app"},
 			CSP: capability.ViewCSP{
 				ConnectDomains:  []string{},
@@ -55,8 +55,8 @@ func All() []capability.View {
 				BaseURIDomains:  []string{},
 			},
 			AppTools: []capability.AppTool{
-				{Name: "neemias_checkin_sheet_checkin", Tool: "neemias_checkin_register", Title: "Check a child in from the sheet", Description: "The sheet's check-in action, by child id, for the day the sheet shows."},
-				{Name: "neemias_checkin_sheet_checkout", Tool: "neemias_checkout_register", Title: "Record a pick-up from the sheet", Description: "The sheet's check-out button of a child still in class; asks for the pick-up code."},
+				{Name: "neemias_checkin_sheet_checkin", Tool: "neemias_checkin_register", Title: "Check a child in from the sheet", Description: "The sheet's check-in action, by the child's handle, for the day the sheet shows."},
+				{Name: "neemias_checkin_sheet_checkout", Tool: "neemias_checkout_register", Title: "Record a pick-up from the sheet", Description: "The sheet's check-out action for a child still in class, with the pick-up code and the adult from the child's list."},
 			},
 			Source: "spec/capabilities.yaml views.checkin_sheet",
 		},

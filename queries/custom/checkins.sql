@@ -7,9 +7,10 @@ VALUES (sqlc.arg(church_id)::uuid, sqlc.arg(service_date)::date)
 ON CONFLICT (church_id, service_date) DO NOTHING;
 
 -- name: GetChildForCheckin :one
--- The child to check in, if the caller may see it; no personal data.
-SELECT c.id, c.class_id
+-- The child to check in, if the caller may see it, with its handle, name (for the label) and class.
+SELECT c.id, c.class_id, c.handle, c.name, cl.name AS class_name
 FROM children c
+LEFT JOIN classes cl ON cl.id = c.class_id AND cl.church_id = c.church_id
 WHERE rf_church(c.church_id, sqlc.arg(church_id)::uuid)
   AND c.id = sqlc.arg(child_id)::uuid
   AND c.archived_at IS NULL
@@ -29,8 +30,9 @@ RETURNING id, child_id, class_id, service_date, checked_in_at;
 
 -- name: GetCheckinByChildDate :one
 -- The check-in of a child on a service day.
-SELECT ck.id, ck.child_id, ck.class_id, ck.service_date, ck.checked_in_at, ck.checked_out_at
+SELECT ck.id, ck.child_id, ck.class_id, ck.service_date, ck.checked_in_at, ck.checked_out_at, cl.name AS class_name
 FROM checkins ck
+JOIN classes cl ON cl.id = ck.class_id AND cl.church_id = ck.church_id
 WHERE rf_church(ck.church_id, sqlc.arg(church_id)::uuid)
   AND ck.child_id = sqlc.arg(child_id)::uuid
   AND ck.service_date = sqlc.arg(service_date)::date;
@@ -40,8 +42,11 @@ WHERE rf_church(ck.church_id, sqlc.arg(church_id)::uuid)
 -- assigned classes). Compare the code in Go with store.CheckPickupCode.
 SELECT ck.id, ck.child_id, ck.class_id, ck.service_date, ck.checked_in_at,
        ck.pickup_code_salt, ck.pickup_code_hash, ck.failed_pickup_attempts, ck.locked_at,
-       ck.checked_out_at
+       ck.checked_out_at, ck.picked_up_by_name, coalesce(app_user_name(ck.checked_out_by), '')::text AS released_by,
+       c.handle, c.name AS child_name, cl.name AS class_name
 FROM checkins ck
+JOIN children c ON c.id = ck.child_id AND c.church_id = ck.church_id
+JOIN classes cl ON cl.id = ck.class_id AND cl.church_id = ck.church_id
 WHERE rf_church(ck.church_id, sqlc.arg(church_id)::uuid)
   AND ck.id = sqlc.arg(checkin_id)::uuid
   AND rf_guardian_own_children(ck.child_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
@@ -65,9 +70,12 @@ RETURNING failed_pickup_attempts, locked_at;
 -- Closes an open, unlocked check-in; returns no row when it is closed or locked already.
 UPDATE checkins
 SET checked_out_at = greatest(now(), checked_in_at),
-    checked_out_by = sqlc.arg(checked_out_by)::uuid
+    checked_out_by = sqlc.arg(checked_out_by)::uuid,
+    picked_up_by_guardian = sqlc.narg(picked_up_by_guardian)::uuid,
+    picked_up_by_adult = sqlc.narg(picked_up_by_adult)::uuid,
+    picked_up_by_name = sqlc.arg(picked_up_by_name)::text
 WHERE church_id = sqlc.arg(church_id)::uuid
   AND id = sqlc.arg(checkin_id)::uuid
   AND checked_out_at IS NULL
   AND locked_at IS NULL
-RETURNING id, child_id, checked_out_at;
+RETURNING id, child_id, checked_out_at, coalesce(app_user_name(checked_out_by), '')::text AS released_by;

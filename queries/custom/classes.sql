@@ -42,3 +42,13 @@ WHERE rf_church(cl.church_id, sqlc.arg(church_id)::uuid)
   AND rf_volunteer_assigned_classes(cl.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
 ORDER BY cl.min_age, cl.name
 LIMIT sqlc.arg(max_results)::integer;
+
+-- name: UsableClasses :many
+-- The classes of the caller's church that the caller may check children in to (a volunteer only
+-- their own), to resolve a class given by name.
+SELECT cl.id, cl.name
+FROM classes cl
+WHERE rf_church(cl.church_id, sqlc.arg(church_id)::uuid)
+  AND cl.archived_at IS NULL
+  AND rf_volunteer_assigned_classes(cl.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
+ORDER BY cl.min_age, cl.name;

@@ -50,15 +50,31 @@ $$;
 REVOKE ALL ON FUNCTION rf_volunteer_assigned_classes_match(uuid, uuid, uuid) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION rf_volunteer_assigned_classes_match(uuid, uuid, uuid) TO neemias_app;
 
+-- A guardian sees the adults who may take their children home, not the restrictions staff recorded (an adult who must not, such as a custody order): those are for staff and the child's class volunteers, who release the child.
+-- Only RESPONSAVEL; every other role passes.
+CREATE OR REPLACE FUNCTION rf_guardian_sees_no_restrictions_match(restriction_id uuid) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path = public, pg_temp
+AS $$
+    SELECT restriction_id IS NULL
+$$;
+CREATE OR REPLACE FUNCTION rf_guardian_sees_no_restrictions(restriction_id uuid, caller_role text DEFAULT app_role()) RETURNS boolean
+    LANGUAGE sql STABLE
+AS $$
+    SELECT caller_role IS DISTINCT FROM 'RESPONSAVEL' OR rf_guardian_sees_no_restrictions_match(restriction_id)
+$$;
+REVOKE ALL ON FUNCTION rf_guardian_sees_no_restrictions_match(uuid) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION rf_guardian_sees_no_restrictions_match(uuid) TO neemias_app;
+
 -- The scope matrix of the spec's roles: whether the caller's role may hold scope.
 CREATE OR REPLACE FUNCTION app_role_has_scope(scope text, caller_role text DEFAULT app_role()) RETURNS boolean
     LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
     SELECT CASE caller_role
-        WHEN 'ADMIN' THEN scope IN ('roster:read', 'attendance:read', 'checkins:read', 'checkins:write', 'children:read', 'children:write', 'guardians:read')
-        WHEN 'CADASTRO' THEN scope IN ('roster:read', 'checkins:read', 'checkins:write', 'children:read', 'children:write', 'guardians:read')
-        WHEN 'VOLUNTARIO' THEN scope IN ('roster:read', 'attendance:read', 'checkins:read', 'checkins:write')
-        WHEN 'RESPONSAVEL' THEN scope IN ('checkins:read', 'checkins:write', 'guardians:read')
+        WHEN 'ADMIN' THEN scope IN ('roster:read', 'attendance:read', 'checkins:read', 'checkins:write', 'children:read', 'children:write', 'guardians:read', 'pickups:read', 'pickups:write')
+        WHEN 'CADASTRO' THEN scope IN ('roster:read', 'checkins:read', 'checkins:write', 'children:read', 'children:write', 'guardians:read', 'pickups:read', 'pickups:write')
+        WHEN 'VOLUNTARIO' THEN scope IN ('roster:read', 'attendance:read', 'checkins:read', 'checkins:write', 'pickups:read')
+        WHEN 'RESPONSAVEL' THEN scope IN ('checkins:read', 'checkins:write', 'guardians:read', 'pickups:read', 'pickups:write')
         ELSE false
     END
 $$;
@@ -84,6 +100,8 @@ $$;
 DROP FUNCTION IF EXISTS app_valid_role(text);
 DROP FUNCTION IF EXISTS rf_has_scope(text);
 DROP FUNCTION IF EXISTS app_role_has_scope(text, text);
+DROP FUNCTION IF EXISTS rf_guardian_sees_no_restrictions_match(uuid);
+DROP FUNCTION IF EXISTS rf_guardian_sees_no_restrictions(uuid, text);
 DROP FUNCTION IF EXISTS rf_volunteer_assigned_classes_match(uuid, uuid, uuid);
 DROP FUNCTION IF EXISTS rf_volunteer_assigned_classes(uuid, uuid, uuid, text);
 DROP FUNCTION IF EXISTS rf_guardian_own_children_match(uuid, uuid, uuid);

@@ -38,9 +38,11 @@ type Invoker interface {
 	AttendanceSummary(ctx context.Context, params AttendanceSummaryParams) (*AttendanceSummaryOutput, error)
 	// CheckinRegister invokes checkinRegister operation.
 	//
-	// Checks a child in to a class for a service day (today by default). Idempotent per child and day: a
-	// retry returns the same check-in. The first call returns a pick-up code, shown only once; whoever
-	// picks the child up must present it. Returns child_id, never the name.
+	// Checks a child in to a class for a service day (today by default). Name the child by the handle or
+	// label the class list shows, or by first name with the class ("Ana" in "Maternal"); an ambiguous name
+	// is refused with the candidates. Idempotent per child and day: a retry returns the same check-in. The
+	// first call issues a pick-up code for the guardian: an MCP Apps host shows it to the person in the
+	// check-in sheet, never to the model; other clients get it once in the text.
 	//
 	// POST /tools/neemias_checkin_register
 	CheckinRegister(ctx context.Context, request *CheckinRegisterInput) (*CheckinRegisterOutput, error)
@@ -53,8 +55,10 @@ type Invoker interface {
 	CheckinsByDate(ctx context.Context, params CheckinsByDateParams) (*CheckinsByDateOutput, error)
 	// CheckoutRegister invokes checkoutRegister operation.
 	//
-	// Records that a checked-in child was picked up. Requires the pick-up code issued at check-in; a wrong
-	// code changes nothing, and repeated wrong codes lock the check-in.
+	// Records that a checked-in child was picked up, by whom (an adult authorized on the child's pick-up
+	// list, by name) and that you released them. Requires the pick-up code issued at check-in; a wrong
+	// code changes nothing, and repeated wrong codes lock the check-in. An adult who is not authorized is
+	// refused: do not release the child.
 	//
 	// POST /tools/neemias_checkout_register
 	CheckoutRegister(ctx context.Context, request *CheckoutRegisterInput) (*CheckoutRegisterOutput, error)
@@ -74,6 +78,40 @@ type Invoker interface {
 	//
 	// POST /tools/neemias_child_find
 	ChildFind(ctx context.Context, request *ChildFindInput) (*ChildFindOutput, error)
+	// ClassList invokes classList operation.
+	//
+	// The check-in list of a service day (default: the church's today): per class you may see, its
+	// children with a handle and a label, whether each is not here yet, checked in or picked up (when, by
+	// whom, released by whom), and the headcount. Use it to check children in and out by handle, and for
+	// "who is in Maternal?" or "who picked up Ana?". Labels are full names with children:read, otherwise
+	// first name and last initial, lengthened until distinct in the class.
+	//
+	// GET /checkin/classes
+	ClassList(ctx context.Context, params ClassListParams) (*ClassListOutput, error)
+	// PickupAdultAdd invokes pickupAdultAdd operation.
+	//
+	// Adds a trusted adult who may take a child home (name, relationship, optional phone), or, for staff
+	// only (ADMIN, CADASTRO), an adult who must not, with a note the releasing volunteer reads. A guardian
+	// may add trusted adults for their own children. Notes never hold phone or document numbers.
+	//
+	// POST /tools/neemias_pickup_adult_add
+	PickupAdultAdd(ctx context.Context, request *PickupAdultAddInput) (*PickupAdultAddOutput, error)
+	// PickupAdultRemove invokes pickupAdultRemove operation.
+	//
+	// Removes a trusted adult or a restriction from a child's pick-up list (kept in the history, no longer
+	// applied). A guardian may remove only the trusted adults of their own children; restrictions are for
+	// staff. Guardians themselves are not on the list to remove.
+	//
+	// POST /tools/neemias_pickup_adult_remove
+	PickupAdultRemove(ctx context.Context, request *PickupAdultRemoveInput) (*PickupAdultRemoveOutput, error)
+	// PickupAdults invokes pickupAdults operation.
+	//
+	// The adults who may take a child home (the guardians, and trusted adults they or the staff added)
+	// and, for staff and the class's volunteers, the adults who must not, with the note to read before
+	// releasing the child. Check-out names one of the authorized adults.
+	//
+	// GET /children/{child}/pickup-adults
+	PickupAdults(ctx context.Context, params PickupAdultsParams) (*PickupAdultsOutput, error)
 	// RosterChild invokes rosterChild operation.
 	//
 	// One child's record: name, birth date, class and guardians with their relationship. Guardian phone
@@ -314,9 +352,11 @@ func (c *Client) sendAttendanceSummary(ctx context.Context, params AttendanceSum
 
 // CheckinRegister invokes checkinRegister operation.
 //
-// Checks a child in to a class for a service day (today by default). Idempotent per child and day: a
-// retry returns the same check-in. The first call returns a pick-up code, shown only once; whoever
-// picks the child up must present it. Returns child_id, never the name.
+// Checks a child in to a class for a service day (today by default). Name the child by the handle or
+// label the class list shows, or by first name with the class ("Ana" in "Maternal"); an ambiguous name
+// is refused with the candidates. Idempotent per child and day: a retry returns the same check-in. The
+// first call issues a pick-up code for the guardian: an MCP Apps host shows it to the person in the
+// check-in sheet, never to the model; other clients get it once in the text.
 //
 // POST /tools/neemias_checkin_register
 func (c *Client) CheckinRegister(ctx context.Context, request *CheckinRegisterInput) (*CheckinRegisterOutput, error) {
@@ -588,8 +628,10 @@ func (c *Client) sendCheckinsByDate(ctx context.Context, params CheckinsByDatePa
 
 // CheckoutRegister invokes checkoutRegister operation.
 //
-// Records that a checked-in child was picked up. Requires the pick-up code issued at check-in; a wrong
-// code changes nothing, and repeated wrong codes lock the check-in.
+// Records that a checked-in child was picked up, by whom (an adult authorized on the child's pick-up
+// list, by name) and that you released them. Requires the pick-up code issued at check-in; a wrong
+// code changes nothing, and repeated wrong codes lock the check-in. An adult who is not authorized is
+// refused: do not release the child.
 //
 // POST /tools/neemias_checkout_register
 func (c *Client) CheckoutRegister(ctx context.Context, request *CheckoutRegisterInput) (*CheckoutRegisterOutput, error) {
@@ -968,6 +1010,596 @@ func (c *Client) sendChildFind(ctx context.Context, request *ChildFindInput) (re
 
 	stage = "DecodeResponse"
 	result, err := decodeChildFindResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// ClassList invokes classList operation.
+//
+// The check-in list of a service day (default: the church's today): per class you may see, its
+// children with a handle and a label, whether each is not here yet, checked in or picked up (when, by
+// whom, released by whom), and the headcount. Use it to check children in and out by handle, and for
+// "who is in Maternal?" or "who picked up Ana?". Labels are full names with children:read, otherwise
+// first name and last initial, lengthened until distinct in the class.
+//
+// GET /checkin/classes
+func (c *Client) ClassList(ctx context.Context, params ClassListParams) (*ClassListOutput, error) {
+	res, err := c.sendClassList(ctx, params)
+	return res, err
+}
+
+func (c *Client) sendClassList(ctx context.Context, params ClassListParams) (res *ClassListOutput, err error) {
+	otelAttrs := []attribute.KeyValue{
+		otelogen.OperationID("classList"),
+		semconv.HTTPRequestMethodKey.String("GET"),
+		semconv.URLTemplateKey.String("/checkin/classes"),
+	}
+	otelAttrs = append(otelAttrs, c.cfg.Attributes...)
+
+	// Run stopwatch.
+	startTime := time.Now()
+	defer func() {
+		// Use floating point division here for higher precision (instead of Millisecond method).
+		elapsedDuration := time.Since(startTime)
+		c.duration.Record(ctx, float64(elapsedDuration)/float64(time.Millisecond), metric.WithAttributes(otelAttrs...))
+	}()
+
+	// Increment request counter.
+	c.requests.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+
+	// Start a span for this request.
+	ctx, span := c.cfg.Tracer.Start(ctx, ClassListOperation,
+		trace.WithAttributes(otelAttrs...),
+		clientSpanKind,
+	)
+	// Track stage for error reporting.
+	var stage string
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, stage)
+			c.errors.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+		}
+		span.End()
+	}()
+
+	stage = "BuildURL"
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/checkin/classes"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	stage = "EncodeQueryParams"
+	q := uri.NewQueryEncoder()
+	{
+		// Encode "date" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "date",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Date.Get(); ok {
+				return e.EncodeValue(conv.DateToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	{
+		// Encode "class" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "class",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Class.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	{
+		// Encode "child" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "child",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Child.Get(); ok {
+				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	u.RawQuery = q.Values().Encode()
+
+	stage = "EncodeRequest"
+	r, err := ht.NewRequest(ctx, "GET", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			stage = "Security:OAuth2"
+			switch err := c.securityOAuth2(ctx, ClassListOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"OAuth2\"")
+			}
+		}
+		{
+			stage = "Security:ApiKey"
+			switch err := c.securityApiKey(ctx, ClassListOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 1
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"ApiKey\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+				{0b00000010},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	stage = "SendRequest"
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	stage = "DecodeResponse"
+	result, err := decodeClassListResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// PickupAdultAdd invokes pickupAdultAdd operation.
+//
+// Adds a trusted adult who may take a child home (name, relationship, optional phone), or, for staff
+// only (ADMIN, CADASTRO), an adult who must not, with a note the releasing volunteer reads. A guardian
+// may add trusted adults for their own children. Notes never hold phone or document numbers.
+//
+// POST /tools/neemias_pickup_adult_add
+func (c *Client) PickupAdultAdd(ctx context.Context, request *PickupAdultAddInput) (*PickupAdultAddOutput, error) {
+	res, err := c.sendPickupAdultAdd(ctx, request)
+	return res, err
+}
+
+func (c *Client) sendPickupAdultAdd(ctx context.Context, request *PickupAdultAddInput) (res *PickupAdultAddOutput, err error) {
+	otelAttrs := []attribute.KeyValue{
+		otelogen.OperationID("pickupAdultAdd"),
+		semconv.HTTPRequestMethodKey.String("POST"),
+		semconv.URLTemplateKey.String("/tools/neemias_pickup_adult_add"),
+	}
+	otelAttrs = append(otelAttrs, c.cfg.Attributes...)
+
+	// Run stopwatch.
+	startTime := time.Now()
+	defer func() {
+		// Use floating point division here for higher precision (instead of Millisecond method).
+		elapsedDuration := time.Since(startTime)
+		c.duration.Record(ctx, float64(elapsedDuration)/float64(time.Millisecond), metric.WithAttributes(otelAttrs...))
+	}()
+
+	// Increment request counter.
+	c.requests.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+
+	// Start a span for this request.
+	ctx, span := c.cfg.Tracer.Start(ctx, PickupAdultAddOperation,
+		trace.WithAttributes(otelAttrs...),
+		clientSpanKind,
+	)
+	// Track stage for error reporting.
+	var stage string
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, stage)
+			c.errors.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+		}
+		span.End()
+	}()
+
+	stage = "BuildURL"
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/tools/neemias_pickup_adult_add"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	stage = "EncodeRequest"
+	r, err := ht.NewRequest(ctx, "POST", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+	if err := encodePickupAdultAddRequest(request, r); err != nil {
+		return res, errors.Wrap(err, "encode request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			stage = "Security:OAuth2"
+			switch err := c.securityOAuth2(ctx, PickupAdultAddOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"OAuth2\"")
+			}
+		}
+		{
+			stage = "Security:ApiKey"
+			switch err := c.securityApiKey(ctx, PickupAdultAddOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 1
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"ApiKey\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+				{0b00000010},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	stage = "SendRequest"
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	stage = "DecodeResponse"
+	result, err := decodePickupAdultAddResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// PickupAdultRemove invokes pickupAdultRemove operation.
+//
+// Removes a trusted adult or a restriction from a child's pick-up list (kept in the history, no longer
+// applied). A guardian may remove only the trusted adults of their own children; restrictions are for
+// staff. Guardians themselves are not on the list to remove.
+//
+// POST /tools/neemias_pickup_adult_remove
+func (c *Client) PickupAdultRemove(ctx context.Context, request *PickupAdultRemoveInput) (*PickupAdultRemoveOutput, error) {
+	res, err := c.sendPickupAdultRemove(ctx, request)
+	return res, err
+}
+
+func (c *Client) sendPickupAdultRemove(ctx context.Context, request *PickupAdultRemoveInput) (res *PickupAdultRemoveOutput, err error) {
+	otelAttrs := []attribute.KeyValue{
+		otelogen.OperationID("pickupAdultRemove"),
+		semconv.HTTPRequestMethodKey.String("POST"),
+		semconv.URLTemplateKey.String("/tools/neemias_pickup_adult_remove"),
+	}
+	otelAttrs = append(otelAttrs, c.cfg.Attributes...)
+
+	// Run stopwatch.
+	startTime := time.Now()
+	defer func() {
+		// Use floating point division here for higher precision (instead of Millisecond method).
+		elapsedDuration := time.Since(startTime)
+		c.duration.Record(ctx, float64(elapsedDuration)/float64(time.Millisecond), metric.WithAttributes(otelAttrs...))
+	}()
+
+	// Increment request counter.
+	c.requests.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+
+	// Start a span for this request.
+	ctx, span := c.cfg.Tracer.Start(ctx, PickupAdultRemoveOperation,
+		trace.WithAttributes(otelAttrs...),
+		clientSpanKind,
+	)
+	// Track stage for error reporting.
+	var stage string
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, stage)
+			c.errors.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+		}
+		span.End()
+	}()
+
+	stage = "BuildURL"
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/tools/neemias_pickup_adult_remove"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	stage = "EncodeRequest"
+	r, err := ht.NewRequest(ctx, "POST", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+	if err := encodePickupAdultRemoveRequest(request, r); err != nil {
+		return res, errors.Wrap(err, "encode request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			stage = "Security:OAuth2"
+			switch err := c.securityOAuth2(ctx, PickupAdultRemoveOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"OAuth2\"")
+			}
+		}
+		{
+			stage = "Security:ApiKey"
+			switch err := c.securityApiKey(ctx, PickupAdultRemoveOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 1
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"ApiKey\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+				{0b00000010},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	stage = "SendRequest"
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	stage = "DecodeResponse"
+	result, err := decodePickupAdultRemoveResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// PickupAdults invokes pickupAdults operation.
+//
+// The adults who may take a child home (the guardians, and trusted adults they or the staff added)
+// and, for staff and the class's volunteers, the adults who must not, with the note to read before
+// releasing the child. Check-out names one of the authorized adults.
+//
+// GET /children/{child}/pickup-adults
+func (c *Client) PickupAdults(ctx context.Context, params PickupAdultsParams) (*PickupAdultsOutput, error) {
+	res, err := c.sendPickupAdults(ctx, params)
+	return res, err
+}
+
+func (c *Client) sendPickupAdults(ctx context.Context, params PickupAdultsParams) (res *PickupAdultsOutput, err error) {
+	otelAttrs := []attribute.KeyValue{
+		otelogen.OperationID("pickupAdults"),
+		semconv.HTTPRequestMethodKey.String("GET"),
+		semconv.URLTemplateKey.String("/children/{child}/pickup-adults"),
+	}
+	otelAttrs = append(otelAttrs, c.cfg.Attributes...)
+
+	// Run stopwatch.
+	startTime := time.Now()
+	defer func() {
+		// Use floating point division here for higher precision (instead of Millisecond method).
+		elapsedDuration := time.Since(startTime)
+		c.duration.Record(ctx, float64(elapsedDuration)/float64(time.Millisecond), metric.WithAttributes(otelAttrs...))
+	}()
+
+	// Increment request counter.
+	c.requests.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+
+	// Start a span for this request.
+	ctx, span := c.cfg.Tracer.Start(ctx, PickupAdultsOperation,
+		trace.WithAttributes(otelAttrs...),
+		clientSpanKind,
+	)
+	// Track stage for error reporting.
+	var stage string
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, stage)
+			c.errors.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+		}
+		span.End()
+	}()
+
+	stage = "BuildURL"
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [3]string
+	pathParts[0] = "/children/"
+	{
+		// Encode "child" parameter.
+		e := uri.NewPathEncoder(uri.PathEncoderConfig{
+			Param:   "child",
+			Style:   uri.PathStyleSimple,
+			Explode: false,
+		})
+		if err := func() error {
+			return e.EncodeValue(conv.StringToString(params.Child))
+		}(); err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		encoded, err := e.Result()
+		if err != nil {
+			return res, errors.Wrap(err, "encode path")
+		}
+		pathParts[1] = encoded
+	}
+	pathParts[2] = "/pickup-adults"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	stage = "EncodeRequest"
+	r, err := ht.NewRequest(ctx, "GET", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			stage = "Security:OAuth2"
+			switch err := c.securityOAuth2(ctx, PickupAdultsOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"OAuth2\"")
+			}
+		}
+		{
+			stage = "Security:ApiKey"
+			switch err := c.securityApiKey(ctx, PickupAdultsOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 1
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"ApiKey\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+				{0b00000010},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	stage = "SendRequest"
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	stage = "DecodeResponse"
+	result, err := decodePickupAdultsResponse(resp)
 	if err != nil {
 		return res, errors.Wrap(err, "decode response")
 	}

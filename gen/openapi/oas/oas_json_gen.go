@@ -327,8 +327,22 @@ func (s *CheckinRegisterInput) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CheckinRegisterInput) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("child_id")
-		json.EncodeUUID(e, s.ChildID)
+		if s.Child.Set {
+			e.FieldStart("child")
+			s.Child.Encode(e)
+		}
+	}
+	{
+		if s.ChildID.Set {
+			e.FieldStart("child_id")
+			s.ChildID.Encode(e)
+		}
+	}
+	{
+		if s.Class.Set {
+			e.FieldStart("class")
+			s.Class.Encode(e)
+		}
 	}
 	{
 		if s.ClassID.Set {
@@ -344,10 +358,12 @@ func (s *CheckinRegisterInput) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfCheckinRegisterInput = [3]string{
-	0: "child_id",
-	1: "class_id",
-	2: "service_date",
+var jsonFieldsNameOfCheckinRegisterInput = [5]string{
+	0: "child",
+	1: "child_id",
+	2: "class",
+	3: "class_id",
+	4: "service_date",
 }
 
 // Decode decodes CheckinRegisterInput from json.
@@ -355,21 +371,38 @@ func (s *CheckinRegisterInput) Decode(d *jx.Decoder) error {
 	if s == nil {
 		return errors.New("invalid: unable to decode CheckinRegisterInput to nil")
 	}
-	var requiredBitSet [1]uint8
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
-		case "child_id":
-			requiredBitSet[0] |= 1 << 0
+		case "child":
 			if err := func() error {
-				v, err := json.DecodeUUID(d)
-				s.ChildID = v
-				if err != nil {
+				s.Child.Reset()
+				if err := s.Child.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"child\"")
+			}
+		case "child_id":
+			if err := func() error {
+				s.ChildID.Reset()
+				if err := s.ChildID.Decode(d); err != nil {
 					return err
 				}
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"child_id\"")
+			}
+		case "class":
+			if err := func() error {
+				s.Class.Reset()
+				if err := s.Class.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"class\"")
 			}
 		case "class_id":
 			if err := func() error {
@@ -397,38 +430,6 @@ func (s *CheckinRegisterInput) Decode(d *jx.Decoder) error {
 		return nil
 	}); err != nil {
 		return errors.Wrap(err, "decode CheckinRegisterInput")
-	}
-	// Validate required fields.
-	var failures []validate.FieldError
-	for i, mask := range [1]uint8{
-		0b00000001,
-	} {
-		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
-			// Mask only required fields and check equality to mask using XOR.
-			//
-			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
-			// Bits of fields which would be set are actually bits of missed fields.
-			missed := bits.OnesCount8(result)
-			for bitN := 0; bitN < missed; bitN++ {
-				bitIdx := bits.TrailingZeros8(result)
-				fieldIdx := i*8 + bitIdx
-				var name string
-				if fieldIdx < len(jsonFieldsNameOfCheckinRegisterInput) {
-					name = jsonFieldsNameOfCheckinRegisterInput[fieldIdx]
-				} else {
-					name = strconv.Itoa(fieldIdx)
-				}
-				failures = append(failures, validate.FieldError{
-					Name:  name,
-					Error: validate.ErrFieldRequired,
-				})
-				// Reset bit.
-				result &^= 1 << bitIdx
-			}
-		}
-	}
-	if len(failures) > 0 {
-		return &validate.Error{Fields: failures}
 	}
 
 	return nil
@@ -469,12 +470,24 @@ func (s *CheckinRegisterOutput) encodeFields(e *jx.Encoder) {
 		json.EncodeUUID(e, s.CheckinID)
 	}
 	{
+		e.FieldStart("child_handle")
+		e.Str(s.ChildHandle)
+	}
+	{
 		e.FieldStart("child_id")
 		json.EncodeUUID(e, s.ChildID)
 	}
 	{
+		e.FieldStart("child_label")
+		e.Str(s.ChildLabel)
+	}
+	{
 		e.FieldStart("class_id")
 		json.EncodeUUID(e, s.ClassID)
+	}
+	{
+		e.FieldStart("class_name")
+		e.Str(s.ClassName)
 	}
 	{
 		if s.PickupCode.Set {
@@ -488,14 +501,17 @@ func (s *CheckinRegisterOutput) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfCheckinRegisterOutput = [7]string{
+var jsonFieldsNameOfCheckinRegisterOutput = [10]string{
 	0: "already_checked_in",
 	1: "checked_in_at",
 	2: "checkin_id",
-	3: "child_id",
-	4: "class_id",
-	5: "pickup_code",
-	6: "service_date",
+	3: "child_handle",
+	4: "child_id",
+	5: "child_label",
+	6: "class_id",
+	7: "class_name",
+	8: "pickup_code",
+	9: "service_date",
 }
 
 // Decode decodes CheckinRegisterOutput from json.
@@ -503,7 +519,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 	if s == nil {
 		return errors.New("invalid: unable to decode CheckinRegisterOutput to nil")
 	}
-	var requiredBitSet [1]uint8
+	var requiredBitSet [2]uint8
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
@@ -543,8 +559,20 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"checkin_id\"")
 			}
-		case "child_id":
+		case "child_handle":
 			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := d.Str()
+				s.ChildHandle = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"child_handle\"")
+			}
+		case "child_id":
+			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
 				v, err := json.DecodeUUID(d)
 				s.ChildID = v
@@ -555,8 +583,20 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"child_id\"")
 			}
+		case "child_label":
+			requiredBitSet[0] |= 1 << 5
+			if err := func() error {
+				v, err := d.Str()
+				s.ChildLabel = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"child_label\"")
+			}
 		case "class_id":
-			requiredBitSet[0] |= 1 << 4
+			requiredBitSet[0] |= 1 << 6
 			if err := func() error {
 				v, err := json.DecodeUUID(d)
 				s.ClassID = v
@@ -566,6 +606,18 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"class_id\"")
+			}
+		case "class_name":
+			requiredBitSet[0] |= 1 << 7
+			if err := func() error {
+				v, err := d.Str()
+				s.ClassName = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"class_name\"")
 			}
 		case "pickup_code":
 			if err := func() error {
@@ -578,7 +630,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"pickup_code\"")
 			}
 		case "service_date":
-			requiredBitSet[0] |= 1 << 6
+			requiredBitSet[1] |= 1 << 1
 			if err := func() error {
 				v, err := json.DecodeDate(d)
 				s.ServiceDate = v
@@ -598,8 +650,9 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 	}
 	// Validate required fields.
 	var failures []validate.FieldError
-	for i, mask := range [1]uint8{
-		0b01011111,
+	for i, mask := range [2]uint8{
+		0b11111111,
+		0b00000010,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -976,8 +1029,20 @@ func (s *CheckoutRegisterInput) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CheckoutRegisterInput) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("checkin_id")
-		json.EncodeUUID(e, s.CheckinID)
+		if s.CheckinID.Set {
+			e.FieldStart("checkin_id")
+			s.CheckinID.Encode(e)
+		}
+	}
+	{
+		if s.Child.Set {
+			e.FieldStart("child")
+			s.Child.Encode(e)
+		}
+	}
+	{
+		e.FieldStart("picked_up_by")
+		e.Str(s.PickedUpBy)
 	}
 	{
 		e.FieldStart("pickup_code")
@@ -985,9 +1050,11 @@ func (s *CheckoutRegisterInput) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfCheckoutRegisterInput = [2]string{
+var jsonFieldsNameOfCheckoutRegisterInput = [4]string{
 	0: "checkin_id",
-	1: "pickup_code",
+	1: "child",
+	2: "picked_up_by",
+	3: "pickup_code",
 }
 
 // Decode decodes CheckoutRegisterInput from json.
@@ -1000,19 +1067,39 @@ func (s *CheckoutRegisterInput) Decode(d *jx.Decoder) error {
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
 		case "checkin_id":
-			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
-				v, err := json.DecodeUUID(d)
-				s.CheckinID = v
-				if err != nil {
+				s.CheckinID.Reset()
+				if err := s.CheckinID.Decode(d); err != nil {
 					return err
 				}
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"checkin_id\"")
 			}
+		case "child":
+			if err := func() error {
+				s.Child.Reset()
+				if err := s.Child.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"child\"")
+			}
+		case "picked_up_by":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := d.Str()
+				s.PickedUpBy = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"picked_up_by\"")
+			}
 		case "pickup_code":
-			requiredBitSet[0] |= 1 << 1
+			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
 				v, err := d.Str()
 				s.PickupCode = string(v)
@@ -1033,7 +1120,7 @@ func (s *CheckoutRegisterInput) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00000011,
+		0b00001100,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -1089,6 +1176,10 @@ func (s *CheckoutRegisterOutput) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CheckoutRegisterOutput) encodeFields(e *jx.Encoder) {
 	{
+		e.FieldStart("already_checked_out")
+		e.Bool(s.AlreadyCheckedOut)
+	}
+	{
 		e.FieldStart("checked_out_at")
 		json.EncodeDateTime(e, s.CheckedOutAt)
 	}
@@ -1097,15 +1188,41 @@ func (s *CheckoutRegisterOutput) encodeFields(e *jx.Encoder) {
 		json.EncodeUUID(e, s.CheckinID)
 	}
 	{
+		e.FieldStart("child_handle")
+		e.Str(s.ChildHandle)
+	}
+	{
 		e.FieldStart("child_id")
 		json.EncodeUUID(e, s.ChildID)
 	}
+	{
+		e.FieldStart("child_label")
+		e.Str(s.ChildLabel)
+	}
+	{
+		e.FieldStart("class_name")
+		e.Str(s.ClassName)
+	}
+	{
+		e.FieldStart("picked_up_by")
+		e.Str(s.PickedUpBy)
+	}
+	{
+		e.FieldStart("released_by")
+		e.Str(s.ReleasedBy)
+	}
 }
 
-var jsonFieldsNameOfCheckoutRegisterOutput = [3]string{
-	0: "checked_out_at",
-	1: "checkin_id",
-	2: "child_id",
+var jsonFieldsNameOfCheckoutRegisterOutput = [9]string{
+	0: "already_checked_out",
+	1: "checked_out_at",
+	2: "checkin_id",
+	3: "child_handle",
+	4: "child_id",
+	5: "child_label",
+	6: "class_name",
+	7: "picked_up_by",
+	8: "released_by",
 }
 
 // Decode decodes CheckoutRegisterOutput from json.
@@ -1113,12 +1230,24 @@ func (s *CheckoutRegisterOutput) Decode(d *jx.Decoder) error {
 	if s == nil {
 		return errors.New("invalid: unable to decode CheckoutRegisterOutput to nil")
 	}
-	var requiredBitSet [1]uint8
+	var requiredBitSet [2]uint8
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
-		case "checked_out_at":
+		case "already_checked_out":
 			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := d.Bool()
+				s.AlreadyCheckedOut = bool(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"already_checked_out\"")
+			}
+		case "checked_out_at":
+			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
 				v, err := json.DecodeDateTime(d)
 				s.CheckedOutAt = v
@@ -1130,7 +1259,7 @@ func (s *CheckoutRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"checked_out_at\"")
 			}
 		case "checkin_id":
-			requiredBitSet[0] |= 1 << 1
+			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
 				v, err := json.DecodeUUID(d)
 				s.CheckinID = v
@@ -1141,8 +1270,20 @@ func (s *CheckoutRegisterOutput) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"checkin_id\"")
 			}
+		case "child_handle":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := d.Str()
+				s.ChildHandle = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"child_handle\"")
+			}
 		case "child_id":
-			requiredBitSet[0] |= 1 << 2
+			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
 				v, err := json.DecodeUUID(d)
 				s.ChildID = v
@@ -1153,6 +1294,54 @@ func (s *CheckoutRegisterOutput) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"child_id\"")
 			}
+		case "child_label":
+			requiredBitSet[0] |= 1 << 5
+			if err := func() error {
+				v, err := d.Str()
+				s.ChildLabel = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"child_label\"")
+			}
+		case "class_name":
+			requiredBitSet[0] |= 1 << 6
+			if err := func() error {
+				v, err := d.Str()
+				s.ClassName = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"class_name\"")
+			}
+		case "picked_up_by":
+			requiredBitSet[0] |= 1 << 7
+			if err := func() error {
+				v, err := d.Str()
+				s.PickedUpBy = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"picked_up_by\"")
+			}
+		case "released_by":
+			requiredBitSet[1] |= 1 << 0
+			if err := func() error {
+				v, err := d.Str()
+				s.ReleasedBy = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"released_by\"")
+			}
 		default:
 			return errors.Errorf("unexpected field %q", k)
 		}
@@ -1162,8 +1351,9 @@ func (s *CheckoutRegisterOutput) Decode(d *jx.Decoder) error {
 	}
 	// Validate required fields.
 	var failures []validate.FieldError
-	for i, mask := range [1]uint8{
-		0b00000111,
+	for i, mask := range [2]uint8{
+		0b11111111,
+		0b00000001,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -2227,6 +2417,609 @@ func (s *ChildFindOutputChildrenItem) UnmarshalJSON(data []byte) error {
 }
 
 // Encode implements json.Marshaler.
+func (s *ClassListOutput) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ClassListOutput) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("classes")
+		e.ArrStart()
+		for _, elem := range s.Classes {
+			elem.Encode(e)
+		}
+		e.ArrEnd()
+	}
+	{
+		e.FieldStart("date")
+		json.EncodeDate(e, s.Date)
+	}
+	{
+		e.FieldStart("time_zone")
+		e.Str(s.TimeZone)
+	}
+	{
+		e.FieldStart("today")
+		json.EncodeDate(e, s.Today)
+	}
+}
+
+var jsonFieldsNameOfClassListOutput = [4]string{
+	0: "classes",
+	1: "date",
+	2: "time_zone",
+	3: "today",
+}
+
+// Decode decodes ClassListOutput from json.
+func (s *ClassListOutput) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ClassListOutput to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "classes":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				s.Classes = make([]ClassListOutputClassesItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ClassListOutputClassesItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Classes = append(s.Classes, elem)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"classes\"")
+			}
+		case "date":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				v, err := json.DecodeDate(d)
+				s.Date = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"date\"")
+			}
+		case "time_zone":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := d.Str()
+				s.TimeZone = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"time_zone\"")
+			}
+		case "today":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := json.DecodeDate(d)
+				s.Today = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"today\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ClassListOutput")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00001111,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfClassListOutput) {
+					name = jsonFieldsNameOfClassListOutput[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ClassListOutput) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ClassListOutput) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *ClassListOutputClassesItem) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ClassListOutputClassesItem) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("checked_in")
+		e.Int(s.CheckedIn)
+	}
+	{
+		e.FieldStart("children")
+		e.ArrStart()
+		for _, elem := range s.Children {
+			elem.Encode(e)
+		}
+		e.ArrEnd()
+	}
+	{
+		e.FieldStart("class_id")
+		json.EncodeUUID(e, s.ClassID)
+	}
+	{
+		e.FieldStart("class_name")
+		e.Str(s.ClassName)
+	}
+	{
+		e.FieldStart("enrolled")
+		e.Int(s.Enrolled)
+	}
+	{
+		e.FieldStart("headcount")
+		e.Int(s.Headcount)
+	}
+}
+
+var jsonFieldsNameOfClassListOutputClassesItem = [6]string{
+	0: "checked_in",
+	1: "children",
+	2: "class_id",
+	3: "class_name",
+	4: "enrolled",
+	5: "headcount",
+}
+
+// Decode decodes ClassListOutputClassesItem from json.
+func (s *ClassListOutputClassesItem) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ClassListOutputClassesItem to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "checked_in":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := d.Int()
+				s.CheckedIn = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"checked_in\"")
+			}
+		case "children":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				s.Children = make([]ClassListOutputClassesItemChildrenItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ClassListOutputClassesItemChildrenItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Children = append(s.Children, elem)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"children\"")
+			}
+		case "class_id":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := json.DecodeUUID(d)
+				s.ClassID = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"class_id\"")
+			}
+		case "class_name":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := d.Str()
+				s.ClassName = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"class_name\"")
+			}
+		case "enrolled":
+			requiredBitSet[0] |= 1 << 4
+			if err := func() error {
+				v, err := d.Int()
+				s.Enrolled = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"enrolled\"")
+			}
+		case "headcount":
+			requiredBitSet[0] |= 1 << 5
+			if err := func() error {
+				v, err := d.Int()
+				s.Headcount = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"headcount\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ClassListOutputClassesItem")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00111111,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfClassListOutputClassesItem) {
+					name = jsonFieldsNameOfClassListOutputClassesItem[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ClassListOutputClassesItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ClassListOutputClassesItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *ClassListOutputClassesItemChildrenItem) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ClassListOutputClassesItemChildrenItem) encodeFields(e *jx.Encoder) {
+	{
+		if s.CheckedInAt.Set {
+			e.FieldStart("checked_in_at")
+			s.CheckedInAt.Encode(e, json.EncodeDateTime)
+		}
+	}
+	{
+		if s.CheckinID.Set {
+			e.FieldStart("checkin_id")
+			s.CheckinID.Encode(e)
+		}
+	}
+	{
+		e.FieldStart("handle")
+		e.Str(s.Handle)
+	}
+	{
+		e.FieldStart("label")
+		e.Str(s.Label)
+	}
+	{
+		if s.PickedUpAt.Set {
+			e.FieldStart("picked_up_at")
+			s.PickedUpAt.Encode(e, json.EncodeDateTime)
+		}
+	}
+	{
+		if s.PickedUpBy.Set {
+			e.FieldStart("picked_up_by")
+			s.PickedUpBy.Encode(e)
+		}
+	}
+	{
+		if s.ReleasedBy.Set {
+			e.FieldStart("released_by")
+			s.ReleasedBy.Encode(e)
+		}
+	}
+	{
+		e.FieldStart("status")
+		s.Status.Encode(e)
+	}
+}
+
+var jsonFieldsNameOfClassListOutputClassesItemChildrenItem = [8]string{
+	0: "checked_in_at",
+	1: "checkin_id",
+	2: "handle",
+	3: "label",
+	4: "picked_up_at",
+	5: "picked_up_by",
+	6: "released_by",
+	7: "status",
+}
+
+// Decode decodes ClassListOutputClassesItemChildrenItem from json.
+func (s *ClassListOutputClassesItemChildrenItem) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ClassListOutputClassesItemChildrenItem to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "checked_in_at":
+			if err := func() error {
+				s.CheckedInAt.Reset()
+				if err := s.CheckedInAt.Decode(d, json.DecodeDateTime); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"checked_in_at\"")
+			}
+		case "checkin_id":
+			if err := func() error {
+				s.CheckinID.Reset()
+				if err := s.CheckinID.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"checkin_id\"")
+			}
+		case "handle":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := d.Str()
+				s.Handle = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"handle\"")
+			}
+		case "label":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := d.Str()
+				s.Label = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"label\"")
+			}
+		case "picked_up_at":
+			if err := func() error {
+				s.PickedUpAt.Reset()
+				if err := s.PickedUpAt.Decode(d, json.DecodeDateTime); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"picked_up_at\"")
+			}
+		case "picked_up_by":
+			if err := func() error {
+				s.PickedUpBy.Reset()
+				if err := s.PickedUpBy.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"picked_up_by\"")
+			}
+		case "released_by":
+			if err := func() error {
+				s.ReleasedBy.Reset()
+				if err := s.ReleasedBy.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"released_by\"")
+			}
+		case "status":
+			requiredBitSet[0] |= 1 << 7
+			if err := func() error {
+				if err := s.Status.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"status\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ClassListOutputClassesItemChildrenItem")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b10001100,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfClassListOutputClassesItemChildrenItem) {
+					name = jsonFieldsNameOfClassListOutputClassesItemChildrenItem[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ClassListOutputClassesItemChildrenItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ClassListOutputClassesItemChildrenItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes ClassListOutputClassesItemChildrenItemStatus as json.
+func (s ClassListOutputClassesItemChildrenItemStatus) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes ClassListOutputClassesItemChildrenItemStatus from json.
+func (s *ClassListOutputClassesItemChildrenItemStatus) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ClassListOutputClassesItemChildrenItemStatus to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch ClassListOutputClassesItemChildrenItemStatus(v) {
+	case ClassListOutputClassesItemChildrenItemStatusNotHere:
+		*s = ClassListOutputClassesItemChildrenItemStatusNotHere
+	case ClassListOutputClassesItemChildrenItemStatusCheckedIn:
+		*s = ClassListOutputClassesItemChildrenItemStatusCheckedIn
+	case ClassListOutputClassesItemChildrenItemStatusPickedUp:
+		*s = ClassListOutputClassesItemChildrenItemStatusPickedUp
+	default:
+		*s = ClassListOutputClassesItemChildrenItemStatus(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s ClassListOutputClassesItemChildrenItemStatus) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ClassListOutputClassesItemChildrenItemStatus) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
 func (s *Error) Encode(e *jx.Encoder) {
 	e.ObjStart()
 	s.encodeFields(e)
@@ -2532,6 +3325,41 @@ func (s *ErrorType) UnmarshalJSON(data []byte) error {
 	return s.Decode(d)
 }
 
+// Encode encodes bool as json.
+func (o OptBool) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	e.Bool(bool(o.Value))
+}
+
+// Decode decodes bool from json.
+func (o *OptBool) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptBool to nil")
+	}
+	o.Set = true
+	v, err := d.Bool()
+	if err != nil {
+		return err
+	}
+	o.Value = bool(v)
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptBool) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptBool) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
 // Encode encodes time.Time as json.
 func (o OptDate) Encode(e *jx.Encoder, format func(*jx.Encoder, time.Time)) {
 	if !o.Set {
@@ -2668,6 +3496,1042 @@ func (s OptUUID) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *OptUUID) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *PickupAdultAddInput) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *PickupAdultAddInput) encodeFields(e *jx.Encoder) {
+	{
+		if s.Authorized.Set {
+			e.FieldStart("authorized")
+			s.Authorized.Encode(e)
+		}
+	}
+	{
+		e.FieldStart("child")
+		e.Str(s.Child)
+	}
+	{
+		e.FieldStart("name")
+		e.Str(s.Name)
+	}
+	{
+		if s.Note.Set {
+			e.FieldStart("note")
+			s.Note.Encode(e)
+		}
+	}
+	{
+		if s.Phone.Set {
+			e.FieldStart("phone")
+			s.Phone.Encode(e)
+		}
+	}
+	{
+		e.FieldStart("relationship")
+		e.Str(s.Relationship)
+	}
+}
+
+var jsonFieldsNameOfPickupAdultAddInput = [6]string{
+	0: "authorized",
+	1: "child",
+	2: "name",
+	3: "note",
+	4: "phone",
+	5: "relationship",
+}
+
+// Decode decodes PickupAdultAddInput from json.
+func (s *PickupAdultAddInput) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode PickupAdultAddInput to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "authorized":
+			if err := func() error {
+				s.Authorized.Reset()
+				if err := s.Authorized.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"authorized\"")
+			}
+		case "child":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				v, err := d.Str()
+				s.Child = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"child\"")
+			}
+		case "name":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := d.Str()
+				s.Name = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"name\"")
+			}
+		case "note":
+			if err := func() error {
+				s.Note.Reset()
+				if err := s.Note.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"note\"")
+			}
+		case "phone":
+			if err := func() error {
+				s.Phone.Reset()
+				if err := s.Phone.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"phone\"")
+			}
+		case "relationship":
+			requiredBitSet[0] |= 1 << 5
+			if err := func() error {
+				v, err := d.Str()
+				s.Relationship = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"relationship\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode PickupAdultAddInput")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00100110,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfPickupAdultAddInput) {
+					name = jsonFieldsNameOfPickupAdultAddInput[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *PickupAdultAddInput) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *PickupAdultAddInput) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *PickupAdultAddOutput) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *PickupAdultAddOutput) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("added_at")
+		json.EncodeDateTime(e, s.AddedAt)
+	}
+	{
+		e.FieldStart("adult_id")
+		json.EncodeUUID(e, s.AdultID)
+	}
+	{
+		e.FieldStart("authorized")
+		e.Bool(s.Authorized)
+	}
+	{
+		e.FieldStart("child_handle")
+		e.Str(s.ChildHandle)
+	}
+}
+
+var jsonFieldsNameOfPickupAdultAddOutput = [4]string{
+	0: "added_at",
+	1: "adult_id",
+	2: "authorized",
+	3: "child_handle",
+}
+
+// Decode decodes PickupAdultAddOutput from json.
+func (s *PickupAdultAddOutput) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode PickupAdultAddOutput to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "added_at":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := json.DecodeDateTime(d)
+				s.AddedAt = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"added_at\"")
+			}
+		case "adult_id":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				v, err := json.DecodeUUID(d)
+				s.AdultID = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"adult_id\"")
+			}
+		case "authorized":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := d.Bool()
+				s.Authorized = bool(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"authorized\"")
+			}
+		case "child_handle":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := d.Str()
+				s.ChildHandle = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"child_handle\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode PickupAdultAddOutput")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00001111,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfPickupAdultAddOutput) {
+					name = jsonFieldsNameOfPickupAdultAddOutput[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *PickupAdultAddOutput) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *PickupAdultAddOutput) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *PickupAdultRemoveInput) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *PickupAdultRemoveInput) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("adult_id")
+		json.EncodeUUID(e, s.AdultID)
+	}
+}
+
+var jsonFieldsNameOfPickupAdultRemoveInput = [1]string{
+	0: "adult_id",
+}
+
+// Decode decodes PickupAdultRemoveInput from json.
+func (s *PickupAdultRemoveInput) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode PickupAdultRemoveInput to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "adult_id":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := json.DecodeUUID(d)
+				s.AdultID = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"adult_id\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode PickupAdultRemoveInput")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00000001,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfPickupAdultRemoveInput) {
+					name = jsonFieldsNameOfPickupAdultRemoveInput[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *PickupAdultRemoveInput) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *PickupAdultRemoveInput) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *PickupAdultRemoveOutput) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *PickupAdultRemoveOutput) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("adult_id")
+		json.EncodeUUID(e, s.AdultID)
+	}
+	{
+		e.FieldStart("removed_at")
+		json.EncodeDateTime(e, s.RemovedAt)
+	}
+}
+
+var jsonFieldsNameOfPickupAdultRemoveOutput = [2]string{
+	0: "adult_id",
+	1: "removed_at",
+}
+
+// Decode decodes PickupAdultRemoveOutput from json.
+func (s *PickupAdultRemoveOutput) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode PickupAdultRemoveOutput to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "adult_id":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := json.DecodeUUID(d)
+				s.AdultID = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"adult_id\"")
+			}
+		case "removed_at":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				v, err := json.DecodeDateTime(d)
+				s.RemovedAt = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"removed_at\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode PickupAdultRemoveOutput")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00000011,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfPickupAdultRemoveOutput) {
+					name = jsonFieldsNameOfPickupAdultRemoveOutput[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *PickupAdultRemoveOutput) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *PickupAdultRemoveOutput) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *PickupAdultsOutput) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *PickupAdultsOutput) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("authorized")
+		e.ArrStart()
+		for _, elem := range s.Authorized {
+			elem.Encode(e)
+		}
+		e.ArrEnd()
+	}
+	{
+		e.FieldStart("child_handle")
+		e.Str(s.ChildHandle)
+	}
+	{
+		e.FieldStart("child_label")
+		e.Str(s.ChildLabel)
+	}
+	{
+		e.FieldStart("not_authorized")
+		e.ArrStart()
+		for _, elem := range s.NotAuthorized {
+			elem.Encode(e)
+		}
+		e.ArrEnd()
+	}
+}
+
+var jsonFieldsNameOfPickupAdultsOutput = [4]string{
+	0: "authorized",
+	1: "child_handle",
+	2: "child_label",
+	3: "not_authorized",
+}
+
+// Decode decodes PickupAdultsOutput from json.
+func (s *PickupAdultsOutput) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode PickupAdultsOutput to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "authorized":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				s.Authorized = make([]PickupAdultsOutputAuthorizedItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem PickupAdultsOutputAuthorizedItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Authorized = append(s.Authorized, elem)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"authorized\"")
+			}
+		case "child_handle":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				v, err := d.Str()
+				s.ChildHandle = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"child_handle\"")
+			}
+		case "child_label":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := d.Str()
+				s.ChildLabel = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"child_label\"")
+			}
+		case "not_authorized":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				s.NotAuthorized = make([]PickupAdultsOutputNotAuthorizedItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem PickupAdultsOutputNotAuthorizedItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.NotAuthorized = append(s.NotAuthorized, elem)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"not_authorized\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode PickupAdultsOutput")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00001111,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfPickupAdultsOutput) {
+					name = jsonFieldsNameOfPickupAdultsOutput[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *PickupAdultsOutput) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *PickupAdultsOutput) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *PickupAdultsOutputAuthorizedItem) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *PickupAdultsOutputAuthorizedItem) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("adult_id")
+		json.EncodeUUID(e, s.AdultID)
+	}
+	{
+		e.FieldStart("kind")
+		s.Kind.Encode(e)
+	}
+	{
+		e.FieldStart("name")
+		e.Str(s.Name)
+	}
+	{
+		if s.Phone.Set {
+			e.FieldStart("phone")
+			s.Phone.Encode(e)
+		}
+	}
+	{
+		e.FieldStart("relationship")
+		e.Str(s.Relationship)
+	}
+}
+
+var jsonFieldsNameOfPickupAdultsOutputAuthorizedItem = [5]string{
+	0: "adult_id",
+	1: "kind",
+	2: "name",
+	3: "phone",
+	4: "relationship",
+}
+
+// Decode decodes PickupAdultsOutputAuthorizedItem from json.
+func (s *PickupAdultsOutputAuthorizedItem) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode PickupAdultsOutputAuthorizedItem to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "adult_id":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := json.DecodeUUID(d)
+				s.AdultID = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"adult_id\"")
+			}
+		case "kind":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				if err := s.Kind.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"kind\"")
+			}
+		case "name":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := d.Str()
+				s.Name = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"name\"")
+			}
+		case "phone":
+			if err := func() error {
+				s.Phone.Reset()
+				if err := s.Phone.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"phone\"")
+			}
+		case "relationship":
+			requiredBitSet[0] |= 1 << 4
+			if err := func() error {
+				v, err := d.Str()
+				s.Relationship = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"relationship\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode PickupAdultsOutputAuthorizedItem")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00010111,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfPickupAdultsOutputAuthorizedItem) {
+					name = jsonFieldsNameOfPickupAdultsOutputAuthorizedItem[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *PickupAdultsOutputAuthorizedItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *PickupAdultsOutputAuthorizedItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode encodes PickupAdultsOutputAuthorizedItemKind as json.
+func (s PickupAdultsOutputAuthorizedItemKind) Encode(e *jx.Encoder) {
+	e.Str(string(s))
+}
+
+// Decode decodes PickupAdultsOutputAuthorizedItemKind from json.
+func (s *PickupAdultsOutputAuthorizedItemKind) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode PickupAdultsOutputAuthorizedItemKind to nil")
+	}
+	v, err := d.StrBytes()
+	if err != nil {
+		return err
+	}
+	// Try to use constant string.
+	switch PickupAdultsOutputAuthorizedItemKind(v) {
+	case PickupAdultsOutputAuthorizedItemKindGuardian:
+		*s = PickupAdultsOutputAuthorizedItemKindGuardian
+	case PickupAdultsOutputAuthorizedItemKindTrusted:
+		*s = PickupAdultsOutputAuthorizedItemKindTrusted
+	default:
+		*s = PickupAdultsOutputAuthorizedItemKind(v)
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s PickupAdultsOutputAuthorizedItemKind) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *PickupAdultsOutputAuthorizedItemKind) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *PickupAdultsOutputNotAuthorizedItem) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *PickupAdultsOutputNotAuthorizedItem) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("adult_id")
+		json.EncodeUUID(e, s.AdultID)
+	}
+	{
+		e.FieldStart("name")
+		e.Str(s.Name)
+	}
+	{
+		if s.Note.Set {
+			e.FieldStart("note")
+			s.Note.Encode(e)
+		}
+	}
+}
+
+var jsonFieldsNameOfPickupAdultsOutputNotAuthorizedItem = [3]string{
+	0: "adult_id",
+	1: "name",
+	2: "note",
+}
+
+// Decode decodes PickupAdultsOutputNotAuthorizedItem from json.
+func (s *PickupAdultsOutputNotAuthorizedItem) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode PickupAdultsOutputNotAuthorizedItem to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "adult_id":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := json.DecodeUUID(d)
+				s.AdultID = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"adult_id\"")
+			}
+		case "name":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				v, err := d.Str()
+				s.Name = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"name\"")
+			}
+		case "note":
+			if err := func() error {
+				s.Note.Reset()
+				if err := s.Note.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"note\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode PickupAdultsOutputNotAuthorizedItem")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00000011,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfPickupAdultsOutputNotAuthorizedItem) {
+					name = jsonFieldsNameOfPickupAdultsOutputNotAuthorizedItem[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *PickupAdultsOutputNotAuthorizedItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *PickupAdultsOutputNotAuthorizedItem) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }

@@ -12,6 +12,10 @@ const (
 	CheckoutRegisterOperation  OperationName = "CheckoutRegister"
 	ChildEnrollOperation       OperationName = "ChildEnroll"
 	ChildFindOperation         OperationName = "ChildFind"
+	ClassListOperation         OperationName = "ClassList"
+	PickupAdultAddOperation    OperationName = "PickupAdultAdd"
+	PickupAdultRemoveOperation OperationName = "PickupAdultRemove"
+	PickupAdultsOperation      OperationName = "PickupAdults"
 	RosterChildOperation       OperationName = "RosterChild"
 	RosterChildrenOperation    OperationName = "RosterChildren"
 )

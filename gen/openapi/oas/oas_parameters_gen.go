@@ -251,6 +251,242 @@ func decodeCheckinsByDateParams(args [1]string, argsEscaped bool, r *http.Reques
 	return params, nil
 }
 
+// ClassListParams is parameters of classList operation.
+type ClassListParams struct {
+	// The service day (YYYY-MM-DD). Default: the church's today.
+	Date OptDate `json:",omitempty,omitzero"`
+	// Only this class: its name as the list shows it (accents and case ignored), or its id.
+	Class OptString `json:",omitempty,omitzero"`
+	// Only the children with this first name (all of them, so labels read as in the full list), or this
+	// handle.
+	Child OptString `json:",omitempty,omitzero"`
+}
+
+func unpackClassListParams(packed middleware.Parameters) (params ClassListParams) {
+	{
+		key := middleware.ParameterKey{
+			Name: "date",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Date = v.(OptDate)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "class",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Class = v.(OptString)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "child",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Child = v.(OptString)
+		}
+	}
+	return params
+}
+
+func decodeClassListParams(args [0]string, argsEscaped bool, r *http.Request) (params ClassListParams, _ error) {
+	q := uri.NewQueryDecoder(r.URL.Query())
+	// Decode query: date.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "date",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotDateVal time.Time
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToDate(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotDateVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Date.SetTo(paramsDotDateVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "date",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: class.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "class",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotClassVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotClassVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Class.SetTo(paramsDotClassVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "class",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: child.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "child",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotChildVal string
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToString(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotChildVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Child.SetTo(paramsDotChildVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "child",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	return params, nil
+}
+
+// PickupAdultsParams is parameters of pickupAdults operation.
+type PickupAdultsParams struct {
+	// The child's handle, from the class list (or the child id).
+	Child string
+}
+
+func unpackPickupAdultsParams(packed middleware.Parameters) (params PickupAdultsParams) {
+	{
+		key := middleware.ParameterKey{
+			Name: "child",
+			In:   "path",
+		}
+		params.Child = packed[key].(string)
+	}
+	return params
+}
+
+func decodePickupAdultsParams(args [1]string, argsEscaped bool, r *http.Request) (params PickupAdultsParams, _ error) {
+	// Decode path: child.
+	if err := func() error {
+		param := args[0]
+		if argsEscaped {
+			unescaped, err := url.PathUnescape(args[0])
+			if err != nil {
+				return errors.Wrap(err, "unescape path")
+			}
+			param = unescaped
+		}
+		if len(param) > 0 {
+			d := uri.NewPathDecoder(uri.PathDecoderConfig{
+				Param:   "child",
+				Value:   param,
+				Style:   uri.PathStyleSimple,
+				Explode: false,
+			})
+
+			if err := func() error {
+				val, err := d.DecodeValue()
+				if err != nil {
+					return err
+				}
+
+				c, err := conv.ToString(val)
+				if err != nil {
+					return err
+				}
+
+				params.Child = c
+				return nil
+			}(); err != nil {
+				return err
+			}
+		} else {
+			return validate.ErrFieldRequired
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "child",
+			In:   "path",
+			Err:  err,
+		}
+	}
+	return params, nil
+}
+
 // RosterChildParams is parameters of rosterChild operation.
 type RosterChildParams struct {
 	// The child id, from a check-in or an enrollment.

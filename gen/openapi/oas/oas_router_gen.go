@@ -14,13 +14,19 @@ var (
 	rn1AllowedHeaders = map[string]string{
 		"GET": "Authorization",
 	}
+	rn13AllowedHeaders = map[string]string{
+		"GET": "Authorization",
+	}
 	rn5AllowedHeaders = map[string]string{
 		"GET": "Authorization",
 	}
-	rn14AllowedHeaders = map[string]string{
+	rn21AllowedHeaders = map[string]string{
 		"GET": "Authorization",
 	}
-	rn13AllowedHeaders = map[string]string{
+	rn24AllowedHeaders = map[string]string{
+		"GET": "Authorization",
+	}
+	rn23AllowedHeaders = map[string]string{
 		"GET": "Authorization",
 	}
 	rn3AllowedHeaders = map[string]string{
@@ -33,6 +39,12 @@ var (
 		"POST": "Authorization,Content-Type",
 	}
 	rn11AllowedHeaders = map[string]string{
+		"POST": "Authorization,Content-Type",
+	}
+	rn15AllowedHeaders = map[string]string{
+		"POST": "Authorization,Content-Type",
+	}
+	rn17AllowedHeaders = map[string]string{
 		"POST": "Authorization,Content-Type",
 	}
 )
@@ -113,40 +125,143 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					return
 				}
 
-			case 'c': // Prefix: "checkins/"
+			case 'c': // Prefix: "ch"
 
-				if l := len("checkins/"); len(elem) >= l && elem[0:l] == "checkins/" {
+				if l := len("ch"); len(elem) >= l && elem[0:l] == "ch" {
 					elem = elem[l:]
 				} else {
 					break
 				}
 
-				// Param: "date"
-				// Leaf parameter, slashes are prohibited
-				idx := strings.IndexByte(elem, '/')
-				if idx >= 0 {
+				if len(elem) == 0 {
 					break
 				}
-				args[0] = elem
-				elem = ""
+				switch elem[0] {
+				case 'e': // Prefix: "eckin"
 
-				if len(elem) == 0 {
-					// Leaf node.
-					switch r.Method {
-					case "GET":
-						s.handleCheckinsByDateRequest([1]string{
-							args[0],
-						}, elemIsEscaped, w, r)
-					default:
-						s.notAllowed(w, r, notAllowedParams{
-							allowedMethods: "GET",
-							allowedHeaders: rn5AllowedHeaders,
-							acceptPost:     "",
-							acceptPatch:    "",
-						})
+					if l := len("eckin"); len(elem) >= l && elem[0:l] == "eckin" {
+						elem = elem[l:]
+					} else {
+						break
 					}
 
-					return
+					if len(elem) == 0 {
+						break
+					}
+					switch elem[0] {
+					case '/': // Prefix: "/classes"
+
+						if l := len("/classes"); len(elem) >= l && elem[0:l] == "/classes" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						if len(elem) == 0 {
+							// Leaf node.
+							switch r.Method {
+							case "GET":
+								s.handleClassListRequest([0]string{}, elemIsEscaped, w, r)
+							default:
+								s.notAllowed(w, r, notAllowedParams{
+									allowedMethods: "GET",
+									allowedHeaders: rn13AllowedHeaders,
+									acceptPost:     "",
+									acceptPatch:    "",
+								})
+							}
+
+							return
+						}
+
+					case 's': // Prefix: "s/"
+
+						if l := len("s/"); len(elem) >= l && elem[0:l] == "s/" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						// Param: "date"
+						// Leaf parameter, slashes are prohibited
+						idx := strings.IndexByte(elem, '/')
+						if idx >= 0 {
+							break
+						}
+						args[0] = elem
+						elem = ""
+
+						if len(elem) == 0 {
+							// Leaf node.
+							switch r.Method {
+							case "GET":
+								s.handleCheckinsByDateRequest([1]string{
+									args[0],
+								}, elemIsEscaped, w, r)
+							default:
+								s.notAllowed(w, r, notAllowedParams{
+									allowedMethods: "GET",
+									allowedHeaders: rn5AllowedHeaders,
+									acceptPost:     "",
+									acceptPatch:    "",
+								})
+							}
+
+							return
+						}
+
+					}
+
+				case 'i': // Prefix: "ildren/"
+
+					if l := len("ildren/"); len(elem) >= l && elem[0:l] == "ildren/" {
+						elem = elem[l:]
+					} else {
+						break
+					}
+
+					// Param: "child"
+					// Match until "/"
+					idx := strings.IndexByte(elem, '/')
+					if idx < 0 {
+						idx = len(elem)
+					}
+					args[0] = elem[:idx]
+					elem = elem[idx:]
+
+					if len(elem) == 0 {
+						break
+					}
+					switch elem[0] {
+					case '/': // Prefix: "/pickup-adults"
+
+						if l := len("/pickup-adults"); len(elem) >= l && elem[0:l] == "/pickup-adults" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						if len(elem) == 0 {
+							// Leaf node.
+							switch r.Method {
+							case "GET":
+								s.handlePickupAdultsRequest([1]string{
+									args[0],
+								}, elemIsEscaped, w, r)
+							default:
+								s.notAllowed(w, r, notAllowedParams{
+									allowedMethods: "GET",
+									allowedHeaders: rn21AllowedHeaders,
+									acceptPost:     "",
+									acceptPatch:    "",
+								})
+							}
+
+							return
+						}
+
+					}
+
 				}
 
 			case 'r': // Prefix: "roster/children"
@@ -164,7 +279,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					default:
 						s.notAllowed(w, r, notAllowedParams{
 							allowedMethods: "GET",
-							allowedHeaders: rn14AllowedHeaders,
+							allowedHeaders: rn24AllowedHeaders,
 							acceptPost:     "",
 							acceptPatch:    "",
 						})
@@ -200,7 +315,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						default:
 							s.notAllowed(w, r, notAllowedParams{
 								allowedMethods: "GET",
-								allowedHeaders: rn13AllowedHeaders,
+								allowedHeaders: rn23AllowedHeaders,
 								acceptPost:     "",
 								acceptPatch:    "",
 							})
@@ -211,9 +326,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 				}
 
-			case 't': // Prefix: "tools/neemias_ch"
+			case 't': // Prefix: "tools/neemias_"
 
-				if l := len("tools/neemias_ch"); len(elem) >= l && elem[0:l] == "tools/neemias_ch" {
+				if l := len("tools/neemias_"); len(elem) >= l && elem[0:l] == "tools/neemias_" {
 					elem = elem[l:]
 				} else {
 					break
@@ -223,9 +338,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					break
 				}
 				switch elem[0] {
-				case 'e': // Prefix: "eck"
+				case 'c': // Prefix: "ch"
 
-					if l := len("eck"); len(elem) >= l && elem[0:l] == "eck" {
+					if l := len("ch"); len(elem) >= l && elem[0:l] == "ch" {
 						elem = elem[l:]
 					} else {
 						break
@@ -235,61 +350,139 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						break
 					}
 					switch elem[0] {
-					case 'i': // Prefix: "in_register"
+					case 'e': // Prefix: "eck"
 
-						if l := len("in_register"); len(elem) >= l && elem[0:l] == "in_register" {
+						if l := len("eck"); len(elem) >= l && elem[0:l] == "eck" {
 							elem = elem[l:]
 						} else {
 							break
 						}
 
 						if len(elem) == 0 {
-							// Leaf node.
-							switch r.Method {
-							case "POST":
-								s.handleCheckinRegisterRequest([0]string{}, elemIsEscaped, w, r)
-							default:
-								s.notAllowed(w, r, notAllowedParams{
-									allowedMethods: "POST",
-									allowedHeaders: rn3AllowedHeaders,
-									acceptPost:     "application/json",
-									acceptPatch:    "",
-								})
+							break
+						}
+						switch elem[0] {
+						case 'i': // Prefix: "in_register"
+
+							if l := len("in_register"); len(elem) >= l && elem[0:l] == "in_register" {
+								elem = elem[l:]
+							} else {
+								break
 							}
 
-							return
+							if len(elem) == 0 {
+								// Leaf node.
+								switch r.Method {
+								case "POST":
+									s.handleCheckinRegisterRequest([0]string{}, elemIsEscaped, w, r)
+								default:
+									s.notAllowed(w, r, notAllowedParams{
+										allowedMethods: "POST",
+										allowedHeaders: rn3AllowedHeaders,
+										acceptPost:     "application/json",
+										acceptPatch:    "",
+									})
+								}
+
+								return
+							}
+
+						case 'o': // Prefix: "out_register"
+
+							if l := len("out_register"); len(elem) >= l && elem[0:l] == "out_register" {
+								elem = elem[l:]
+							} else {
+								break
+							}
+
+							if len(elem) == 0 {
+								// Leaf node.
+								switch r.Method {
+								case "POST":
+									s.handleCheckoutRegisterRequest([0]string{}, elemIsEscaped, w, r)
+								default:
+									s.notAllowed(w, r, notAllowedParams{
+										allowedMethods: "POST",
+										allowedHeaders: rn7AllowedHeaders,
+										acceptPost:     "application/json",
+										acceptPatch:    "",
+									})
+								}
+
+								return
+							}
+
 						}
 
-					case 'o': // Prefix: "out_register"
+					case 'i': // Prefix: "ild_"
 
-						if l := len("out_register"); len(elem) >= l && elem[0:l] == "out_register" {
+						if l := len("ild_"); len(elem) >= l && elem[0:l] == "ild_" {
 							elem = elem[l:]
 						} else {
 							break
 						}
 
 						if len(elem) == 0 {
-							// Leaf node.
-							switch r.Method {
-							case "POST":
-								s.handleCheckoutRegisterRequest([0]string{}, elemIsEscaped, w, r)
-							default:
-								s.notAllowed(w, r, notAllowedParams{
-									allowedMethods: "POST",
-									allowedHeaders: rn7AllowedHeaders,
-									acceptPost:     "application/json",
-									acceptPatch:    "",
-								})
+							break
+						}
+						switch elem[0] {
+						case 'e': // Prefix: "enroll"
+
+							if l := len("enroll"); len(elem) >= l && elem[0:l] == "enroll" {
+								elem = elem[l:]
+							} else {
+								break
 							}
 
-							return
+							if len(elem) == 0 {
+								// Leaf node.
+								switch r.Method {
+								case "POST":
+									s.handleChildEnrollRequest([0]string{}, elemIsEscaped, w, r)
+								default:
+									s.notAllowed(w, r, notAllowedParams{
+										allowedMethods: "POST",
+										allowedHeaders: rn9AllowedHeaders,
+										acceptPost:     "application/json",
+										acceptPatch:    "",
+									})
+								}
+
+								return
+							}
+
+						case 'f': // Prefix: "find"
+
+							if l := len("find"); len(elem) >= l && elem[0:l] == "find" {
+								elem = elem[l:]
+							} else {
+								break
+							}
+
+							if len(elem) == 0 {
+								// Leaf node.
+								switch r.Method {
+								case "POST":
+									s.handleChildFindRequest([0]string{}, elemIsEscaped, w, r)
+								default:
+									s.notAllowed(w, r, notAllowedParams{
+										allowedMethods: "POST",
+										allowedHeaders: rn11AllowedHeaders,
+										acceptPost:     "application/json",
+										acceptPatch:    "",
+									})
+								}
+
+								return
+							}
+
 						}
 
 					}
 
-				case 'i': // Prefix: "ild_"
+				case 'p': // Prefix: "pickup_adult_"
 
-					if l := len("ild_"); len(elem) >= l && elem[0:l] == "ild_" {
+					if l := len("pickup_adult_"); len(elem) >= l && elem[0:l] == "pickup_adult_" {
 						elem = elem[l:]
 					} else {
 						break
@@ -299,9 +492,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						break
 					}
 					switch elem[0] {
-					case 'e': // Prefix: "enroll"
+					case 'a': // Prefix: "add"
 
-						if l := len("enroll"); len(elem) >= l && elem[0:l] == "enroll" {
+						if l := len("add"); len(elem) >= l && elem[0:l] == "add" {
 							elem = elem[l:]
 						} else {
 							break
@@ -311,11 +504,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 							// Leaf node.
 							switch r.Method {
 							case "POST":
-								s.handleChildEnrollRequest([0]string{}, elemIsEscaped, w, r)
+								s.handlePickupAdultAddRequest([0]string{}, elemIsEscaped, w, r)
 							default:
 								s.notAllowed(w, r, notAllowedParams{
 									allowedMethods: "POST",
-									allowedHeaders: rn9AllowedHeaders,
+									allowedHeaders: rn15AllowedHeaders,
 									acceptPost:     "application/json",
 									acceptPatch:    "",
 								})
@@ -324,9 +517,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 							return
 						}
 
-					case 'f': // Prefix: "find"
+					case 'r': // Prefix: "remove"
 
-						if l := len("find"); len(elem) >= l && elem[0:l] == "find" {
+						if l := len("remove"); len(elem) >= l && elem[0:l] == "remove" {
 							elem = elem[l:]
 						} else {
 							break
@@ -336,11 +529,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 							// Leaf node.
 							switch r.Method {
 							case "POST":
-								s.handleChildFindRequest([0]string{}, elemIsEscaped, w, r)
+								s.handlePickupAdultRemoveRequest([0]string{}, elemIsEscaped, w, r)
 							default:
 								s.notAllowed(w, r, notAllowedParams{
 									allowedMethods: "POST",
-									allowedHeaders: rn11AllowedHeaders,
+									allowedHeaders: rn17AllowedHeaders,
 									acceptPost:     "application/json",
 									acceptPatch:    "",
 								})
@@ -478,38 +671,139 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 					}
 				}
 
-			case 'c': // Prefix: "checkins/"
+			case 'c': // Prefix: "ch"
 
-				if l := len("checkins/"); len(elem) >= l && elem[0:l] == "checkins/" {
+				if l := len("ch"); len(elem) >= l && elem[0:l] == "ch" {
 					elem = elem[l:]
 				} else {
 					break
 				}
 
-				// Param: "date"
-				// Leaf parameter, slashes are prohibited
-				idx := strings.IndexByte(elem, '/')
-				if idx >= 0 {
+				if len(elem) == 0 {
 					break
 				}
-				args[0] = elem
-				elem = ""
+				switch elem[0] {
+				case 'e': // Prefix: "eckin"
 
-				if len(elem) == 0 {
-					// Leaf node.
-					switch method {
-					case "GET":
-						r.name = CheckinsByDateOperation
-						r.summary = "Check-ins of a day"
-						r.operationID = "checkinsByDate"
-						r.operationGroup = ""
-						r.pathPattern = "/checkins/{date}"
-						r.args = args
-						r.count = 1
-						return r, true
-					default:
-						return
+					if l := len("eckin"); len(elem) >= l && elem[0:l] == "eckin" {
+						elem = elem[l:]
+					} else {
+						break
 					}
+
+					if len(elem) == 0 {
+						break
+					}
+					switch elem[0] {
+					case '/': // Prefix: "/classes"
+
+						if l := len("/classes"); len(elem) >= l && elem[0:l] == "/classes" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						if len(elem) == 0 {
+							// Leaf node.
+							switch method {
+							case "GET":
+								r.name = ClassListOperation
+								r.summary = "Class list of a service day"
+								r.operationID = "classList"
+								r.operationGroup = ""
+								r.pathPattern = "/checkin/classes"
+								r.args = args
+								r.count = 0
+								return r, true
+							default:
+								return
+							}
+						}
+
+					case 's': // Prefix: "s/"
+
+						if l := len("s/"); len(elem) >= l && elem[0:l] == "s/" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						// Param: "date"
+						// Leaf parameter, slashes are prohibited
+						idx := strings.IndexByte(elem, '/')
+						if idx >= 0 {
+							break
+						}
+						args[0] = elem
+						elem = ""
+
+						if len(elem) == 0 {
+							// Leaf node.
+							switch method {
+							case "GET":
+								r.name = CheckinsByDateOperation
+								r.summary = "Check-ins of a day"
+								r.operationID = "checkinsByDate"
+								r.operationGroup = ""
+								r.pathPattern = "/checkins/{date}"
+								r.args = args
+								r.count = 1
+								return r, true
+							default:
+								return
+							}
+						}
+
+					}
+
+				case 'i': // Prefix: "ildren/"
+
+					if l := len("ildren/"); len(elem) >= l && elem[0:l] == "ildren/" {
+						elem = elem[l:]
+					} else {
+						break
+					}
+
+					// Param: "child"
+					// Match until "/"
+					idx := strings.IndexByte(elem, '/')
+					if idx < 0 {
+						idx = len(elem)
+					}
+					args[0] = elem[:idx]
+					elem = elem[idx:]
+
+					if len(elem) == 0 {
+						break
+					}
+					switch elem[0] {
+					case '/': // Prefix: "/pickup-adults"
+
+						if l := len("/pickup-adults"); len(elem) >= l && elem[0:l] == "/pickup-adults" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						if len(elem) == 0 {
+							// Leaf node.
+							switch method {
+							case "GET":
+								r.name = PickupAdultsOperation
+								r.summary = "Who may take a child home"
+								r.operationID = "pickupAdults"
+								r.operationGroup = ""
+								r.pathPattern = "/children/{child}/pickup-adults"
+								r.args = args
+								r.count = 1
+								return r, true
+							default:
+								return
+							}
+						}
+
+					}
+
 				}
 
 			case 'r': // Prefix: "roster/children"
@@ -572,9 +866,9 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 
 				}
 
-			case 't': // Prefix: "tools/neemias_ch"
+			case 't': // Prefix: "tools/neemias_"
 
-				if l := len("tools/neemias_ch"); len(elem) >= l && elem[0:l] == "tools/neemias_ch" {
+				if l := len("tools/neemias_"); len(elem) >= l && elem[0:l] == "tools/neemias_" {
 					elem = elem[l:]
 				} else {
 					break
@@ -584,9 +878,9 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 					break
 				}
 				switch elem[0] {
-				case 'e': // Prefix: "eck"
+				case 'c': // Prefix: "ch"
 
-					if l := len("eck"); len(elem) >= l && elem[0:l] == "eck" {
+					if l := len("ch"); len(elem) >= l && elem[0:l] == "ch" {
 						elem = elem[l:]
 					} else {
 						break
@@ -596,61 +890,139 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 						break
 					}
 					switch elem[0] {
-					case 'i': // Prefix: "in_register"
+					case 'e': // Prefix: "eck"
 
-						if l := len("in_register"); len(elem) >= l && elem[0:l] == "in_register" {
+						if l := len("eck"); len(elem) >= l && elem[0:l] == "eck" {
 							elem = elem[l:]
 						} else {
 							break
 						}
 
 						if len(elem) == 0 {
-							// Leaf node.
-							switch method {
-							case "POST":
-								r.name = CheckinRegisterOperation
-								r.summary = "Register a check-in"
-								r.operationID = "checkinRegister"
-								r.operationGroup = ""
-								r.pathPattern = "/tools/neemias_checkin_register"
-								r.args = args
-								r.count = 0
-								return r, true
-							default:
-								return
+							break
+						}
+						switch elem[0] {
+						case 'i': // Prefix: "in_register"
+
+							if l := len("in_register"); len(elem) >= l && elem[0:l] == "in_register" {
+								elem = elem[l:]
+							} else {
+								break
 							}
+
+							if len(elem) == 0 {
+								// Leaf node.
+								switch method {
+								case "POST":
+									r.name = CheckinRegisterOperation
+									r.summary = "Register a check-in"
+									r.operationID = "checkinRegister"
+									r.operationGroup = ""
+									r.pathPattern = "/tools/neemias_checkin_register"
+									r.args = args
+									r.count = 0
+									return r, true
+								default:
+									return
+								}
+							}
+
+						case 'o': // Prefix: "out_register"
+
+							if l := len("out_register"); len(elem) >= l && elem[0:l] == "out_register" {
+								elem = elem[l:]
+							} else {
+								break
+							}
+
+							if len(elem) == 0 {
+								// Leaf node.
+								switch method {
+								case "POST":
+									r.name = CheckoutRegisterOperation
+									r.summary = "Register a pick-up"
+									r.operationID = "checkoutRegister"
+									r.operationGroup = ""
+									r.pathPattern = "/tools/neemias_checkout_register"
+									r.args = args
+									r.count = 0
+									return r, true
+								default:
+									return
+								}
+							}
+
 						}
 
-					case 'o': // Prefix: "out_register"
+					case 'i': // Prefix: "ild_"
 
-						if l := len("out_register"); len(elem) >= l && elem[0:l] == "out_register" {
+						if l := len("ild_"); len(elem) >= l && elem[0:l] == "ild_" {
 							elem = elem[l:]
 						} else {
 							break
 						}
 
 						if len(elem) == 0 {
-							// Leaf node.
-							switch method {
-							case "POST":
-								r.name = CheckoutRegisterOperation
-								r.summary = "Register a pick-up"
-								r.operationID = "checkoutRegister"
-								r.operationGroup = ""
-								r.pathPattern = "/tools/neemias_checkout_register"
-								r.args = args
-								r.count = 0
-								return r, true
-							default:
-								return
+							break
+						}
+						switch elem[0] {
+						case 'e': // Prefix: "enroll"
+
+							if l := len("enroll"); len(elem) >= l && elem[0:l] == "enroll" {
+								elem = elem[l:]
+							} else {
+								break
 							}
+
+							if len(elem) == 0 {
+								// Leaf node.
+								switch method {
+								case "POST":
+									r.name = ChildEnrollOperation
+									r.summary = "Enroll a child"
+									r.operationID = "childEnroll"
+									r.operationGroup = ""
+									r.pathPattern = "/tools/neemias_child_enroll"
+									r.args = args
+									r.count = 0
+									return r, true
+								default:
+									return
+								}
+							}
+
+						case 'f': // Prefix: "find"
+
+							if l := len("find"); len(elem) >= l && elem[0:l] == "find" {
+								elem = elem[l:]
+							} else {
+								break
+							}
+
+							if len(elem) == 0 {
+								// Leaf node.
+								switch method {
+								case "POST":
+									r.name = ChildFindOperation
+									r.summary = "Find a child by name"
+									r.operationID = "childFind"
+									r.operationGroup = ""
+									r.pathPattern = "/tools/neemias_child_find"
+									r.args = args
+									r.count = 0
+									return r, true
+								default:
+									return
+								}
+							}
+
 						}
 
 					}
 
-				case 'i': // Prefix: "ild_"
+				case 'p': // Prefix: "pickup_adult_"
 
-					if l := len("ild_"); len(elem) >= l && elem[0:l] == "ild_" {
+					if l := len("pickup_adult_"); len(elem) >= l && elem[0:l] == "pickup_adult_" {
 						elem = elem[l:]
 					} else {
 						break
@@ -660,9 +1032,9 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 						break
 					}
 					switch elem[0] {
-					case 'e': // Prefix: "enroll"
+					case 'a': // Prefix: "add"
 
-						if l := len("enroll"); len(elem) >= l && elem[0:l] == "enroll" {
+						if l := len("add"); len(elem) >= l && elem[0:l] == "add" {
 							elem = elem[l:]
 						} else {
 							break
@@ -672,11 +1044,11 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 							// Leaf node.
 							switch method {
 							case "POST":
-								r.name = ChildEnrollOperation
-								r.summary = "Enroll a child"
-								r.operationID = "childEnroll"
+								r.name = PickupAdultAddOperation
+								r.summary = "Add an adult to a child's pick-up list"
+								r.operationID = "pickupAdultAdd"
 								r.operationGroup = ""
-								r.pathPattern = "/tools/neemias_child_enroll"
+								r.pathPattern = "/tools/neemias_pickup_adult_add"
 								r.args = args
 								r.count = 0
 								return r, true
@@ -685,9 +1057,9 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 							}
 						}
 
-					case 'f': // Prefix: "find"
+					case 'r': // Prefix: "remove"
 
-						if l := len("find"); len(elem) >= l && elem[0:l] == "find" {
+						if l := len("remove"); len(elem) >= l && elem[0:l] == "remove" {
 							elem = elem[l:]
 						} else {
 							break
@@ -697,11 +1069,11 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 							// Leaf node.
 							switch method {
 							case "POST":
-								r.name = ChildFindOperation
-								r.summary = "Find a child by name"
-								r.operationID = "childFind"
+								r.name = PickupAdultRemoveOperation
+								r.summary = "Remove an adult from a child's pick-up list"
+								r.operationID = "pickupAdultRemove"
 								r.operationGroup = ""
-								r.pathPattern = "/tools/neemias_child_find"
+								r.pathPattern = "/tools/neemias_pickup_adult_remove"
 								r.args = args
 								r.count = 0
 								return r, true

@@ -144,17 +144,33 @@ func (s *AttendanceSummaryOutputDaysItem) SetDate(val time.Time) {
 
 // Ref: #/components/schemas/CheckinRegisterInput
 type CheckinRegisterInput struct {
-	// The child to check in.
-	ChildID uuid.UUID `json:"child_id"`
-	// The class; default: the child's own class.
+	// The child: the handle from the class list (K7Q2MX), its label (Ana S.) or a first name. Give child
+	// or child_id.
+	Child OptString `json:"child"`
+	// The child id, from another call. Give child or child_id.
+	ChildID OptUUID `json:"child_id"`
+	// The class by name as the class list shows it (Maternal): narrows which child child means and is the
+	// class to check in to. Default: the child's own class.
+	Class OptString `json:"class"`
+	// The class by id; give class or class_id, not both.
 	ClassID OptUUID `json:"class_id"`
 	// The service day (YYYY-MM-DD); default: today.
 	ServiceDate OptDate `json:"service_date"`
 }
 
+// GetChild returns the value of Child.
+func (s *CheckinRegisterInput) GetChild() OptString {
+	return s.Child
+}
+
 // GetChildID returns the value of ChildID.
-func (s *CheckinRegisterInput) GetChildID() uuid.UUID {
+func (s *CheckinRegisterInput) GetChildID() OptUUID {
 	return s.ChildID
+}
+
+// GetClass returns the value of Class.
+func (s *CheckinRegisterInput) GetClass() OptString {
+	return s.Class
 }
 
 // GetClassID returns the value of ClassID.
@@ -167,9 +183,19 @@ func (s *CheckinRegisterInput) GetServiceDate() OptDate {
 	return s.ServiceDate
 }
 
+// SetChild sets the value of Child.
+func (s *CheckinRegisterInput) SetChild(val OptString) {
+	s.Child = val
+}
+
 // SetChildID sets the value of ChildID.
-func (s *CheckinRegisterInput) SetChildID(val uuid.UUID) {
+func (s *CheckinRegisterInput) SetChildID(val OptUUID) {
 	s.ChildID = val
+}
+
+// SetClass sets the value of Class.
+func (s *CheckinRegisterInput) SetClass(val OptString) {
+	s.Class = val
 }
 
 // SetClassID sets the value of ClassID.
@@ -188,13 +214,19 @@ type CheckinRegisterOutput struct {
 	AlreadyCheckedIn bool `json:"already_checked_in"`
 	// When the check-in was registered.
 	CheckedInAt time.Time `json:"checked_in_at"`
-	// The check-in id; use it to check the child out.
+	// The check-in id.
 	CheckinID uuid.UUID `json:"checkin_id"`
+	// The child's handle; use it as child to check the child out.
+	ChildHandle string `json:"child_handle"`
 	// The child id.
 	ChildID uuid.UUID `json:"child_id"`
+	// The child's full name with children:read; otherwise first name and last initial.
+	ChildLabel string `json:"child_label"`
 	// The class the child was checked in to.
 	ClassID uuid.UUID `json:"class_id"`
-	// The pick-up code, returned only by the call that created the check-in. Show it to the guardian once.
+	// The class's name.
+	ClassName string `json:"class_name"`
+	// The pick-up code, returned only by the call that created the check-in, for the guardian.
 	PickupCode OptString `json:"pickup_code"`
 	// The service day.
 	ServiceDate time.Time `json:"service_date"`
@@ -215,14 +247,29 @@ func (s *CheckinRegisterOutput) GetCheckinID() uuid.UUID {
 	return s.CheckinID
 }
 
+// GetChildHandle returns the value of ChildHandle.
+func (s *CheckinRegisterOutput) GetChildHandle() string {
+	return s.ChildHandle
+}
+
 // GetChildID returns the value of ChildID.
 func (s *CheckinRegisterOutput) GetChildID() uuid.UUID {
 	return s.ChildID
 }
 
+// GetChildLabel returns the value of ChildLabel.
+func (s *CheckinRegisterOutput) GetChildLabel() string {
+	return s.ChildLabel
+}
+
 // GetClassID returns the value of ClassID.
 func (s *CheckinRegisterOutput) GetClassID() uuid.UUID {
 	return s.ClassID
+}
+
+// GetClassName returns the value of ClassName.
+func (s *CheckinRegisterOutput) GetClassName() string {
+	return s.ClassName
 }
 
 // GetPickupCode returns the value of PickupCode.
@@ -250,14 +297,29 @@ func (s *CheckinRegisterOutput) SetCheckinID(val uuid.UUID) {
 	s.CheckinID = val
 }
 
+// SetChildHandle sets the value of ChildHandle.
+func (s *CheckinRegisterOutput) SetChildHandle(val string) {
+	s.ChildHandle = val
+}
+
 // SetChildID sets the value of ChildID.
 func (s *CheckinRegisterOutput) SetChildID(val uuid.UUID) {
 	s.ChildID = val
 }
 
+// SetChildLabel sets the value of ChildLabel.
+func (s *CheckinRegisterOutput) SetChildLabel(val string) {
+	s.ChildLabel = val
+}
+
 // SetClassID sets the value of ClassID.
 func (s *CheckinRegisterOutput) SetClassID(val uuid.UUID) {
 	s.ClassID = val
+}
+
+// SetClassName sets the value of ClassName.
+func (s *CheckinRegisterOutput) SetClassName(val string) {
+	s.ClassName = val
 }
 
 // SetPickupCode sets the value of PickupCode.
@@ -387,15 +449,31 @@ func (s *CheckinsByDateOutputCheckinsItem) SetClassName(val string) {
 
 // Ref: #/components/schemas/CheckoutRegisterInput
 type CheckoutRegisterInput struct {
-	// The check-in to close.
-	CheckinID uuid.UUID `json:"checkin_id"`
+	// The check-in to close. Give child or checkin_id.
+	CheckinID OptUUID `json:"checkin_id"`
+	// The child, checked in today: the handle from the class list, its label or a first name. Give child
+	// or checkin_id.
+	Child OptString `json:"child"`
+	// The adult taking the child home, by name as the child's pick-up list shows it (a first name is
+	// enough when it is unique there).
+	PickedUpBy string `json:"picked_up_by"`
 	// The pick-up code issued at check-in.
 	PickupCode string `json:"pickup_code"`
 }
 
 // GetCheckinID returns the value of CheckinID.
-func (s *CheckoutRegisterInput) GetCheckinID() uuid.UUID {
+func (s *CheckoutRegisterInput) GetCheckinID() OptUUID {
 	return s.CheckinID
+}
+
+// GetChild returns the value of Child.
+func (s *CheckoutRegisterInput) GetChild() OptString {
+	return s.Child
+}
+
+// GetPickedUpBy returns the value of PickedUpBy.
+func (s *CheckoutRegisterInput) GetPickedUpBy() string {
+	return s.PickedUpBy
 }
 
 // GetPickupCode returns the value of PickupCode.
@@ -404,8 +482,18 @@ func (s *CheckoutRegisterInput) GetPickupCode() string {
 }
 
 // SetCheckinID sets the value of CheckinID.
-func (s *CheckoutRegisterInput) SetCheckinID(val uuid.UUID) {
+func (s *CheckoutRegisterInput) SetCheckinID(val OptUUID) {
 	s.CheckinID = val
+}
+
+// SetChild sets the value of Child.
+func (s *CheckoutRegisterInput) SetChild(val OptString) {
+	s.Child = val
+}
+
+// SetPickedUpBy sets the value of PickedUpBy.
+func (s *CheckoutRegisterInput) SetPickedUpBy(val string) {
+	s.PickedUpBy = val
 }
 
 // SetPickupCode sets the value of PickupCode.
@@ -415,12 +503,29 @@ func (s *CheckoutRegisterInput) SetPickupCode(val string) {
 
 // Ref: #/components/schemas/CheckoutRegisterOutput
 type CheckoutRegisterOutput struct {
+	// True when the child had been picked up already; nothing changed.
+	AlreadyCheckedOut bool `json:"already_checked_out"`
 	// When the child was picked up.
 	CheckedOutAt time.Time `json:"checked_out_at"`
 	// The check-in id.
 	CheckinID uuid.UUID `json:"checkin_id"`
+	// The child's handle.
+	ChildHandle string `json:"child_handle"`
 	// The child id.
 	ChildID uuid.UUID `json:"child_id"`
+	// The child's full name with children:read; otherwise first name and last initial.
+	ChildLabel string `json:"child_label"`
+	// The class the child was in.
+	ClassName string `json:"class_name"`
+	// The adult who took the child home, as on the pick-up list.
+	PickedUpBy string `json:"picked_up_by"`
+	// Who released the child (the caller, or whoever did on an earlier call).
+	ReleasedBy string `json:"released_by"`
+}
+
+// GetAlreadyCheckedOut returns the value of AlreadyCheckedOut.
+func (s *CheckoutRegisterOutput) GetAlreadyCheckedOut() bool {
+	return s.AlreadyCheckedOut
 }
 
 // GetCheckedOutAt returns the value of CheckedOutAt.
@@ -433,9 +538,39 @@ func (s *CheckoutRegisterOutput) GetCheckinID() uuid.UUID {
 	return s.CheckinID
 }
 
+// GetChildHandle returns the value of ChildHandle.
+func (s *CheckoutRegisterOutput) GetChildHandle() string {
+	return s.ChildHandle
+}
+
 // GetChildID returns the value of ChildID.
 func (s *CheckoutRegisterOutput) GetChildID() uuid.UUID {
 	return s.ChildID
+}
+
+// GetChildLabel returns the value of ChildLabel.
+func (s *CheckoutRegisterOutput) GetChildLabel() string {
+	return s.ChildLabel
+}
+
+// GetClassName returns the value of ClassName.
+func (s *CheckoutRegisterOutput) GetClassName() string {
+	return s.ClassName
+}
+
+// GetPickedUpBy returns the value of PickedUpBy.
+func (s *CheckoutRegisterOutput) GetPickedUpBy() string {
+	return s.PickedUpBy
+}
+
+// GetReleasedBy returns the value of ReleasedBy.
+func (s *CheckoutRegisterOutput) GetReleasedBy() string {
+	return s.ReleasedBy
+}
+
+// SetAlreadyCheckedOut sets the value of AlreadyCheckedOut.
+func (s *CheckoutRegisterOutput) SetAlreadyCheckedOut(val bool) {
+	s.AlreadyCheckedOut = val
 }
 
 // SetCheckedOutAt sets the value of CheckedOutAt.
@@ -448,9 +583,34 @@ func (s *CheckoutRegisterOutput) SetCheckinID(val uuid.UUID) {
 	s.CheckinID = val
 }
 
+// SetChildHandle sets the value of ChildHandle.
+func (s *CheckoutRegisterOutput) SetChildHandle(val string) {
+	s.ChildHandle = val
+}
+
 // SetChildID sets the value of ChildID.
 func (s *CheckoutRegisterOutput) SetChildID(val uuid.UUID) {
 	s.ChildID = val
+}
+
+// SetChildLabel sets the value of ChildLabel.
+func (s *CheckoutRegisterOutput) SetChildLabel(val string) {
+	s.ChildLabel = val
+}
+
+// SetClassName sets the value of ClassName.
+func (s *CheckoutRegisterOutput) SetClassName(val string) {
+	s.ClassName = val
+}
+
+// SetPickedUpBy sets the value of PickedUpBy.
+func (s *CheckoutRegisterOutput) SetPickedUpBy(val string) {
+	s.PickedUpBy = val
+}
+
+// SetReleasedBy sets the value of ReleasedBy.
+func (s *CheckoutRegisterOutput) SetReleasedBy(val string) {
+	s.ReleasedBy = val
 }
 
 // Ref: #/components/schemas/ChildEnrollInput
@@ -856,6 +1016,282 @@ func (s *ChildFindOutputChildrenItem) SetName(val string) {
 	s.Name = val
 }
 
+// Ref: #/components/schemas/ClassListOutput
+type ClassListOutput struct {
+	// One entry per class you may see (all when class is absent), ordered by age.
+	Classes []ClassListOutputClassesItem `json:"classes"`
+	// The service day listed.
+	Date time.Time `json:"date"`
+	// The church's time zone (IANA), in which times and today are meant.
+	TimeZone string `json:"time_zone"`
+	// The church's today, in its time zone.
+	Today time.Time `json:"today"`
+}
+
+// GetClasses returns the value of Classes.
+func (s *ClassListOutput) GetClasses() []ClassListOutputClassesItem {
+	return s.Classes
+}
+
+// GetDate returns the value of Date.
+func (s *ClassListOutput) GetDate() time.Time {
+	return s.Date
+}
+
+// GetTimeZone returns the value of TimeZone.
+func (s *ClassListOutput) GetTimeZone() string {
+	return s.TimeZone
+}
+
+// GetToday returns the value of Today.
+func (s *ClassListOutput) GetToday() time.Time {
+	return s.Today
+}
+
+// SetClasses sets the value of Classes.
+func (s *ClassListOutput) SetClasses(val []ClassListOutputClassesItem) {
+	s.Classes = val
+}
+
+// SetDate sets the value of Date.
+func (s *ClassListOutput) SetDate(val time.Time) {
+	s.Date = val
+}
+
+// SetTimeZone sets the value of TimeZone.
+func (s *ClassListOutput) SetTimeZone(val string) {
+	s.TimeZone = val
+}
+
+// SetToday sets the value of Today.
+func (s *ClassListOutput) SetToday(val time.Time) {
+	s.Today = val
+}
+
+type ClassListOutputClassesItem struct {
+	// Children checked in to the class that day, picked up or not.
+	CheckedIn int `json:"checked_in"`
+	// The class's children: those enrolled in it and those checked in to it that day, by label.
+	Children []ClassListOutputClassesItemChildrenItem `json:"children"`
+	// The class id.
+	ClassID uuid.UUID `json:"class_id"`
+	// The class name.
+	ClassName string `json:"class_name"`
+	// Children enrolled in the class.
+	Enrolled int `json:"enrolled"`
+	// Children in the class now (checked in, not picked up).
+	Headcount int `json:"headcount"`
+}
+
+// GetCheckedIn returns the value of CheckedIn.
+func (s *ClassListOutputClassesItem) GetCheckedIn() int {
+	return s.CheckedIn
+}
+
+// GetChildren returns the value of Children.
+func (s *ClassListOutputClassesItem) GetChildren() []ClassListOutputClassesItemChildrenItem {
+	return s.Children
+}
+
+// GetClassID returns the value of ClassID.
+func (s *ClassListOutputClassesItem) GetClassID() uuid.UUID {
+	return s.ClassID
+}
+
+// GetClassName returns the value of ClassName.
+func (s *ClassListOutputClassesItem) GetClassName() string {
+	return s.ClassName
+}
+
+// GetEnrolled returns the value of Enrolled.
+func (s *ClassListOutputClassesItem) GetEnrolled() int {
+	return s.Enrolled
+}
+
+// GetHeadcount returns the value of Headcount.
+func (s *ClassListOutputClassesItem) GetHeadcount() int {
+	return s.Headcount
+}
+
+// SetCheckedIn sets the value of CheckedIn.
+func (s *ClassListOutputClassesItem) SetCheckedIn(val int) {
+	s.CheckedIn = val
+}
+
+// SetChildren sets the value of Children.
+func (s *ClassListOutputClassesItem) SetChildren(val []ClassListOutputClassesItemChildrenItem) {
+	s.Children = val
+}
+
+// SetClassID sets the value of ClassID.
+func (s *ClassListOutputClassesItem) SetClassID(val uuid.UUID) {
+	s.ClassID = val
+}
+
+// SetClassName sets the value of ClassName.
+func (s *ClassListOutputClassesItem) SetClassName(val string) {
+	s.ClassName = val
+}
+
+// SetEnrolled sets the value of Enrolled.
+func (s *ClassListOutputClassesItem) SetEnrolled(val int) {
+	s.Enrolled = val
+}
+
+// SetHeadcount sets the value of Headcount.
+func (s *ClassListOutputClassesItem) SetHeadcount(val int) {
+	s.Headcount = val
+}
+
+type ClassListOutputClassesItemChildrenItem struct {
+	// When the child was checked in.
+	CheckedInAt OptDateTime `json:"checked_in_at"`
+	// The check-in id, once checked in.
+	CheckinID OptUUID `json:"checkin_id"`
+	// The child's handle (six letters and digits): give it as child to check the child in or out.
+	Handle string `json:"handle"`
+	// The child's full name with children:read; otherwise first name and last initial, lengthened until
+	// distinct in the class.
+	Label string `json:"label"`
+	// When the child was picked up.
+	PickedUpAt OptDateTime `json:"picked_up_at"`
+	// The adult who took the child home, as on the child's pick-up list; only with pickups:read.
+	PickedUpBy OptString `json:"picked_up_by"`
+	// The staff member or volunteer who released the child.
+	ReleasedBy OptString `json:"released_by"`
+	// Where the child is that day.
+	Status ClassListOutputClassesItemChildrenItemStatus `json:"status"`
+}
+
+// GetCheckedInAt returns the value of CheckedInAt.
+func (s *ClassListOutputClassesItemChildrenItem) GetCheckedInAt() OptDateTime {
+	return s.CheckedInAt
+}
+
+// GetCheckinID returns the value of CheckinID.
+func (s *ClassListOutputClassesItemChildrenItem) GetCheckinID() OptUUID {
+	return s.CheckinID
+}
+
+// GetHandle returns the value of Handle.
+func (s *ClassListOutputClassesItemChildrenItem) GetHandle() string {
+	return s.Handle
+}
+
+// GetLabel returns the value of Label.
+func (s *ClassListOutputClassesItemChildrenItem) GetLabel() string {
+	return s.Label
+}
+
+// GetPickedUpAt returns the value of PickedUpAt.
+func (s *ClassListOutputClassesItemChildrenItem) GetPickedUpAt() OptDateTime {
+	return s.PickedUpAt
+}
+
+// GetPickedUpBy returns the value of PickedUpBy.
+func (s *ClassListOutputClassesItemChildrenItem) GetPickedUpBy() OptString {
+	return s.PickedUpBy
+}
+
+// GetReleasedBy returns the value of ReleasedBy.
+func (s *ClassListOutputClassesItemChildrenItem) GetReleasedBy() OptString {
+	return s.ReleasedBy
+}
+
+// GetStatus returns the value of Status.
+func (s *ClassListOutputClassesItemChildrenItem) GetStatus() ClassListOutputClassesItemChildrenItemStatus {
+	return s.Status
+}
+
+// SetCheckedInAt sets the value of CheckedInAt.
+func (s *ClassListOutputClassesItemChildrenItem) SetCheckedInAt(val OptDateTime) {
+	s.CheckedInAt = val
+}
+
+// SetCheckinID sets the value of CheckinID.
+func (s *ClassListOutputClassesItemChildrenItem) SetCheckinID(val OptUUID) {
+	s.CheckinID = val
+}
+
+// SetHandle sets the value of Handle.
+func (s *ClassListOutputClassesItemChildrenItem) SetHandle(val string) {
+	s.Handle = val
+}
+
+// SetLabel sets the value of Label.
+func (s *ClassListOutputClassesItemChildrenItem) SetLabel(val string) {
+	s.Label = val
+}
+
+// SetPickedUpAt sets the value of PickedUpAt.
+func (s *ClassListOutputClassesItemChildrenItem) SetPickedUpAt(val OptDateTime) {
+	s.PickedUpAt = val
+}
+
+// SetPickedUpBy sets the value of PickedUpBy.
+func (s *ClassListOutputClassesItemChildrenItem) SetPickedUpBy(val OptString) {
+	s.PickedUpBy = val
+}
+
+// SetReleasedBy sets the value of ReleasedBy.
+func (s *ClassListOutputClassesItemChildrenItem) SetReleasedBy(val OptString) {
+	s.ReleasedBy = val
+}
+
+// SetStatus sets the value of Status.
+func (s *ClassListOutputClassesItemChildrenItem) SetStatus(val ClassListOutputClassesItemChildrenItemStatus) {
+	s.Status = val
+}
+
+// Where the child is that day.
+type ClassListOutputClassesItemChildrenItemStatus string
+
+const (
+	ClassListOutputClassesItemChildrenItemStatusNotHere   ClassListOutputClassesItemChildrenItemStatus = "not_here"
+	ClassListOutputClassesItemChildrenItemStatusCheckedIn ClassListOutputClassesItemChildrenItemStatus = "checked_in"
+	ClassListOutputClassesItemChildrenItemStatusPickedUp  ClassListOutputClassesItemChildrenItemStatus = "picked_up"
+)
+
+// AllValues returns all ClassListOutputClassesItemChildrenItemStatus values.
+func (ClassListOutputClassesItemChildrenItemStatus) AllValues() []ClassListOutputClassesItemChildrenItemStatus {
+	return []ClassListOutputClassesItemChildrenItemStatus{
+		ClassListOutputClassesItemChildrenItemStatusNotHere,
+		ClassListOutputClassesItemChildrenItemStatusCheckedIn,
+		ClassListOutputClassesItemChildrenItemStatusPickedUp,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s ClassListOutputClassesItemChildrenItemStatus) MarshalText() ([]byte, error) {
+	switch s {
+	case ClassListOutputClassesItemChildrenItemStatusNotHere:
+		return []byte(s), nil
+	case ClassListOutputClassesItemChildrenItemStatusCheckedIn:
+		return []byte(s), nil
+	case ClassListOutputClassesItemChildrenItemStatusPickedUp:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *ClassListOutputClassesItemChildrenItemStatus) UnmarshalText(data []byte) error {
+	switch ClassListOutputClassesItemChildrenItemStatus(data) {
+	case ClassListOutputClassesItemChildrenItemStatusNotHere:
+		*s = ClassListOutputClassesItemChildrenItemStatusNotHere
+		return nil
+	case ClassListOutputClassesItemChildrenItemStatusCheckedIn:
+		*s = ClassListOutputClassesItemChildrenItemStatusCheckedIn
+		return nil
+	case ClassListOutputClassesItemChildrenItemStatusPickedUp:
+		*s = ClassListOutputClassesItemChildrenItemStatusPickedUp
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
 // An error, as an RFC 9457 problem (application/problem+json). Its detail never contains personal
 // data; quote correlation_id when reporting a problem.
 // Ref: #/components/schemas/Error
@@ -1193,6 +1629,52 @@ func (s *OAuth2) SetScopes(val []string) {
 	s.Scopes = val
 }
 
+// NewOptBool returns new OptBool with value set to v.
+func NewOptBool(v bool) OptBool {
+	return OptBool{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptBool is optional bool.
+type OptBool struct {
+	Value bool
+	Set   bool
+}
+
+// IsSet returns true if OptBool was set.
+func (o OptBool) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptBool) Reset() {
+	var v bool
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptBool) SetTo(v bool) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptBool) Get() (v bool, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptBool) Or(d bool) bool {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
 // NewOptDate returns new OptDate with value set to v.
 func NewOptDate(v time.Time) OptDate {
 	return OptDate{
@@ -1375,6 +1857,377 @@ func (o OptUUID) Or(d uuid.UUID) uuid.UUID {
 		return v
 	}
 	return d
+}
+
+// Ref: #/components/schemas/PickupAdultAddInput
+type PickupAdultAddInput struct {
+	// False records an adult who must not take the child home (staff only; give a note). Default: true.
+	Authorized OptBool `json:"authorized"`
+	// The child's handle, from the class list (or the child id).
+	Child string `json:"child"`
+	// The adult's full name, as they will be asked for it at pick-up.
+	Name string `json:"name"`
+	// For an adult who must not: what the releasing volunteer must know (court order, call the
+	// coordinator). Never a phone or document number.
+	Note OptString `json:"note"`
+	// The adult's phone, optional.
+	Phone OptString `json:"phone"`
+	// How the adult is related to the child: grandmother, aunt, neighbour, driver, father, ….
+	Relationship string `json:"relationship"`
+}
+
+// GetAuthorized returns the value of Authorized.
+func (s *PickupAdultAddInput) GetAuthorized() OptBool {
+	return s.Authorized
+}
+
+// GetChild returns the value of Child.
+func (s *PickupAdultAddInput) GetChild() string {
+	return s.Child
+}
+
+// GetName returns the value of Name.
+func (s *PickupAdultAddInput) GetName() string {
+	return s.Name
+}
+
+// GetNote returns the value of Note.
+func (s *PickupAdultAddInput) GetNote() OptString {
+	return s.Note
+}
+
+// GetPhone returns the value of Phone.
+func (s *PickupAdultAddInput) GetPhone() OptString {
+	return s.Phone
+}
+
+// GetRelationship returns the value of Relationship.
+func (s *PickupAdultAddInput) GetRelationship() string {
+	return s.Relationship
+}
+
+// SetAuthorized sets the value of Authorized.
+func (s *PickupAdultAddInput) SetAuthorized(val OptBool) {
+	s.Authorized = val
+}
+
+// SetChild sets the value of Child.
+func (s *PickupAdultAddInput) SetChild(val string) {
+	s.Child = val
+}
+
+// SetName sets the value of Name.
+func (s *PickupAdultAddInput) SetName(val string) {
+	s.Name = val
+}
+
+// SetNote sets the value of Note.
+func (s *PickupAdultAddInput) SetNote(val OptString) {
+	s.Note = val
+}
+
+// SetPhone sets the value of Phone.
+func (s *PickupAdultAddInput) SetPhone(val OptString) {
+	s.Phone = val
+}
+
+// SetRelationship sets the value of Relationship.
+func (s *PickupAdultAddInput) SetRelationship(val string) {
+	s.Relationship = val
+}
+
+// Ref: #/components/schemas/PickupAdultAddOutput
+type PickupAdultAddOutput struct {
+	// When the entry was added.
+	AddedAt time.Time `json:"added_at"`
+	// The new entry's id.
+	AdultID uuid.UUID `json:"adult_id"`
+	// Whether the adult may take the child home.
+	Authorized bool `json:"authorized"`
+	// The child's handle.
+	ChildHandle string `json:"child_handle"`
+}
+
+// GetAddedAt returns the value of AddedAt.
+func (s *PickupAdultAddOutput) GetAddedAt() time.Time {
+	return s.AddedAt
+}
+
+// GetAdultID returns the value of AdultID.
+func (s *PickupAdultAddOutput) GetAdultID() uuid.UUID {
+	return s.AdultID
+}
+
+// GetAuthorized returns the value of Authorized.
+func (s *PickupAdultAddOutput) GetAuthorized() bool {
+	return s.Authorized
+}
+
+// GetChildHandle returns the value of ChildHandle.
+func (s *PickupAdultAddOutput) GetChildHandle() string {
+	return s.ChildHandle
+}
+
+// SetAddedAt sets the value of AddedAt.
+func (s *PickupAdultAddOutput) SetAddedAt(val time.Time) {
+	s.AddedAt = val
+}
+
+// SetAdultID sets the value of AdultID.
+func (s *PickupAdultAddOutput) SetAdultID(val uuid.UUID) {
+	s.AdultID = val
+}
+
+// SetAuthorized sets the value of Authorized.
+func (s *PickupAdultAddOutput) SetAuthorized(val bool) {
+	s.Authorized = val
+}
+
+// SetChildHandle sets the value of ChildHandle.
+func (s *PickupAdultAddOutput) SetChildHandle(val string) {
+	s.ChildHandle = val
+}
+
+// Ref: #/components/schemas/PickupAdultRemoveInput
+type PickupAdultRemoveInput struct {
+	// The entry's id, from the child's pick-up list.
+	AdultID uuid.UUID `json:"adult_id"`
+}
+
+// GetAdultID returns the value of AdultID.
+func (s *PickupAdultRemoveInput) GetAdultID() uuid.UUID {
+	return s.AdultID
+}
+
+// SetAdultID sets the value of AdultID.
+func (s *PickupAdultRemoveInput) SetAdultID(val uuid.UUID) {
+	s.AdultID = val
+}
+
+// Ref: #/components/schemas/PickupAdultRemoveOutput
+type PickupAdultRemoveOutput struct {
+	// The entry's id.
+	AdultID uuid.UUID `json:"adult_id"`
+	// When it was removed.
+	RemovedAt time.Time `json:"removed_at"`
+}
+
+// GetAdultID returns the value of AdultID.
+func (s *PickupAdultRemoveOutput) GetAdultID() uuid.UUID {
+	return s.AdultID
+}
+
+// GetRemovedAt returns the value of RemovedAt.
+func (s *PickupAdultRemoveOutput) GetRemovedAt() time.Time {
+	return s.RemovedAt
+}
+
+// SetAdultID sets the value of AdultID.
+func (s *PickupAdultRemoveOutput) SetAdultID(val uuid.UUID) {
+	s.AdultID = val
+}
+
+// SetRemovedAt sets the value of RemovedAt.
+func (s *PickupAdultRemoveOutput) SetRemovedAt(val time.Time) {
+	s.RemovedAt = val
+}
+
+// Ref: #/components/schemas/PickupAdultsOutput
+type PickupAdultsOutput struct {
+	// The adults who may take the child home, guardians first.
+	Authorized []PickupAdultsOutputAuthorizedItem `json:"authorized"`
+	// The child's handle.
+	ChildHandle string `json:"child_handle"`
+	// The child's full name with children:read; otherwise first name and last initial.
+	ChildLabel string `json:"child_label"`
+	// Adults who must not take the child home, with the note the releasing volunteer reads; never shown to
+	// guardians.
+	NotAuthorized []PickupAdultsOutputNotAuthorizedItem `json:"not_authorized"`
+}
+
+// GetAuthorized returns the value of Authorized.
+func (s *PickupAdultsOutput) GetAuthorized() []PickupAdultsOutputAuthorizedItem {
+	return s.Authorized
+}
+
+// GetChildHandle returns the value of ChildHandle.
+func (s *PickupAdultsOutput) GetChildHandle() string {
+	return s.ChildHandle
+}
+
+// GetChildLabel returns the value of ChildLabel.
+func (s *PickupAdultsOutput) GetChildLabel() string {
+	return s.ChildLabel
+}
+
+// GetNotAuthorized returns the value of NotAuthorized.
+func (s *PickupAdultsOutput) GetNotAuthorized() []PickupAdultsOutputNotAuthorizedItem {
+	return s.NotAuthorized
+}
+
+// SetAuthorized sets the value of Authorized.
+func (s *PickupAdultsOutput) SetAuthorized(val []PickupAdultsOutputAuthorizedItem) {
+	s.Authorized = val
+}
+
+// SetChildHandle sets the value of ChildHandle.
+func (s *PickupAdultsOutput) SetChildHandle(val string) {
+	s.ChildHandle = val
+}
+
+// SetChildLabel sets the value of ChildLabel.
+func (s *PickupAdultsOutput) SetChildLabel(val string) {
+	s.ChildLabel = val
+}
+
+// SetNotAuthorized sets the value of NotAuthorized.
+func (s *PickupAdultsOutput) SetNotAuthorized(val []PickupAdultsOutputNotAuthorizedItem) {
+	s.NotAuthorized = val
+}
+
+type PickupAdultsOutputAuthorizedItem struct {
+	// The entry's id (a guardian's or a trusted adult's).
+	AdultID uuid.UUID `json:"adult_id"`
+	// A guardian of the child, or a trusted adult added to the list.
+	Kind PickupAdultsOutputAuthorizedItemKind `json:"kind"`
+	// The adult's name; check-out names it as picked_up_by.
+	Name string `json:"name"`
+	// The adult's phone; only with guardians:read.
+	Phone OptString `json:"phone"`
+	// How the adult is related to the child (mother, grandparent, neighbour, …).
+	Relationship string `json:"relationship"`
+}
+
+// GetAdultID returns the value of AdultID.
+func (s *PickupAdultsOutputAuthorizedItem) GetAdultID() uuid.UUID {
+	return s.AdultID
+}
+
+// GetKind returns the value of Kind.
+func (s *PickupAdultsOutputAuthorizedItem) GetKind() PickupAdultsOutputAuthorizedItemKind {
+	return s.Kind
+}
+
+// GetName returns the value of Name.
+func (s *PickupAdultsOutputAuthorizedItem) GetName() string {
+	return s.Name
+}
+
+// GetPhone returns the value of Phone.
+func (s *PickupAdultsOutputAuthorizedItem) GetPhone() OptString {
+	return s.Phone
+}
+
+// GetRelationship returns the value of Relationship.
+func (s *PickupAdultsOutputAuthorizedItem) GetRelationship() string {
+	return s.Relationship
+}
+
+// SetAdultID sets the value of AdultID.
+func (s *PickupAdultsOutputAuthorizedItem) SetAdultID(val uuid.UUID) {
+	s.AdultID = val
+}
+
+// SetKind sets the value of Kind.
+func (s *PickupAdultsOutputAuthorizedItem) SetKind(val PickupAdultsOutputAuthorizedItemKind) {
+	s.Kind = val
+}
+
+// SetName sets the value of Name.
+func (s *PickupAdultsOutputAuthorizedItem) SetName(val string) {
+	s.Name = val
+}
+
+// SetPhone sets the value of Phone.
+func (s *PickupAdultsOutputAuthorizedItem) SetPhone(val OptString) {
+	s.Phone = val
+}
+
+// SetRelationship sets the value of Relationship.
+func (s *PickupAdultsOutputAuthorizedItem) SetRelationship(val string) {
+	s.Relationship = val
+}
+
+// A guardian of the child, or a trusted adult added to the list.
+type PickupAdultsOutputAuthorizedItemKind string
+
+const (
+	PickupAdultsOutputAuthorizedItemKindGuardian PickupAdultsOutputAuthorizedItemKind = "guardian"
+	PickupAdultsOutputAuthorizedItemKindTrusted  PickupAdultsOutputAuthorizedItemKind = "trusted"
+)
+
+// AllValues returns all PickupAdultsOutputAuthorizedItemKind values.
+func (PickupAdultsOutputAuthorizedItemKind) AllValues() []PickupAdultsOutputAuthorizedItemKind {
+	return []PickupAdultsOutputAuthorizedItemKind{
+		PickupAdultsOutputAuthorizedItemKindGuardian,
+		PickupAdultsOutputAuthorizedItemKindTrusted,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s PickupAdultsOutputAuthorizedItemKind) MarshalText() ([]byte, error) {
+	switch s {
+	case PickupAdultsOutputAuthorizedItemKindGuardian:
+		return []byte(s), nil
+	case PickupAdultsOutputAuthorizedItemKindTrusted:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *PickupAdultsOutputAuthorizedItemKind) UnmarshalText(data []byte) error {
+	switch PickupAdultsOutputAuthorizedItemKind(data) {
+	case PickupAdultsOutputAuthorizedItemKindGuardian:
+		*s = PickupAdultsOutputAuthorizedItemKindGuardian
+		return nil
+	case PickupAdultsOutputAuthorizedItemKindTrusted:
+		*s = PickupAdultsOutputAuthorizedItemKindTrusted
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+type PickupAdultsOutputNotAuthorizedItem struct {
+	// The entry's id.
+	AdultID uuid.UUID `json:"adult_id"`
+	// The adult's name.
+	Name string `json:"name"`
+	// What the releasing volunteer must know ("court order: call the coordinator"); no phone or document
+	// numbers.
+	Note OptString `json:"note"`
+}
+
+// GetAdultID returns the value of AdultID.
+func (s *PickupAdultsOutputNotAuthorizedItem) GetAdultID() uuid.UUID {
+	return s.AdultID
+}
+
+// GetName returns the value of Name.
+func (s *PickupAdultsOutputNotAuthorizedItem) GetName() string {
+	return s.Name
+}
+
+// GetNote returns the value of Note.
+func (s *PickupAdultsOutputNotAuthorizedItem) GetNote() OptString {
+	return s.Note
+}
+
+// SetAdultID sets the value of AdultID.
+func (s *PickupAdultsOutputNotAuthorizedItem) SetAdultID(val uuid.UUID) {
+	s.AdultID = val
+}
+
+// SetName sets the value of Name.
+func (s *PickupAdultsOutputNotAuthorizedItem) SetName(val string) {
+	s.Name = val
+}
+
+// SetNote sets the value of Note.
+func (s *PickupAdultsOutputNotAuthorizedItem) SetNote(val OptString) {
+	s.Note = val
 }
 
 // Ref: #/components/schemas/RosterChildOutput

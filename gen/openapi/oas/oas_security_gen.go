@@ -45,6 +45,10 @@ var operationRolesApiKey = map[string][]string{
 	CheckoutRegisterOperation:  []string{},
 	ChildEnrollOperation:       []string{},
 	ChildFindOperation:         []string{},
+	ClassListOperation:         []string{},
+	PickupAdultAddOperation:    []string{},
+	PickupAdultRemoveOperation: []string{},
+	PickupAdultsOperation:      []string{},
 	RosterChildOperation:       []string{},
 	RosterChildrenOperation:    []string{},
 }
@@ -89,6 +93,18 @@ var oauth2ScopesOAuth2 = map[string][]string{
 	},
 	ChildFindOperation: []string{
 		"children:read",
+	},
+	ClassListOperation: []string{
+		"checkins:read",
+	},
+	PickupAdultAddOperation: []string{
+		"pickups:write",
+	},
+	PickupAdultRemoveOperation: []string{
+		"pickups:write",
+	},
+	PickupAdultsOperation: []string{
+		"pickups:read",
 	},
 	RosterChildOperation: []string{
 		"children:read",

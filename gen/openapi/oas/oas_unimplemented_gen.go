@@ -25,9 +25,11 @@ func (UnimplementedHandler) AttendanceSummary(ctx context.Context, params Attend
 
 // CheckinRegister implements checkinRegister operation.
 //
-// Checks a child in to a class for a service day (today by default). Idempotent per child and day: a
-// retry returns the same check-in. The first call returns a pick-up code, shown only once; whoever
-// picks the child up must present it. Returns child_id, never the name.
+// Checks a child in to a class for a service day (today by default). Name the child by the handle or
+// label the class list shows, or by first name with the class ("Ana" in "Maternal"); an ambiguous name
+// is refused with the candidates. Idempotent per child and day: a retry returns the same check-in. The
+// first call issues a pick-up code for the guardian: an MCP Apps host shows it to the person in the
+// check-in sheet, never to the model; other clients get it once in the text.
 //
 // POST /tools/neemias_checkin_register
 func (UnimplementedHandler) CheckinRegister(ctx context.Context, req *CheckinRegisterInput) (r *CheckinRegisterOutput, _ error) {
@@ -46,8 +48,10 @@ func (UnimplementedHandler) CheckinsByDate(ctx context.Context, params CheckinsB
 
 // CheckoutRegister implements checkoutRegister operation.
 //
-// Records that a checked-in child was picked up. Requires the pick-up code issued at check-in; a wrong
-// code changes nothing, and repeated wrong codes lock the check-in.
+// Records that a checked-in child was picked up, by whom (an adult authorized on the child's pick-up
+// list, by name) and that you released them. Requires the pick-up code issued at check-in; a wrong
+// code changes nothing, and repeated wrong codes lock the check-in. An adult who is not authorized is
+// refused: do not release the child.
 //
 // POST /tools/neemias_checkout_register
 func (UnimplementedHandler) CheckoutRegister(ctx context.Context, req *CheckoutRegisterInput) (r *CheckoutRegisterOutput, _ error) {
@@ -73,6 +77,52 @@ func (UnimplementedHandler) ChildEnroll(ctx context.Context, req *ChildEnrollInp
 //
 // POST /tools/neemias_child_find
 func (UnimplementedHandler) ChildFind(ctx context.Context, req *ChildFindInput) (r *ChildFindOutput, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ClassList implements classList operation.
+//
+// The check-in list of a service day (default: the church's today): per class you may see, its
+// children with a handle and a label, whether each is not here yet, checked in or picked up (when, by
+// whom, released by whom), and the headcount. Use it to check children in and out by handle, and for
+// "who is in Maternal?" or "who picked up Ana?". Labels are full names with children:read, otherwise
+// first name and last initial, lengthened until distinct in the class.
+//
+// GET /checkin/classes
+func (UnimplementedHandler) ClassList(ctx context.Context, params ClassListParams) (r *ClassListOutput, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// PickupAdultAdd implements pickupAdultAdd operation.
+//
+// Adds a trusted adult who may take a child home (name, relationship, optional phone), or, for staff
+// only (ADMIN, CADASTRO), an adult who must not, with a note the releasing volunteer reads. A guardian
+// may add trusted adults for their own children. Notes never hold phone or document numbers.
+//
+// POST /tools/neemias_pickup_adult_add
+func (UnimplementedHandler) PickupAdultAdd(ctx context.Context, req *PickupAdultAddInput) (r *PickupAdultAddOutput, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// PickupAdultRemove implements pickupAdultRemove operation.
+//
+// Removes a trusted adult or a restriction from a child's pick-up list (kept in the history, no longer
+// applied). A guardian may remove only the trusted adults of their own children; restrictions are for
+// staff. Guardians themselves are not on the list to remove.
+//
+// POST /tools/neemias_pickup_adult_remove
+func (UnimplementedHandler) PickupAdultRemove(ctx context.Context, req *PickupAdultRemoveInput) (r *PickupAdultRemoveOutput, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// PickupAdults implements pickupAdults operation.
+//
+// The adults who may take a child home (the guardians, and trusted adults they or the staff added)
+// and, for staff and the class's volunteers, the adults who must not, with the note to read before
+// releasing the child. Check-out names one of the authorized adults.
+//
+// GET /children/{child}/pickup-adults
+func (UnimplementedHandler) PickupAdults(ctx context.Context, params PickupAdultsParams) (r *PickupAdultsOutput, _ error) {
 	return r, ht.ErrNotImplemented
 }
 

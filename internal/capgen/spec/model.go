@@ -75,7 +75,7 @@ type Capability struct {
 	Annotations *Annotations `yaml:"annotations" jsonschema_description:"Tools only: MCP tool annotations."`
 	Input       Map[Field]   `yaml:"input" jsonschema_description:"Input fields, by name (snake_case)."`
 	Output      Map[Field]   `yaml:"output" jsonschema:"required" jsonschema_description:"Output fields, by name (snake_case)."`
-	Example     Map[Example] `yaml:"example" jsonschema_description:"Valid example arguments, by input name, that the tests call it with: literals, or references to the test fixture's named values written $name ($birth_date, $checkin, $child, $class, $day, $fresh_name, $pickup_code). Required whenever an input is."`
+	Example     Map[Example] `yaml:"example" jsonschema_description:"Valid example arguments, by input name, that the tests call it with: literals, or references to the test fixture's named values written $name ($birth_date, $checkin, $child, $child_handle, $class, $day, $fresh_name, $pickup_adult, $pickup_adult_id, $pickup_code). Required whenever an input is."`
 	Query       *Query       `yaml:"query" jsonschema_description:"Resources only: the read query the generator emits for sqlc."`
 	AuditAction string       `yaml:"audit_action" jsonschema_description:"Tools only: the audit log's action for a successful call (checkin, enroll, …); refusals append the reason (checkin.forbidden). Resources are read."`
 	Queries     []string     `yaml:"queries" jsonschema_description:"Tools only: the hand-written sqlc queries (queries/custom/, by -- name:) that select the rows the tool acts on; each must call rf_<name> for every row filter of the tool but church's writes, which row-level security checks."`
@@ -117,6 +117,11 @@ type Field struct {
 type PII struct {
 	Category    string `yaml:"category" jsonschema:"required,enum=child_name,enum=birth_date,enum=guardian_name,enum=guardian_phone,enum=secret" jsonschema_description:"What kind of personal data the field holds."`
 	VisibleWith string `yaml:"visible_with" jsonschema_description:"Output fields only: the scope a caller needs to receive it; otherwise it is left out."`
+	// Otherwise replaces leaving the field out: callers without visible_with receive the
+	// value in a reduced form instead, the same for every capability that declares it.
+	Otherwise string `yaml:"otherwise" jsonschema:"enum=short_name" jsonschema_description:"Output string fields with visible_with only: what callers without that scope receive instead of nothing. short_name: the first name and the initial of the last (Ana S.), lengthened until distinct within its list (Ana So., Ana Si.)."`
+	// Handoff marks a secret meant for a person, not for the model that called the tool.
+	Handoff string `yaml:"handoff" jsonschema_description:"Top-level optional secret output fields only: the value is for a person, not the model. Over MCP a client with MCP Apps receives it in the result's _meta for the view (never in content or structuredContent); other MCP clients receive it once in the text, after this note. REST returns it in the JSON."`
 }
 
 // Query is a generated read query over a view or table.

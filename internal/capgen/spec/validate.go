@@ -330,8 +330,13 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 		if c.AuditAction != "" {
 			v.errorf(v.keyAt(p+".audit_action"), "remove it; every resource is audited as read", "resource %q has an audit_action", name)
 		}
-		if len(c.Queries) > 0 {
-			v.errorf(v.keyAt(p+".queries"), "remove it; a resource's SQL is generated from query:", "resource %q names hand-written queries", name)
+		if len(c.Queries) > 0 && c.Query != nil {
+			v.errorf(v.keyAt(p+".queries"), "keep one: query: (generated SQL) or queries: (hand-written queries/custom/ queries)", "resource %q has both query and queries", name)
+		}
+		for i, q := range c.Queries {
+			if !sqlcQueryName.MatchString(q) {
+				v.errorf(v.at(fmt.Sprintf("%s.queries[%d]", p, i)), "use the query's -- name: such as ClassListChildren", "resource %q: query name %q is not a sqlc query name", name, q)
+			}
 		}
 		if c.Cache != nil {
 			switch cp := p + ".cache.ttl_ms"; {
@@ -512,11 +517,40 @@ func (v *validator) pii(p, name string, f Field, input bool, capScope string) {
 			v.errorf(v.at(p+".visible_with"), "remove it (visible_with decides who receives an output field)", "pii rule of input field %q has visible_with", name)
 		} else if !v.scopeSet[vw] {
 			v.errorf(v.at(p+".visible_with"), "declare it under scopes or fix the name", "pii rule of field %q names unknown scope %q%s", name, vw, v.didYouMean(vw, v.scopeNames))
-		} else if f.Required && vw != capScope {
+		} else if f.Required && vw != capScope && f.PII.Otherwise == "" {
 			v.errorf(v.at(p+".visible_with"), "make the field optional (it is left out when redacted)", "field %q can be redacted (visible_with %q) but is required", name, vw)
 		}
 	}
+	if o := f.PII.Otherwise; o != "" && !v.isBad(p+".otherwise") {
+		switch {
+		case input:
+			v.errorf(v.at(p+".otherwise"), "remove it (otherwise decides what an output field becomes)", "pii rule of input field %q has otherwise", name)
+		case !slices.Contains(piiOtherwise, o):
+			v.errorf(v.at(p+".otherwise"), "use one of "+strings.Join(piiOtherwise, ", "), "pii rule of field %q has unknown otherwise %q%s", name, o, v.didYouMean(o, piiOtherwise))
+		case f.PII.VisibleWith == "":
+			v.errorf(v.at(p+".otherwise"), "add visible_with: the scope whose holders receive the full value", "pii rule of field %q has otherwise but no visible_with", name)
+		case f.Type != "string":
+			v.errorf(v.at(p+".otherwise"), "remove it; a short name is a string", "pii rule of %s field %q has otherwise", f.Type, name)
+		}
+	}
+	if f.PII.Handoff != "" && !v.isBad(p+".handoff") {
+		switch {
+		case input:
+			v.errorf(v.at(p+".handoff"), "remove it (a handoff is a value the server gives out)", "pii rule of input field %q has handoff", name)
+		case f.PII.Category != "secret":
+			v.errorf(v.at(p+".handoff"), "use category: secret, or remove handoff", "pii rule of field %q hands off %s data; only secrets are handed off", name, f.PII.Category)
+		case f.Type != "string" || f.Required || !topLevelOutput.MatchString(p):
+			v.errorf(v.at(p+".handoff"), "hand off an optional string at the top of the output", "field %q cannot be handed off (only optional top-level string outputs can)", name)
+		}
+	}
 }
+
+// piiOtherwise are the reduced forms an output field with visible_with may take for callers
+// without that scope (capability.ShortNames implements short_name).
+var piiOtherwise = []string{"short_name"}
+
+// topLevelOutput matches the pii path of a top-level output field (tools.NAME.output.FIELD.pii).
+var topLevelOutput = regexp.MustCompile(`^[^.]+\.[^.]+\.output\.[^.]+\.pii$`)
 
 func (v *validator) uri(p, name string, c Capability) {
 	if c.URI == "" {

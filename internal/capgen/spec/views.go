@@ -385,7 +385,7 @@ func (s *summaryCheck) field(fn *parse.FieldNode, cond bool) (Field, bool) {
 			return Field{}, false
 		}
 		f = got
-		if f.PII != nil {
+		if f.PII != nil && f.PII.Otherwise == "" {
 			s.errorf(fn, "summaries never name personal data; leave it out", "field %q is personal data (%s)", strings.Join(fn.Ident[:i+1], "."), f.PII.Category)
 			return Field{}, false
 		}
