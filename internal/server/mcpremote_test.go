@@ -31,14 +31,56 @@ var authorizeURLPattern = regexp.MustCompile(`https?://\S+/authorize\?\S+`)
 // browser, which asks for consent to the new scope, and the call goes through.
 func TestMCPRemoteThroughOAuth(t *testing.T) {
 	t.Parallel()
-	node := nodeBin(t)
-	exe := chromiumPath(t)
 	a := newApp(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	cs, authorizations := mcpRemoteSession(t, ctx, a)
+	if got, want := toolNames(t, cs), roleTools(admin.role); !slices.Equal(got, want) {
+		t.Errorf("tools through mcp-remote = %v, want every tool of the ADMIN role %v", got, want)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "neemias_attendance_summary", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("a read tool: %v %+v", err, res)
+	}
+	// children:write was not asked at first (the 401 hints the non-sensitive scopes): the
+	// enrollment steps up.
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "neemias_child_enroll", Arguments: map[string]any{
+		"name": "Criança Remota Passo", "birth_date": "2021-05-01",
+		"guardian": map[string]any{"name": "Responsável Remota", "phone": "+55 11 98888-1234", "relationship": "father"},
+		"consent":  map[string]any{"granted": true, "text_version": "2026-01", "legal_basis": "consent"},
+	}})
+	if err != nil || res.IsError {
+		t.Fatalf("enroll after step-up: %v %+v", err, res)
+	}
+	auths := authorizations()
+	if len(auths) != 2 {
+		t.Fatalf("%d authorizations, want the first login and one step-up: %+v", len(auths), auths)
+	}
+	if !strings.Contains(auths[1].url, "children") {
+		t.Errorf("the step-up authorization %s does not ask for children:write", auths[1].url)
+	}
+	if !auths[0].passwordAsked || auths[1].passwordAsked {
+		t.Errorf("authorizations %+v: want the password once, then consent only (the login session)", auths)
+	}
+}
+
+// mcpAuthorization is one authorization URL mcp-remote printed and what completing it showed.
+type mcpAuthorization struct {
+	url           string
+	passwordAsked bool
+}
+
+// mcpRemoteSession spawns mcp-remote 0.15.1 (pinned) against a as Claude Desktop spawns it,
+// with a Go SDK client on its stdio, and completes every authorization it asks for in
+// headless Chromium as the demo ADMIN (login when asked, then consent). It returns the
+// session and the authorizations completed so far.
+func mcpRemoteSession(t *testing.T, ctx context.Context, a *app) (*sdk.ClientSession, func() []mcpAuthorization) {
+	t.Helper()
+	node := nodeBin(t)
+	exe := chromiumPath(t)
 	br := newBrowser(t, ctx, exe)
 	tab, closeTab := chromedp.NewContext(br.ctx)
-	defer closeTab()
+	t.Cleanup(closeTab)
 
 	proxy, _ := filepath.Abs(filepath.Join(harness, "node_modules", "mcp-remote", "dist", "proxy.js"))
 	cmd := exec.CommandContext(ctx, node, proxy, a.mcp, "--host", "127.0.0.1")
@@ -50,13 +92,9 @@ func TestMCPRemoteThroughOAuth(t *testing.T) {
 
 	// Every authorization URL mcp-remote prints is completed in the browser; what each one
 	// showed is recorded.
-	type authorization struct {
-		url           string
-		passwordAsked bool
-	}
 	var (
 		mu    sync.Mutex
-		auths []authorization
+		auths []mcpAuthorization
 		log   strings.Builder
 	)
 	go func() {
@@ -81,7 +119,7 @@ func TestMCPRemoteThroughOAuth(t *testing.T) {
 			}
 			u := pending
 			pending = ""
-			rec := authorization{url: u}
+			rec := mcpAuthorization{url: u}
 			if err := chromedp.Do(tab, chromedp.Navigate(u)); err != nil {
 				t.Errorf("opening %s: %v", u, err)
 				continue
@@ -120,33 +158,10 @@ func TestMCPRemoteThroughOAuth(t *testing.T) {
 	if err != nil {
 		t.Fatalf("connecting through mcp-remote: %v", err)
 	}
-	defer cs.Close()
-	if got, want := toolNames(t, cs), roleTools(admin.role); !slices.Equal(got, want) {
-		t.Errorf("tools through mcp-remote = %v, want every tool of the ADMIN role %v", got, want)
-	}
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "neemias_attendance_summary", Arguments: map[string]any{}})
-	if err != nil || res.IsError {
-		t.Fatalf("a read tool: %v %+v", err, res)
-	}
-	// children:write was not asked at first (the 401 hints the non-sensitive scopes): the
-	// enrollment steps up.
-	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "neemias_child_enroll", Arguments: map[string]any{
-		"name": "Criança Remota Passo", "birth_date": "2021-05-01",
-		"guardian": map[string]any{"name": "Responsável Remota", "phone": "+55 11 98888-1234", "relationship": "father"},
-		"consent":  map[string]any{"granted": true, "text_version": "2026-01", "legal_basis": "consent"},
-	}})
-	if err != nil || res.IsError {
-		t.Fatalf("enroll after step-up: %v %+v", err, res)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(auths) != 2 {
-		t.Fatalf("%d authorizations, want the first login and one step-up: %+v", len(auths), auths)
-	}
-	if !strings.Contains(auths[1].url, "children") {
-		t.Errorf("the step-up authorization %s does not ask for children:write", auths[1].url)
-	}
-	if !auths[0].passwordAsked || auths[1].passwordAsked {
-		t.Errorf("authorizations %+v: want the password once, then consent only (the login session)", auths)
+	t.Cleanup(func() { cs.Close() })
+	return cs, func() []mcpAuthorization {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(auths)
 	}
 }
