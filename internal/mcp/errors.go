@@ -39,13 +39,11 @@ func (h *Handler) toolError(ctx context.Context, e *entry, err error) (*sdk.Call
 	switch errs.KindOf(err) {
 	case errs.KindInvalid:
 		inv, _ := errs.AsInvalid(err)
-		return errorResult(invalidArgs(e.Name, inv.Field, inv.Reason)), nil
+		return errorResult(invalidArgs(e.Name, inv.Field, errs.Shown(inv.Reason, inv.Detail))), nil
 	case errs.KindNotFound, errs.KindUnauthenticated:
 		return errorResult(msgNotFound), nil
 	case errs.KindConflict:
-		var c *errs.Conflict
-		errors.As(err, &c)
-		return errorResult(c.Error()), nil
+		return errorResult(conflictMessage(err)), nil
 	case errs.KindForbidden:
 		return errorResult(msgForbidden), nil
 	case errs.KindNotImplemented:
@@ -68,16 +66,15 @@ func (h *Handler) readError(ctx context.Context, e *entry, uri string, modern bo
 	switch errs.KindOf(err) {
 	case errs.KindInvalid:
 		inv, _ := errs.AsInvalid(err)
+		shown := errs.Shown(inv.Reason, inv.Detail)
 		if inv.Field == "" {
-			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid resource URI: " + inv.Reason}
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid resource URI: " + shown}
 		}
-		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid resource URI: %s: %s", inv.Field, inv.Reason)}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid resource URI: %s: %s", inv.Field, shown)}
 	case errs.KindNotFound, errs.KindUnauthenticated, errs.KindForbidden:
 		return notFound(uri, modern)
 	case errs.KindConflict:
-		var c *errs.Conflict
-		errors.As(err, &c)
-		return &jsonrpc.Error{Code: CodeConflict, Message: c.Error()}
+		return &jsonrpc.Error{Code: CodeConflict, Message: conflictMessage(err)}
 	case errs.KindNotImplemented:
 		return &jsonrpc.Error{Code: CodeNotImplemented, Message: msgNotImplemented}
 	case errs.KindUnavailable:
@@ -85,6 +82,16 @@ func (h *Handler) readError(ctx context.Context, e *entry, uri string, modern bo
 		return &jsonrpc.Error{Code: CodeUnavailable, Message: msgUnavailable}
 	}
 	return h.internal(ctx, e, err)
+}
+
+// conflictMessage is what the caller reads of the *errs.Conflict in err's chain: its Error()
+// text and then its detail (errs.Shown), which Error() leaves out so that logs never carry it.
+func conflictMessage(err error) string {
+	var c *errs.Conflict
+	if !errors.As(err, &c) {
+		return "conflict"
+	}
+	return errs.Shown(c.Error(), c.Detail)
 }
 
 // protocolError handles the errors that are MCP's own rather than the pipeline's: a sealed

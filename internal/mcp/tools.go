@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,8 +16,13 @@ import (
 
 // toolHandler is the glue of one tool: the permit of the HTTP-level scope check, the
 // pipeline's Invoke (validation, call, redaction, one encoding), result shaping
-// (structuredContent plus the same JSON as a text block), error mapping.
+// (structuredContent plus the same JSON as a text block, handoff fields given to the person),
+// error mapping. The tool's handoff fields are found here, once per registration, so a tool
+// without any (every read) never looks inside its JSON.
 func (h *Handler) toolHandler(e *entry) sdk.ToolHandler {
+	handoff := handoffFields(&e.Capability)
+	_, viewed := h.viewFor(e)
+	viewed = viewed || e.appView != nil
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		permit, ok := pipeline.PermitFrom(ctx, e.ID)
 		if !ok { // serveMCP authorizes every tools/call before the SDK sees it; fail closed
@@ -38,35 +44,199 @@ func (h *Handler) toolHandler(e *entry) sdk.ToolHandler {
 		if raw, ok := res.Value.(*sdk.CallToolResult); ok {
 			return raw, nil
 		}
+		if len(handoff) > 0 {
+			return h.handoffResult(ctx, e, req, handoff, viewed, res)
+		}
 		return &sdk.CallToolResult{
-			Content:           []sdk.Content{&sdk.TextContent{Text: h.resultText(ctx, e, res.Value, res.JSON)}},
+			Content:           []sdk.Content{&sdk.TextContent{Text: h.resultText(ctx, e, res.Value, res.JSON, "")}},
 			StructuredContent: res.JSON,
 		}, nil
 	}
 }
 
-// resultText is a tool result's text content: the capability's summary sentence, a blank line,
-// then the JSON; the JSON alone without a summary. The summary runs on the finalized JSON,
-// after redaction, so it shows nothing structuredContent does not. A summary that fails to
-// render is logged and left out: the JSON still answers. value is the typed output data
-// encodes; the summary reads its fields instead of decoding data (RenderSummaryOf).
-func (h *Handler) resultText(ctx context.Context, e *entry, value any, data json.RawMessage) string {
-	if e.summary == nil {
+// resultText is a tool result's text content: the capability's summary sentence, the handoff
+// paragraph (handoffText; "" for none), then the JSON, separated by blank lines; the JSON
+// alone without either. It is one concatenation: the JSON of a busy day's read is large.
+func (h *Handler) resultText(ctx context.Context, e *entry, value any, data json.RawMessage, handoff string) string {
+	head := h.summary(ctx, e, value, data)
+	switch {
+	case head == "":
+		head = handoff
+	case handoff != "":
+		head += "\n\n" + handoff
+	}
+	if head == "" {
 		return string(data)
+	}
+	return head + "\n\n" + string(data)
+}
+
+// summary is the capability's summary sentence of a result, "" without one. It runs on the
+// finalized JSON, after redaction, so it shows nothing structuredContent does not (summaries
+// never name personal data, the generator checks). A summary that fails to render is logged
+// and left out: the JSON still answers. value is the typed output data encodes; the summary
+// reads its fields instead of decoding data (RenderSummaryOf).
+func (h *Handler) summary(ctx context.Context, e *entry, value any, data json.RawMessage) string {
+	if e.summary == nil {
+		return ""
 	}
 	s, err := capability.RenderSummaryOf(e.summary, value, data)
 	if err != nil || s == "" {
 		h.log.WarnContext(ctx, "tool summary not rendered", "capability", e.ID, "error", err)
-		return string(data)
+		return ""
 	}
-	return s + "\n\n" + string(data)
+	return s
 }
 
-func invalidArgs(tool, field, reason string) string {
-	if field == "" {
-		return fmt.Sprintf("invalid arguments for %q: %s. Fix the arguments and call the tool again.", tool, reason)
+// Handoff fields (FieldRule.Handoff): a secret the server gives out for a person, such as the
+// pick-up code a guardian must present, not for the model that called the tool. Over MCP it
+// never goes to structuredContent or to the JSON of the text. A client that declared MCP Apps
+// gets the values in the result's _meta[handoffMetaKey], for the view to show (hosts do not
+// give _meta to the model), and the text says only that a value was issued; any other client
+// gets each value once in the text, with the spec's note telling the model to pass it on.
+// REST answers the JSON as it is.
+
+// handoffMetaKey is the result _meta key holding the handed-off values, by JSON name.
+const handoffMetaKey = "neemias/handoff"
+
+// handoffField is a top-level output field whose value is handed off: its JSON name and the
+// note shown with it.
+type handoffField struct{ name, note string }
+
+// handoffValue is what one handoff field held in a result.
+type handoffValue struct {
+	handoffField
+	value string
+}
+
+// handoffFields are c's handoff fields, in spec order; nil for almost every capability. The
+// generator allows handoff on optional top-level string outputs only, so a rule's path is the
+// field's JSON name.
+func handoffFields(c *capability.Capability) []handoffField {
+	var out []handoffField
+	for _, r := range c.OutputPII {
+		if r.Handoff != "" {
+			out = append(out, handoffField{name: r.Path, note: r.Handoff})
+		}
 	}
-	return fmt.Sprintf("invalid arguments for %q: %s: %s. Fix the arguments and call the tool again.", tool, field, reason)
+	return out
+}
+
+// handoffResult is the result of a tool with handoff fields: takeHandoffs' JSON as
+// structuredContent and text, the values in _meta for a client with MCP Apps or in the text for
+// any other. viewed says the tool's results are shown in a view (it is linked to one, or is a
+// view's app-only tool): without one an MCP Apps host renders nothing of _meta, so the values
+// go to the text as for any other client rather than to no one. A result that holds none of
+// them (a retry returns no new pick-up code) is the plain one. The JSON failing to split is an
+// internal error: the values are never let through.
+func (h *Handler) handoffResult(ctx context.Context, e *entry, req *sdk.CallToolRequest, fields []handoffField, viewed bool, res pipeline.Result) (*sdk.CallToolResult, error) {
+	data, values, err := takeHandoffs(res.JSON, fields)
+	if err != nil {
+		return nil, h.internal(ctx, e, fmt.Errorf("removing the handoff fields of %q: %w", e.ID, err))
+	}
+	ui := len(values) > 0 && viewed && wantsUI(ctx, req.ClientCapabilities())
+	out := &sdk.CallToolResult{
+		Content:           []sdk.Content{&sdk.TextContent{Text: h.resultText(ctx, e, res.Value, data, handoffText(values, ui))}},
+		StructuredContent: data,
+	}
+	if ui {
+		out.Meta = handoffMeta(values)
+	}
+	return out, nil
+}
+
+// handoffMeta is the result _meta of handed-off values, for the view: {handoffMetaKey: {name:
+// value}}.
+func handoffMeta(values []handoffValue) sdk.Meta {
+	m := make(map[string]string, len(values))
+	for _, v := range values {
+		m[v.name] = v.value
+	}
+	return sdk.Meta{handoffMetaKey: m}
+}
+
+// handoffText is what the text says of the handed-off values: with MCP Apps, only that each was
+// issued (the view shows it); otherwise each value once, with its note. "" for none.
+func handoffText(values []handoffValue, ui bool) string {
+	parts := make([]string, len(values))
+	for i, v := range values {
+		if ui {
+			parts[i] = handoffIssued(v.name)
+		} else {
+			parts[i] = fmt.Sprintf("%s: %s. %s", v.name, v.value, v.note)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// handoffIssued is what the model reads of a value handed to the person through the view.
+func handoffIssued(name string) string {
+	return fmt.Sprintf("A %s was issued: it is shown to the person in the app view, not in this conversation.", name)
+}
+
+// takeHandoffs returns data, a JSON object, without the members named by fields, and the
+// string values those held (a member that is absent or null holds none). The other members
+// keep their order and their bytes, so the JSON reads as the pipeline encoded it; data with
+// none of them, or anything but an object, is returned as it is.
+func takeHandoffs(data json.RawMessage, fields []handoffField) (json.RawMessage, []handoffValue, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return data, nil, nil
+	}
+	var values []handoffValue
+	removed := false
+	out := make([]byte, 0, len(data))
+	out = append(out, '{')
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading a member name: %w", err)
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, nil, fmt.Errorf("reading member %q: %w", key, err)
+		}
+		if f, ok := findHandoff(fields, key); ok {
+			removed = true
+			if string(raw) != "null" {
+				var s string
+				if err := json.Unmarshal(raw, &s); err != nil {
+					return nil, nil, fmt.Errorf("member %q is not a string: %w", key, err)
+				}
+				values = append(values, handoffValue{handoffField: f, value: s})
+			}
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		name, _ := json.Marshal(key) // a string always marshals
+		out = append(append(append(out, name...), ':'), raw...)
+	}
+	if !removed {
+		return data, nil, nil
+	}
+	return append(out, '}'), values, nil
+}
+
+// findHandoff returns the field of fields named name.
+func findHandoff(fields []handoffField, name string) (handoffField, bool) {
+	for _, f := range fields {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return handoffField{}, false
+}
+
+// invalidArgs is the text of an isError result for bad arguments: the field and what the
+// caller reads of the reason (errs.Shown: the reason and its detail, which logs never get).
+func invalidArgs(tool, field, shown string) string {
+	if field == "" {
+		return fmt.Sprintf("invalid arguments for %q: %s. Fix the arguments and call the tool again.", tool, shown)
+	}
+	return fmt.Sprintf("invalid arguments for %q: %s: %s. Fix the arguments and call the tool again.", tool, field, shown)
 }
 
 func mustJSON(v any) json.RawMessage {

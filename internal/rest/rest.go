@@ -324,7 +324,7 @@ func (r *runner) NewError(ctx context.Context, err error) *oas.ErrorStatusCode {
 	switch kind {
 	case errs.KindInvalid:
 		inv, _ := errs.AsInvalid(err)
-		e.Detail = inv.Error()
+		e.Detail = errs.Shown(inv.Error(), inv.Detail) // the detail is the caller's; Error() (logs) omits it
 		if inv.Field != "" {
 			e.Field = oas.NewOptString(inv.Field)
 		}
@@ -339,7 +339,9 @@ func (r *runner) NewError(ctx context.Context, err error) *oas.ErrorStatusCode {
 }
 
 // domainMessage is the agent-facing text of a Forbidden or Conflict (no personal data: these
-// texts are written by the server, never from input).
+// texts are written by the server, never from input). A Conflict's detail (a restriction's
+// note, for the caller only) follows its reason (errs.Shown); its Error(), which logs use,
+// leaves it out.
 func domainMessage(err error) string {
 	var f *errs.Forbidden
 	if errors.As(err, &f) {
@@ -347,7 +349,7 @@ func domainMessage(err error) string {
 	}
 	var c *errs.Conflict
 	if errors.As(err, &c) {
-		return c.Error()
+		return errs.Shown(c.Error(), c.Detail)
 	}
 	return "refused"
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -213,12 +214,16 @@ func TestPIICanary(t *testing.T) {
 		if res != nil && res.StructuredContent != nil {
 			b, _ := json.Marshal(res.StructuredContent)
 			var out struct {
-				CheckinID  string `json:"checkin_id"`
-				PickupCode string `json:"pickup_code"`
+				CheckinID string `json:"checkin_id"`
 			}
 			_ = json.Unmarshal(b, &out)
-			if out.PickupCode != "" {
-				pickupCodes = append(pickupCodes, out.PickupCode)
+			// No MCP Apps: the code is in the text (a handoff field), never in structuredContent.
+			if len(res.Content) > 0 {
+				if tc, ok := res.Content[0].(*sdk.TextContent); ok {
+					if m := pickupCodeInText.FindStringSubmatch(tc.Text); m != nil {
+						pickupCodes = append(pickupCodes, m[1])
+					}
+				}
 			}
 			cs.CallTool(ctx, &sdk.CallToolParams{Name: "neemias_checkout_register", Arguments: map[string]any{"checkin_id": out.CheckinID, "pickup_code": "0000"}})
 			cs.CallTool(ctx, &sdk.CallToolParams{Name: "neemias_checkout_register", Arguments: map[string]any{"checkin_id": out.CheckinID, "pickup_code": sentinelPhone}})
@@ -393,12 +398,21 @@ func checkExchange(t *testing.T, e exchangeCapture) {
 	}
 }
 
-// checkSuccess: a successful answer carries a name only with children:read and not from a tool
-// or a list, a phone only with guardians:read and only in a read.
+// shortLabel is the spec's short_name form of the sentinel child ("Zzcanary S.", "Zzcanary Se."):
+// what a caller without children:read may read of a child it may see (class list, check-in).
+var shortLabel = regexp.MustCompile(`Zzcanary [A-Z][a-z]{0,8}\.`)
+
+// checkSuccess: a successful answer carries a full name only with children:read, from a read
+// or a tool (a check-in names its child), otherwise at most the short label; a phone only with
+// guardians:read and only in a read.
 func checkSuccess(t *testing.T, e exchangeCapture, body string, tool bool) {
 	t.Helper()
 	read := e.method == "resources/read" || strings.HasPrefix(e.method, "REST /roster/") || strings.HasPrefix(e.method, "REST /checkins/")
-	if f, ok := leaks(body, nameFragments); ok && (tool || !read || !e.granted.Has(scopes.ChildrenRead)) {
+	named := body
+	if !e.granted.Has(scopes.ChildrenRead) {
+		named = shortLabel.ReplaceAllString(body, "")
+	}
+	if f, ok := leaks(named, nameFragments); ok && !((tool || read) && e.granted.Has(scopes.ChildrenRead)) {
 		t.Errorf("%s %s: success carries %q beyond the scopes: %.400s", e.who, e.method, f, body)
 	}
 	if f, ok := leaks(body, phoneFragments); ok && (tool || !read || !e.granted.Has(scopes.GuardiansRead)) {

@@ -233,6 +233,20 @@ func (b *bearer) records() []exchangeRecord {
 	return append([]exchangeRecord(nil), b.seen...)
 }
 
+// roleTemplates is what resources/templates/list shows a role, derived from the registry: the
+// URI templates of the resources whose scope the role can hold, sorted.
+func roleTemplates(role string) []string {
+	held, _ := scopes.RoleScopes(role)
+	var out []string
+	for _, c := range capapi.Capabilities() {
+		if c.Kind == capability.KindResourceTemplate && held.Has(c.Scope) {
+			out = append(out, c.URITemplate)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // roleTools is what tools/list shows a role, derived from the registry: the tools whose scope
 // the role can hold, and the read tool of each such resource (capapi.ToolPrefix + id), sorted.
 func roleTools(role string) []string {

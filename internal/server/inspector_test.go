@@ -40,12 +40,21 @@ func TestInspectorCLIChecksInAndOut(t *testing.T) {
 	}
 	in := run("--method", "tools/call", "--tool-name", "neemias_checkin_register", "--tool-arg", "child_id="+kid)
 	sc, _ := in["structuredContent"].(map[string]any)
-	code, _ := sc["pickup_code"].(string)
 	checkin, _ := sc["checkin_id"].(string)
-	if in["isError"] == true || code == "" || checkin == "" {
+	// The Inspector declares no MCP Apps: the code is in the text, once.
+	var text string
+	if content, _ := in["content"].([]any); len(content) > 0 {
+		first, _ := content[0].(map[string]any)
+		text, _ = first["text"].(string)
+	}
+	m := pickupCodeInText.FindStringSubmatch(text)
+	if in["isError"] == true || m == nil || checkin == "" {
 		t.Fatalf("check-in: %v", in)
 	}
-	out := run("--method", "tools/call", "--tool-name", "neemias_checkout_register", "--tool-arg", "checkin_id="+checkin, "pickup_code="+code)
+	code := m[1]
+	guardian := a.one(t, `SELECT g.name FROM guardian_children gc JOIN guardians g ON g.id = gc.guardian_id
+		WHERE gc.child_id = $1 ORDER BY g.name LIMIT 1`, kid)
+	out := run("--method", "tools/call", "--tool-name", "neemias_checkout_register", "--tool-arg", "checkin_id="+checkin, "pickup_code="+code, "picked_up_by="+guardian)
 	if out["isError"] == true {
 		t.Fatalf("check-out with the code %s as the Inspector sends it: %v", code, out)
 	}

@@ -43,6 +43,12 @@ func TestOutputsConformOnTheDemoData(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &ck); status != http.StatusOK || err != nil || ck.PickupCode == "" {
 		t.Fatalf("check-in for the check-out: %d %s", status, body)
 	}
+	handle := a.one(t, `SELECT handle FROM children WHERE id = $1`, free[1])
+	guardian := a.one(t, `SELECT g.name FROM guardian_children gc JOIN guardians g ON g.id = gc.guardian_id
+		WHERE gc.child_id = $1 ORDER BY g.name LIMIT 1`, free[1])
+	trusted := a.one(t, `INSERT INTO pickup_adults (church_id, child_id, name, relationship, authorized, created_by)
+		VALUES ($1, $2, 'Vizinha Conforme', 'neighbour', true, $3) RETURNING id::text`, seed.DemoChurchID, free[1], seed.DemoAdminID)
+	var added atomic.Int32
 	var enrolled atomic.Int32
 	enroll := func() string {
 		n := enrolled.Add(1)
@@ -60,7 +66,16 @@ func TestOutputsConformOnTheDemoData(t *testing.T) {
 			return "POST", "/tools/neemias_checkin_register", `{"child_id":"` + free[0] + `"}`
 		},
 		capapi.CapCheckoutRegister: func() (string, string, string) {
-			return "POST", "/tools/neemias_checkout_register", `{"checkin_id":"` + ck.CheckinID + `","pickup_code":"` + ck.PickupCode + `"}`
+			return "POST", "/tools/neemias_checkout_register", `{"checkin_id":"` + ck.CheckinID + `","pickup_code":"` + ck.PickupCode + `","picked_up_by":"` + guardian + `"}`
+		},
+		capapi.CapClassList:    func() (string, string, string) { return "GET", "/checkin/classes", "" },
+		capapi.CapPickupAdults: func() (string, string, string) { return "GET", "/children/" + handle + "/pickup-adults", "" },
+		capapi.CapPickupAdultAdd: func() (string, string, string) {
+			n := added.Add(1)
+			return "POST", "/tools/neemias_pickup_adult_add", `{"child":"` + handle + `","name":"Tia Conforme ` + string(rune('A'+n%26)) + strings.Repeat("a", int(n/26)+1) + `","relationship":"aunt"}`
+		},
+		capapi.CapPickupAdultRemove: func() (string, string, string) {
+			return "POST", "/tools/neemias_pickup_adult_remove", `{"adult_id":"` + trusted + `"}`
 		},
 		capapi.CapChildEnroll: func() (string, string, string) { return "POST", "/tools/neemias_child_enroll", enroll() },
 		capapi.CapChildFind: func() (string, string, string) {
