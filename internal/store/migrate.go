@@ -59,7 +59,12 @@ func MigrationStatus(ctx context.Context, url string) ([]Migration, error) {
 // and tools. Migrations that opt out of transactions (-- +goose NO TRANSACTION) are refused.
 func MigrateFS(ctx context.Context, url string, fsys fs.FS) ([]Migration, error) {
 	var applied []Migration
-	err := withProvider(ctx, url, fsys, func(p *goose.Provider) error {
+	early, err := applyRepeatable(ctx, url, fsys, nil, repeatKnownOnly)
+	if err != nil {
+		return nil, err
+	}
+	applied = append(applied, repeatedMigrations(early)...)
+	err = withProvider(ctx, url, fsys, func(p *goose.Provider) error {
 		// Up to date: done without the migration lock, a session-level advisory lock that a
 		// pooler in transaction mode (PgBouncer) cannot keep on one server connection. Every
 		// replica starting behind PgBouncer takes this path once a migration job (or the
@@ -93,18 +98,24 @@ func MigrateFS(ctx context.Context, url string, fsys fs.FS) ([]Migration, error)
 	}
 	if err != nil {
 		// Record what goose did apply, so the next run does not re-run it needlessly.
-		if _, rerr := applyRepeatable(ctx, url, fsys, now, true); rerr != nil {
+		if _, rerr := applyRepeatable(ctx, url, fsys, now, repeatRecordOnly); rerr != nil {
 			return applied, errors.Join(err, rerr)
 		}
 		return applied, err
 	}
-	rerun, err := applyRepeatable(ctx, url, fsys, now, false)
-	for _, name := range rerun {
+	rerun, err := applyRepeatable(ctx, url, fsys, now, repeatAll)
+	return append(applied, repeatedMigrations(rerun)...), err
+}
+
+// repeatedMigrations are the re-run repeatable migrations of names, as Migrate reports them.
+func repeatedMigrations(names []string) []Migration {
+	out := make([]Migration, 0, len(names))
+	for _, name := range names {
 		var v int64
 		_, _ = fmt.Sscanf(name, "%d_", &v) // every name has passed goose's own version parsing
-		applied = append(applied, Migration{Version: v, Name: name, Applied: true})
+		out = append(out, Migration{Version: v, Name: name, Applied: true})
 	}
-	return applied, err
+	return out
 }
 
 // MigrationStatusFS is [MigrationStatus] with the migrations of fsys.

@@ -35,11 +35,25 @@ const RepeatableMarker = "-- +neemias repeatable"
 // works behind a pooler in transaction mode too.
 const repeatableLock = `SELECT pg_advisory_xact_lock(hashtext('neemias.repeatable_migrations'))`
 
+// repeatMode says which repeatable migrations applyRepeatable looks at.
+type repeatMode int
+
+const (
+	// repeatAll re-runs every changed repeatable migration and records the ones goose applied.
+	repeatAll repeatMode = iota
+	// repeatRecordOnly only records the ones goose applied (goose stopped at a failing one).
+	repeatRecordOnly
+	// repeatKnownOnly re-runs only changed repeatable migrations applied before, ahead of goose:
+	// a pending migration may build on what their new text defines (00096's policies call a
+	// row filter function the spec gained with it), so they must be current first.
+	repeatKnownOnly
+)
+
 // applyRepeatable re-runs the Up section of every repeatable migration of fsys whose text
 // changed since it was last applied. appliedNow holds the files goose applied in this run:
-// their text is recorded without running them a second time. With recordOnly (goose stopped at
-// a failing migration) it only records those. It returns the files it re-ran.
-func applyRepeatable(ctx context.Context, url string, fsys fs.FS, appliedNow []string, recordOnly bool) ([]string, error) {
+// their text is recorded without running them a second time. mode narrows what it does (see
+// repeatMode). It returns the files it re-ran.
+func applyRepeatable(ctx context.Context, url string, fsys fs.FS, appliedNow []string, mode repeatMode) ([]string, error) {
 	names, err := fs.Glob(fsys, "*.sql")
 	if err != nil {
 		return nil, fmt.Errorf("store: list migrations: %w", err)
@@ -82,13 +96,16 @@ func applyRepeatable(ctx context.Context, url string, fsys fs.FS, appliedNow []s
 			return nil // goose stopped before 00095: the next complete run records and re-runs
 		}
 		for _, f := range files {
-			if recordOnly && !slices.Contains(appliedNow, f.name) {
+			if mode == repeatRecordOnly && !slices.Contains(appliedNow, f.name) {
 				continue
 			}
 			var last string
 			err := tx.QueryRow(ctx, `SELECT sha256 FROM repeatable_migrations WHERE name = $1`, f.name).Scan(&last)
 			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return fmt.Errorf("%s: %w", f.name, err)
+			}
+			if mode == repeatKnownOnly && errors.Is(err, pgx.ErrNoRows) {
+				continue // not applied yet: goose applies it in order
 			}
 			if last == f.sum {
 				continue
