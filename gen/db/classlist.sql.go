@@ -56,6 +56,8 @@ type ClassListChildrenRow struct {
 // the class of that day's check-in or else their own class, with the check-in's state and who
 // took and released the child. Children archived since are listed only when checked in that
 // day. Labels are made from child_name by the generated Finalize (spec: otherwise short_name).
+// Check-in and check-out resolve a child named by handle, label or first name against these
+// same rows (internal/logic/resolve.go), so a label read here names the same child there.
 func (q *Queries) ClassListChildren(ctx context.Context, arg ClassListChildrenParams) ([]ClassListChildrenRow, error) {
 	rows, err := q.db.Query(ctx, classListChildren,
 		arg.ServiceDate,
@@ -82,75 +84,6 @@ func (q *Queries) ClassListChildren(ctx context.Context, arg ClassListChildrenPa
 			&i.CheckedOutAt,
 			&i.PickedUpByName,
 			&i.ReleasedBy,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const resolveChildren = `-- name: ResolveChildren :many
-SELECT cl.id AS class_id, cl.name AS class_name,
-       c.id AS child_id, c.handle, c.name AS child_name,
-       ck.id AS checkin_id, ck.checked_out_at
-FROM children c
-LEFT JOIN checkins ck ON ck.child_id = c.id AND ck.church_id = c.church_id
-                     AND ck.service_date = $1::date
-JOIN classes cl ON cl.church_id = c.church_id AND cl.id = coalesce(ck.class_id, c.class_id)
-WHERE rf_church(c.church_id, $2::uuid)
-  AND (c.archived_at IS NULL OR ck.id IS NOT NULL)
-  AND rf_guardian_own_children(c.id, $2::uuid, $3::uuid, $4::text)
-  AND rf_volunteer_assigned_classes(cl.id, $2::uuid, $3::uuid, $4::text)
-ORDER BY cl.min_age, cl.name, c.name, c.id
-LIMIT 10000
-`
-
-type ResolveChildrenParams struct {
-	ServiceDate time.Time
-	ChurchID    uuid.UUID
-	UserID      uuid.UUID
-	Role        string
-}
-
-type ResolveChildrenRow struct {
-	ClassID      uuid.UUID
-	ClassName    string
-	ChildID      uuid.UUID
-	Handle       string
-	ChildName    string
-	CheckinID    *uuid.UUID
-	CheckedOutAt *time.Time
-}
-
-// The children a check-in or check-out may name on a service day: those the caller may see, in
-// the class of that day's check-in or else their own, with the check-in if any. The handler
-// matches a handle, a label (capability.ShortNames over each class) or a first name.
-func (q *Queries) ResolveChildren(ctx context.Context, arg ResolveChildrenParams) ([]ResolveChildrenRow, error) {
-	rows, err := q.db.Query(ctx, resolveChildren,
-		arg.ServiceDate,
-		arg.ChurchID,
-		arg.UserID,
-		arg.Role,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []ResolveChildrenRow{}
-	for rows.Next() {
-		var i ResolveChildrenRow
-		if err := rows.Scan(
-			&i.ClassID,
-			&i.ClassName,
-			&i.ChildID,
-			&i.Handle,
-			&i.ChildName,
-			&i.CheckinID,
-			&i.CheckedOutAt,
 		); err != nil {
 			return nil, err
 		}

@@ -29,6 +29,8 @@ type Querier interface {
 	// the class of that day's check-in or else their own class, with the check-in's state and who
 	// took and released the child. Children archived since are listed only when checked in that
 	// day. Labels are made from child_name by the generated Finalize (spec: otherwise short_name).
+	// Check-in and check-out resolve a child named by handle, label or first name against these
+	// same rows (internal/logic/resolve.go), so a label read here names the same child there.
 	ClassListChildren(ctx context.Context, arg ClassListChildrenParams) ([]ClassListChildrenRow, error)
 	// Forgets who a pending request was logged in as ("not you?"), so the login page asks again.
 	ClearOAuthAuthRequestUser(ctx context.Context, id uuid.UUID) (int64, error)
@@ -188,10 +190,6 @@ type Querier interface {
 	RecordFailedPickup(ctx context.Context, arg RecordFailedPickupParams) (RecordFailedPickupRow, error)
 	// Takes a live entry off the list (kept, with who removed it and when).
 	RemovePickupAdult(ctx context.Context, arg RemovePickupAdultParams) (RemovePickupAdultRow, error)
-	// The children a check-in or check-out may name on a service day: those the caller may see, in
-	// the class of that day's check-in or else their own, with the check-in if any. The handler
-	// matches a handle, a label (capability.ShortNames over each class) or a first name.
-	ResolveChildren(ctx context.Context, arg ResolveChildrenParams) ([]ResolveChildrenRow, error)
 	// Signing-key rotation for the authorization server (internal/tokens.KeyStore.Rotate).
 	// Deactivates the active key; it still verifies until retire_after, by when every token it
 	// signed has expired. The caller inserts the new active key in the same transaction.

@@ -19,7 +19,7 @@ import (
 // dayChild is a child a check-in or check-out may name on a service day, with the label the
 // class list shows for it (capability.ShortNames over its class, the spec's short_name rule).
 type dayChild struct {
-	db.ResolveChildrenRow
+	db.ClassListChildrenRow
 	label string
 }
 
@@ -28,8 +28,14 @@ func (c dayChild) open() bool { return c.CheckinID != nil && c.CheckedOutAt == n
 
 // dayChildren are the children the caller may name on day, labelled class by class exactly as
 // the class list labels them (same rows, same order, same rule).
+//
+// Naming a child this way reads the class list, so it needs the class list's scope; a token
+// without it names the child by child_id.
 func dayChildren(ctx context.Context, q *db.Queries, w who, day capability.Date) ([]dayChild, error) {
-	rows, err := q.ResolveChildren(ctx, db.ResolveChildrenParams{
+	if !w.Scopes.Has(scopeCheckinsRead) {
+		return nil, &errs.Invalid{Field: "child", Reason: "naming a child by handle, label or name reads the class list, which needs checkins:read; give child_id, or authorize checkins:read"}
+	}
+	rows, err := q.ClassListChildren(ctx, db.ClassListChildrenParams{
 		ChurchID: w.ChurchID, UserID: w.UserID, Role: w.Role, ServiceDate: day.Time(),
 	})
 	if err != nil {
@@ -37,7 +43,7 @@ func dayChildren(ctx context.Context, q *db.Queries, w who, day capability.Date)
 	}
 	out := make([]dayChild, len(rows))
 	for i, r := range rows {
-		out[i] = dayChild{ResolveChildrenRow: r, label: r.ChildName}
+		out[i] = dayChild{ClassListChildrenRow: r, label: r.ChildName}
 	}
 	for start := 0; start < len(out); {
 		end := start
@@ -50,6 +56,9 @@ func dayChildren(ctx context.Context, q *db.Queries, w who, day capability.Date)
 	}
 	return out, nil
 }
+
+// scopeCheckinsRead is the class list's scope (spec: class_list).
+const scopeCheckinsRead = "checkins:read"
 
 // normalizeHandle reads a handle as a person may type it: any case, spaces or dashes, and the
 // Crockford confusables (O for 0, I and L for 1).

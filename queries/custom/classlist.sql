@@ -3,6 +3,8 @@
 -- the class of that day's check-in or else their own class, with the check-in's state and who
 -- took and released the child. Children archived since are listed only when checked in that
 -- day. Labels are made from child_name by the generated Finalize (spec: otherwise short_name).
+-- Check-in and check-out resolve a child named by handle, label or first name against these
+-- same rows (internal/logic/resolve.go), so a label read here names the same child there.
 SELECT cl.id AS class_id, cl.name AS class_name,
        c.id AS child_id, c.handle, c.name AS child_name,
        (c.class_id IS NOT DISTINCT FROM cl.id AND c.archived_at IS NULL)::boolean AS enrolled_here,
@@ -14,24 +16,6 @@ LEFT JOIN checkins ck ON ck.child_id = c.id AND ck.church_id = c.church_id
 JOIN classes cl ON cl.church_id = c.church_id AND cl.id = coalesce(ck.class_id, c.class_id)
 WHERE rf_has_scope('checkins:read')
   AND rf_church(c.church_id, sqlc.arg(church_id)::uuid)
-  AND (c.archived_at IS NULL OR ck.id IS NOT NULL)
-  AND rf_guardian_own_children(c.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
-  AND rf_volunteer_assigned_classes(cl.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
-ORDER BY cl.min_age, cl.name, c.name, c.id
-LIMIT 10000;
-
--- name: ResolveChildren :many
--- The children a check-in or check-out may name on a service day: those the caller may see, in
--- the class of that day's check-in or else their own, with the check-in if any. The handler
--- matches a handle, a label (capability.ShortNames over each class) or a first name.
-SELECT cl.id AS class_id, cl.name AS class_name,
-       c.id AS child_id, c.handle, c.name AS child_name,
-       ck.id AS checkin_id, ck.checked_out_at
-FROM children c
-LEFT JOIN checkins ck ON ck.child_id = c.id AND ck.church_id = c.church_id
-                     AND ck.service_date = sqlc.arg(service_date)::date
-JOIN classes cl ON cl.church_id = c.church_id AND cl.id = coalesce(ck.class_id, c.class_id)
-WHERE rf_church(c.church_id, sqlc.arg(church_id)::uuid)
   AND (c.archived_at IS NULL OR ck.id IS NOT NULL)
   AND rf_guardian_own_children(c.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
   AND rf_volunteer_assigned_classes(cl.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
