@@ -36,7 +36,11 @@ const (
 	chartURI  = "ui://neemias/attendance-chart"
 	sheetURI  = "ui://neemias/checkin-sheet"
 	chartTool = "neemias_attendance_summary"
-	sheetTool = "neemias_checkins_by_date"
+	// The sheet is the class list; the model's check-in tool is linked to it too (its pick-up
+	// code is shown in the sheet), and the sheet reads each child's pick-up list.
+	sheetTool   = "neemias_class_list"
+	checkinTool = "neemias_checkin_register"
+	pickupTool  = "neemias_pickup_adults"
 	// The sheet's app-only tools (visibility [app]): neemias_checkin_register and
 	// neemias_checkout_register under names the model never sees.
 	sheetCheckin  = "neemias_checkin_sheet_checkin"
@@ -98,6 +102,9 @@ type viewCase struct {
 	cs       *sdk.ClientSession
 	wantText []string // what the rendered view must show
 	denyText []string // what it must not show
+	// The sheet's cases: what each child's row (by handle) and each class's header (by class
+	// id) must show.
+	wantRows, wantClasses map[string][]string
 	// The host's context beyond the locale: theme ("light" when empty), CSS variables,
 	// time zone (none when empty).
 	theme, timeZone string
@@ -207,7 +214,7 @@ func (h *viewHarness) tab(t *testing.T, br *browser) (context.Context, func() []
 	t.Helper()
 	tab, closeTab := chromedp.NewContext(br.ctx, chromedp.WithNewBrowserContext())
 	t.Cleanup(closeTab)
-	tab, cancelTab := context.WithTimeout(tab, 60*time.Second)
+	tab, cancelTab := context.WithTimeout(tab, 120*time.Second)
 	t.Cleanup(cancelTab)
 	var mu sync.Mutex
 	var seen []string
@@ -284,17 +291,21 @@ func viewArtifactDir(t *testing.T) string {
 // ui://neemias/checkin-sheet) as a host would, in headless Chromium: over real MCP with the UI
 // extension declared, for ADMIN (children:read) and VOLUNTARIO (no children:read), the linked
 // tools carry _meta.ui, each view is read as text/html;profile=mcp-app, and the tools are
-// called on demo data (a month with check-ins; the demo church's busiest day). The host page
-// runs the official host side of @modelcontextprotocol/ext-apps (AppBridge, built at test time
-// from testdata/apphost's lock): it puts the view in a sandboxed srcdoc iframe, gives it the
-// tool as tools/list lists it and the real tool result, and forwards the view's tools/call and
-// resources/read to the real server. The page must show the totals of the structured content; the sheet shows child
-// names to ADMIN and none of them to VOLUNTARIO; no request leaves the harness's origin.
-// Screenshots go to $NEEMIAS_ARTIFACTS (else $NEEMIAS_TEST_ARTIFACTS, else a temporary dir).
+// called on demo data (a month with check-ins; the class list of the demo church's busiest
+// day). The host page runs the official host side of @modelcontextprotocol/ext-apps
+// (AppBridge, built at test time from testdata/apphost's lock): it puts the view in a sandboxed
+// srcdoc iframe, gives it the tool as tools/list lists it and the real tool result, and
+// forwards the view's tools/call and resources/read to the real server. The chart must show the
+// totals of the structured content; the sheet every class with its counts and every child's
+// row (label, handle, status, times, who took and who released them), full names to ADMIN and
+// none to VOLUNTARIO; no request leaves the harness's origin. Then the sheet's actions are
+// driven for both roles (driveSheet), and a check-in the model made is shown with its code
+// (modelCheckin). Screenshots go to $NEEMIAS_ARTIFACTS (else $NEEMIAS_TEST_ARTIFACTS, else a
+// temporary dir).
 func TestBrowserViews(t *testing.T) {
 	exe := chromiumPath(t)
 	artifacts := viewArtifactDir(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 
 	a := newApp(t)
@@ -310,10 +321,24 @@ func TestBrowserViews(t *testing.T) {
 	for _, v := range views.All() {
 		htmlByURI[v.URI] = v.HTML
 	}
+	// Every child's full name, by handle: ADMIN's labels, and what VOLUNTARIO must never see.
+	fullNames := map[string]string{}
+	for _, row := range a.query(t, `SELECT handle || '|' || name FROM children WHERE church_id = $1`, seed.DemoChurchID) {
+		handle, name, _ := strings.Cut(row, "|")
+		fullNames[handle] = name
+	}
+	allNames := slices.Sorted(func(yield func(string) bool) {
+		for _, n := range fullNames {
+			if !yield(n) {
+				return
+			}
+		}
+	})
 
 	h := newViewHarness(t)
 	// ADMIN's host: pt-BR, light, says its time zone; VOLUNTARIO's: English, dark with CSS
-	// variables of its own, no time zone (the view uses the device's, Brasília in the tab).
+	// variables of its own, no time zone (the sheet uses the church's, which the class list
+	// carries).
 	roles := []struct {
 		user            demoUser
 		locale          string
@@ -324,7 +349,6 @@ func TestBrowserViews(t *testing.T) {
 		{voluntario, "en-US", "dark", "", map[string]string{"--color-background-primary": "#101820", "--color-text-primary": "#f0f4f8"}},
 	}
 	var cases []*viewCase
-	sheets := map[string]map[string]any{} // role → the sheet's structured content
 	for _, r := range roles {
 		for _, version := range eras { // the browser uses the first
 			t.Run("mcp/"+version+"/"+r.user.role, func(t *testing.T) {
@@ -350,21 +374,11 @@ func TestBrowserViews(t *testing.T) {
 				role: r.user, locale: r.locale, uri: v.uri, tool: v.tool, args: v.args,
 				result: res, toolDef: listedTool(t, ctx, cs, v.tool), sc: sc, cs: cs, theme: r.theme, timeZone: r.timeZone, styles: r.styles,
 			}
-			if v.tool == sheetTool {
-				sheets[r.user.role] = sc
-			}
 			cases = append(cases, c)
 		}
 	}
 
 	// What each case must show, from the structured content.
-	adminNames := childNames(sheets["ADMIN"])
-	if len(adminNames) == 0 {
-		t.Fatalf("ADMIN's check-ins of %s carry no child names: %v", day, sheets["ADMIN"])
-	}
-	if names := childNames(sheets["VOLUNTARIO"]); len(names) != 0 {
-		t.Errorf("the server sent VOLUNTARIO (no children:read) child names: %v", names)
-	}
 	for _, c := range cases {
 		switch c.tool {
 		case chartTool:
@@ -382,42 +396,37 @@ func TestBrowserViews(t *testing.T) {
 				c.wantText = append(c.wantText, fmt.Sprintf("%s\t%d", name, n)) // the per-class table's row
 			}
 		case sheetTool:
-			rows, _ := c.sc["checkins"].([]any)
-			if len(rows) == 0 {
+			cl := classListOf(t, c.sc)
+			if cl.Date != day || cl.TimeZone != "America/Sao_Paulo" {
+				t.Errorf("%s: the class list of %s says date %s, time zone %q", c.name, day, cl.Date, cl.TimeZone)
+			}
+			checkins := 0
+			var classNames []string
+			for _, k := range cl.Classes {
+				checkins += k.CheckedIn
+				classNames = append(classNames, k.ClassName)
+			}
+			if checkins == 0 {
 				t.Errorf("%s: no check-ins on %s", c.name, day)
 			}
-			c.wantText = append(c.wantText, fmt.Sprint(len(rows)), day)
-			perClass := map[string]int{}
-			for _, row := range rows {
-				m := row.(map[string]any)
-				perClass[m["class_name"].(string)]++
-				if c.role == voluntario {
-					c.wantText = append(c.wantText, m["child_id"].(string))
+			// VOLUNTARIO serves Jardim and Primários only (internal/seed).
+			if c.role == voluntario && !slices.Equal(classNames, []string{"Jardim", "Primários"}) {
+				t.Errorf("VOLUNTARIO's class list has the classes %v, want [Jardim Primários]", classNames)
+			}
+			c.wantText = append(c.wantText, day, zoneSentence(c.locale, cl.TimeZone))
+			c.wantRows, c.wantClasses = sheetWants(t, c.locale, cl, brasilia)
+			for _, k := range cl.Classes {
+				for _, kid := range k.Children {
+					switch full := fullNames[kid.Handle]; {
+					case c.role == admin && kid.Label != full:
+						t.Errorf("ADMIN's label of %s is %q, want the full name %q", kid.Handle, kid.Label, full)
+					case c.role != admin && kid.Label == full:
+						t.Errorf("the server sent %s (no children:read) the full name of %s: %q", c.role.role, kid.Handle, kid.Label)
+					}
 				}
 			}
-			for name, n := range perClass {
-				c.wantText = append(c.wantText, fmt.Sprintf("%s (%d)", name, n)) // the class caption
-			}
-			// Times as the church reads them: the tab runs in Brasília time (emulated).
-			layout := map[string]string{"pt-BR": "15:04", "en-US": "03:04"}[c.locale]
-			for _, row := range rows {
-				m := row.(map[string]any)
-				at, err := time.Parse(time.RFC3339Nano, m["checked_in_at"].(string))
-				if err != nil {
-					t.Fatalf("checked_in_at %v: %v", m["checked_in_at"], err)
-				}
-				c.wantText = append(c.wantText, at.In(brasilia).Format(layout))
-			}
-			if c.role == admin {
-				c.wantText = append(c.wantText, adminNames...)
-			} else {
-				c.denyText = adminNames
-			}
-			// The sheet says which zone its times are in (the data does not carry the church's).
-			if c.role == admin {
-				c.wantText = append(c.wantText, "Horários no fuso America/Sao_Paulo (o do aplicativo")
-			} else {
-				c.wantText = append(c.wantText, "Times in the America/Sao_Paulo time zone (this device's")
+			if c.role != admin {
+				c.denyText = allNames
 			}
 		}
 		h.mu.Lock()
@@ -457,12 +466,15 @@ func TestBrowserViews(t *testing.T) {
 					t.Errorf("the view shows %q to %s (no children:read)", deny, c.role.role)
 				}
 			}
+			inFrame := chromedp.WithPollingInFrame(frames[0])
+			if c.wantRows != nil {
+				checkSheetRows(t, tab, inFrame, c)
+			}
 			wantLang := map[string]string{"pt-BR": "pt-BR", "en-US": "en"}[c.locale]
-			if lang := value(t, tab, chromedp.Poll[string](`document.documentElement.lang`, chromedp.WithPollingInFrame(frames[0]))); lang != wantLang {
+			if lang := value(t, tab, chromedp.Poll[string](`document.documentElement.lang`, inFrame)); lang != wantLang {
 				t.Errorf("the view's language is %q with host locale %s, want %s", lang, c.locale, wantLang)
 			}
 			// The host's theme: data-theme, and its CSS variables win over the view's colours.
-			inFrame := chromedp.WithPollingInFrame(frames[0])
 			if th := value(t, tab, chromedp.Poll[string](`document.documentElement.getAttribute("data-theme")`, inFrame)); th != c.theme {
 				t.Errorf("the view's data-theme is %q, want the host's %q", th, c.theme)
 			}
@@ -520,38 +532,52 @@ func TestBrowserViews(t *testing.T) {
 		})
 	}
 
-	// The sheet's actions, driven through the view for both roles: check a child in (the
-	// app-only tool neemias_checkin_sheet_checkin through the host's proxied tools/call), see
-	// the pick-up code, a wrong code and a locked check-in refused in words, then the right code
-	// checks the child out; the database changes each time and the sheet refreshes itself.
+	// The sheet's actions, driven through the view for both roles on today's class list: tap a
+	// child who is not here (the app-only neemias_checkin_sheet_checkin through the host's
+	// proxied tools/call), see the pick-up code for the guardian, open the child's check-out
+	// panel (its pick-up list, a restricted adult in red), refusals in words (the restricted
+	// adult, a wrong code, a guardian restricted while the panel was open, a locked check-in),
+	// then the right code and a guardian from the list check the child out; the database
+	// changes each time and the sheet re-reads the class list after every action.
 	today := a.one(t, `SELECT (now() AT TIME ZONE time_zone)::date::text FROM churches WHERE id = $1`, seed.DemoChurchID)
-	adminChild := a.freeChildren(t, 1, false)[0]
-	volChild := a.freeChildren(t, 1, true)[0]
-	if adminChild == volChild {
-		volChild = a.freeChildren(t, 2, true)[1]
-	}
+	adminKid := a.sheetKid(t, false)
+	volKid := a.sheetKid(t, true, adminKid.id)
 	for _, r := range []struct {
 		user   demoUser
 		locale string
-		child  string
-	}{{admin, "pt-BR", adminChild}, {voluntario, "en-US", volChild}} {
+		kid    sheetKid
+		args   map[string]any
+	}{
+		// ADMIN's model asked for the child's class only: the sheet keeps that filter when it re-reads.
+		{admin, "pt-BR", adminKid, map[string]any{"date": today, "class": adminKid.className}},
+		{voluntario, "en-US", volKid, map[string]any{"date": today}},
+	} {
 		cs := a.connectUI(t, ctx, eras[0], a.token(t, r.user))
-		res, sc := callJSON(t, cs, sheetTool, map[string]any{"date": today})
+		// A restriction on the child's list before the sheet opens: shown in red, never selectable.
+		a.one(t, `INSERT INTO pickup_adults (church_id, child_id, name, relationship, authorized, note, created_by)
+			VALUES ($1, $2, $3, 'tio', false, $4, $5) RETURNING id::text`, seed.DemoChurchID, r.kid.id, restrictedAdult, restrictedNote, seed.DemoAdminID.String())
+		res, sc := callJSON(t, cs, sheetTool, r.args)
 		if res.IsError || sc == nil {
-			t.Fatalf("%s %s %s: %s", r.user.role, sheetTool, today, resultText(res))
+			t.Fatalf("%s %s %v: %s", r.user.role, sheetTool, r.args, resultText(res))
 		}
 		c := &viewCase{
 			name: strings.ToLower(r.user.role) + "-checkin-sheet-actions", role: r.user, locale: r.locale, uri: sheetURI,
-			tool: sheetTool, args: map[string]any{"date": today}, result: res, toolDef: listedTool(t, ctx, cs, sheetTool), sc: sc, cs: cs,
+			tool: sheetTool, args: r.args, result: res, toolDef: listedTool(t, ctx, cs, sheetTool), sc: sc, cs: cs,
 		}
 		h.mu.Lock()
 		h.cases[c.name] = c
 		h.mu.Unlock()
-		name := a.one(t, `SELECT name FROM children WHERE id = $1`, r.child)
 		t.Run("browser/"+c.name, func(t *testing.T) {
-			driveSheet(t, a, h, br, c, r.child, name, adminNames, artifacts)
+			driveSheet(t, a, h, br, c, r.kid, allNames, artifacts)
 		})
 	}
+
+	// A check-in the model made (neemias_checkin_register, linked to the sheet): the host shows
+	// the sheet with that result; its pick-up code, in _meta for the view only, is shown for the
+	// guardian, then the class list of the day.
+	t.Run("browser/admin-checkin-sheet-model-checkin", func(t *testing.T) {
+		modelCheckin(t, a, h, br, ctx, a.sheetKid(t, false, adminKid.id, volKid.id), today, artifacts)
+	})
 
 	// The detector itself: a view that reaches out (blocked by the CSP or refused by the trap
 	// proxy, but attempted) is seen from inside the sandboxed iframe.
@@ -572,13 +598,22 @@ func TestBrowserViews(t *testing.T) {
 		}
 	})
 	if calls := h.viewCalls(); len(calls) > 0 {
-		t.Logf("the views called the server through the host: %v", calls)
+		t.Logf("the views called the server through the host: %d requests", len(calls))
 	}
 }
 
-// checkViewsOverMCP: on a session declaring MCP Apps, the two read tools carry
-// _meta.ui.resourceUri of their view and each view reads as the embedded HTML, typed
-// text/html;profile=mcp-app. In 2026-07-28 the go-sdk client declares the extension per
+// The restriction driveSheet puts on its child's pick-up list before the sheet opens, and the
+// one it puts on a guardian while the check-out panel is open.
+const (
+	restrictedAdult = "Rogério Teixeira Restrito"
+	restrictedNote  = "Ordem judicial: não entregar a criança; chamar a coordenação."
+	guardianNote    = "Guarda suspensa desde hoje: chamar a coordenação."
+)
+
+// checkViewsOverMCP: on a session declaring MCP Apps, the tools linked to a view (the read
+// tools of the chart and the class list, the model's check-in tool, and the sheet's app-only
+// tools) carry _meta.ui.resourceUri of their view and each view reads as the embedded HTML,
+// typed text/html;profile=mcp-app. In 2026-07-28 the go-sdk client declares the extension per
 // request; in the 2025 era in initialize only, and it is shown views through the UI session id
 // the server issues there and the client echoes (internal/mcp/uisession.go).
 func checkViewsOverMCP(t *testing.T, ctx context.Context, cs *sdk.ClientSession, htmlByURI map[string]string) {
@@ -599,7 +634,7 @@ func checkViewsOverMCP(t *testing.T, ctx context.Context, cs *sdk.ClientSession,
 	}
 	// The sheet's app-only tools are listed to a client with MCP Apps (and a role with
 	// checkins:write: both roles here).
-	if want := map[string]string{chartTool: chartURI, sheetTool: sheetURI, sheetCheckin: sheetURI, sheetCheckout: sheetURI}; !mapsEqual(got, want) {
+	if want := map[string]string{chartTool: chartURI, sheetTool: sheetURI, checkinTool: sheetURI, sheetCheckin: sheetURI, sheetCheckout: sheetURI}; !mapsEqual(got, want) {
 		t.Errorf("tools with _meta.ui.resourceUri: %v, want %v", got, want)
 	}
 	for uri, want := range htmlByURI {
@@ -633,17 +668,174 @@ func listedTool(t *testing.T, ctx context.Context, cs *sdk.ClientSession, name s
 	return nil
 }
 
-// childNames are the child_name values of a checkins_by_date result.
-func childNames(sc map[string]any) []string {
-	var out []string
-	rows, _ := sc["checkins"].([]any)
-	for _, r := range rows {
-		if n, ok := r.(map[string]any)["child_name"].(string); ok && n != "" {
-			out = append(out, n)
+// classList is the structured content of neemias_class_list (gen/schemas/class_list.output.json).
+type classList struct {
+	Date     string `json:"date"`
+	Today    string `json:"today"`
+	TimeZone string `json:"time_zone"`
+	Classes  []struct {
+		ClassID   string      `json:"class_id"`
+		ClassName string      `json:"class_name"`
+		Headcount int         `json:"headcount"`
+		CheckedIn int         `json:"checked_in"`
+		Enrolled  int         `json:"enrolled"`
+		Children  []listChild `json:"children"`
+	} `json:"classes"`
+}
+
+type listChild struct {
+	Handle      string `json:"handle"`
+	Label       string `json:"label"`
+	Status      string `json:"status"`
+	CheckinID   string `json:"checkin_id"`
+	CheckedInAt string `json:"checked_in_at"`
+	PickedUpAt  string `json:"picked_up_at"`
+	PickedUpBy  string `json:"picked_up_by"`
+	ReleasedBy  string `json:"released_by"`
+}
+
+func classListOf(t *testing.T, sc map[string]any) classList {
+	t.Helper()
+	var cl classList
+	b, _ := json.Marshal(sc)
+	if err := json.Unmarshal(b, &cl); err != nil {
+		t.Fatalf("class list %s: %v", b, err)
+	}
+	return cl
+}
+
+// sheetWords are the sheet's words a test looks for, per host locale.
+type sheetWords struct {
+	status                              map[string]string
+	in, out, takenBy, releasedBy        string
+	counts                              string // headcount, checked in, enrolled
+	zone                                string // the church's time zone
+	give, wrong, attempts4, locked      string
+	notAuthorized, deniedPick, noteIs   string
+	codeLabel, legend, checkedOut, gone string
+}
+
+func wordsFor(locale string) sheetWords {
+	if locale == "pt-BR" {
+		return sheetWords{
+			status: map[string]string{"not_here": "Ausente", "checked_in": "Na turma", "picked_up": "Retirada"},
+			in:     "Entrada ", out: "Saída ", takenBy: "Levada por ", releasedBy: "Liberada por ",
+			counts: "Na turma agora: %d · Check-ins: %d · Matriculadas: %d", zone: "Horários no fuso da igreja, %s.",
+			give: "Entregue este código ao responsável de ", wrong: "Código de retirada incorreto", attempts4: "Mais 4 tentativas erradas",
+			locked: "um membro da equipe deve liberar", notAuthorized: "Este adulto NÃO está autorizado a levar a criança",
+			deniedPick: " NÃO está autorizado(a) a levar esta criança", noteIs: "Observação: ",
+			codeLabel: "Código de retirada (apresentado por quem vem buscar)", legend: "Quem vai levar a criança",
+			checkedOut: "Retirada registrada: ",
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return sheetWords{
+		status: map[string]string{"not_here": "Not here", "checked_in": "In class", "picked_up": "Picked up"},
+		in:     "In ", out: "Out ", takenBy: "Taken by ", releasedBy: "Released by ",
+		counts: "In class now: %d · Checked in: %d · Enrolled: %d", zone: "Times in the church's time zone, %s.",
+		give: "Give this code to the guardian of ", wrong: "Wrong pick-up code", attempts4: "4 more wrong attempts",
+		locked: "a staff member must release", notAuthorized: "This adult is NOT authorized to take the child home",
+		deniedPick: " is NOT authorized to take this child home", noteIs: "Note: ",
+		codeLabel: "Pick-up code (shown by whoever comes for the child)", legend: "Who is taking the child",
+		checkedOut: "Picked up: ",
+	}
+}
+
+func zoneSentence(locale, zone string) string { return fmt.Sprintf(wordsFor(locale).zone, zone) }
+
+// clock is how the sheet shows a time of the class list: in Brasília (the church's zone), as
+// 15:04 in pt-BR and 03:04 (then AM/PM) in English.
+func clock(t *testing.T, locale, iso string, zone *time.Location) string {
+	t.Helper()
+	at, err := time.Parse(time.RFC3339Nano, iso)
+	if err != nil {
+		t.Fatalf("time %q: %v", iso, err)
+	}
+	return at.In(zone).Format(map[string]string{"pt-BR": "15:04", "en-US": "03:04"}[locale])
+}
+
+// sheetWants are what the sheet must show of a class list: per child (by handle) its label,
+// handle, status and times, who took and who released them; per class (by id) its name and
+// counts.
+func sheetWants(t *testing.T, locale string, cl classList, zone *time.Location) (rows, classes map[string][]string) {
+	t.Helper()
+	w := wordsFor(locale)
+	rows, classes = map[string][]string{}, map[string][]string{}
+	for _, k := range cl.Classes {
+		classes[k.ClassID] = []string{k.ClassName, fmt.Sprintf(w.counts, k.Headcount, k.CheckedIn, k.Enrolled)}
+		for _, c := range k.Children {
+			want := []string{c.Label, c.Handle, w.status[c.Status]}
+			if c.CheckedInAt != "" {
+				want = append(want, w.in+clock(t, locale, c.CheckedInAt, zone))
+			}
+			if c.PickedUpAt != "" {
+				want = append(want, w.out+clock(t, locale, c.PickedUpAt, zone))
+			}
+			if c.PickedUpBy != "" {
+				want = append(want, w.takenBy+c.PickedUpBy)
+			}
+			if c.ReleasedBy != "" {
+				want = append(want, w.releasedBy+c.ReleasedBy)
+			}
+			rows[c.Handle] = want
+		}
+	}
+	return rows, classes
+}
+
+// sheetShown is what the sheet shows, per row (tr.child by data-handle) and per class header
+// (by data-class-id).
+type sheetShown struct {
+	Rows    map[string]string `json:"rows"`
+	Status  map[string]string `json:"status"`
+	Classes map[string]string `json:"classes"`
+}
+
+const sheetShownJS = `JSON.stringify((function () {
+	var o = { rows: {}, status: {}, classes: {} };
+	document.querySelectorAll("tr.child").forEach(function (r) { var h = r.getAttribute("data-handle"); o.rows[h] = r.innerText; o.status[h] = r.getAttribute("data-status"); });
+	document.querySelectorAll("section.class").forEach(function (s) { o.classes[s.getAttribute("data-class-id")] = s.querySelector(".class-head").innerText; });
+	return o;
+})())`
+
+func readSheet(t *testing.T, tab context.Context, inFrame chromedp.PollOption) sheetShown {
+	t.Helper()
+	var got sheetShown
+	if err := json.Unmarshal([]byte(value(t, tab, chromedp.Poll[string](sheetShownJS, inFrame))), &got); err != nil {
+		t.Fatalf("the sheet's rows: %v", err)
+	}
+	return got
+}
+
+// checkSheetRows: the sheet shows every class of c's class list with its counts and every child
+// in a row of their own, with what sheetWants says.
+func checkSheetRows(t *testing.T, tab context.Context, inFrame chromedp.PollOption, c *viewCase) {
+	t.Helper()
+	got := readSheet(t, tab, inFrame)
+	if len(got.Rows) != len(c.wantRows) {
+		t.Errorf("the sheet shows %d child rows, the class list has %d", len(got.Rows), len(c.wantRows))
+	}
+	for handle, want := range c.wantRows {
+		row, ok := got.Rows[handle]
+		if !ok {
+			t.Errorf("no row for child %s", handle)
+			continue
+		}
+		for _, w := range want {
+			if !strings.Contains(row, w) {
+				t.Errorf("the row of %s does not show %q: %q", handle, w, row)
+			}
+		}
+	}
+	if len(got.Classes) != len(c.wantClasses) {
+		t.Errorf("the sheet shows %d classes, the class list has %d", len(got.Classes), len(c.wantClasses))
+	}
+	for id, want := range c.wantClasses {
+		for _, w := range want {
+			if !strings.Contains(got.Classes[id], w) {
+				t.Errorf("the header of class %s does not show %q: %q", id, w, got.Classes[id])
+			}
+		}
+	}
 }
 
 func num(v any) int {
@@ -663,15 +855,64 @@ func mapsEqual(a, b map[string]string) bool {
 	return true
 }
 
-// driveSheet opens the sheet of case c (today's check-ins) and drives its actions for child
-// (named name in the database): check-in by id, a wrong pick-up code, a locked check-in, the
-// right code; after each step it checks what the view says, the database, and that the child's
-// name (or any of names) is shown only to a caller with children:read.
-func driveSheet(t *testing.T, a *app, h *viewHarness, br *browser, c *viewCase, child, name string, names []string, artifacts string) {
+// sheetKid is a child the sheet's actions are driven for, as the database has them.
+type sheetKid struct {
+	id, handle, name, classID, className string
+	guardians                            []adult // the child's guardians, in the pick-up list's order (by name)
+}
+
+type adult struct{ id, name string }
+
+// sheetKid picks a child of the demo church placed in a class (one of the demo volunteer's if
+// volunteer, else one of the others), not checked in today, with two guardians and no guardian
+// account (so no other test's guardian sees them change), nothing on the pick-up list yet, and
+// none of not.
+func (a *app) sheetKid(t *testing.T, volunteer bool, not ...string) sheetKid {
+	t.Helper()
+	in := "NOT IN"
+	if volunteer {
+		in = "IN"
+	}
+	ids := a.query(t, `SELECT c.id::text FROM children c
+		WHERE c.church_id = $1 AND c.class_id IS NOT NULL AND c.archived_at IS NULL
+		  AND c.class_id `+in+` (SELECT class_id FROM volunteer_assignments WHERE user_id = $2::uuid)
+		  AND NOT EXISTS (SELECT 1 FROM checkins k WHERE k.child_id = c.id
+		                  AND k.service_date = (SELECT (now() AT TIME ZONE time_zone)::date FROM churches WHERE id = c.church_id))
+		  AND NOT EXISTS (SELECT 1 FROM guardian_children gc JOIN guardians g ON g.id = gc.guardian_id
+		                  WHERE gc.child_id = c.id AND g.user_id IS NOT NULL)
+		  AND (SELECT count(*) FROM guardian_children gc WHERE gc.child_id = c.id) = 2
+		  AND NOT EXISTS (SELECT 1 FROM pickup_adults p WHERE p.child_id = c.id)
+		  AND NOT (c.id::text = ANY($3::text[]))
+		ORDER BY c.id LIMIT 1`, seed.DemoChurchID, seed.DemoVoluntarioID.String(), append([]string{}, not...))
+	if len(ids) == 0 {
+		t.Fatalf("no child with two guardians, no guardian account and no check-in today (volunteer's classes: %v)", volunteer)
+	}
+	k := sheetKid{id: ids[0]}
+	row := strings.Split(a.one(t, `SELECT c.handle || '|' || c.name || '|' || c.class_id::text || '|' || cl.name
+		FROM children c JOIN classes cl ON cl.id = c.class_id WHERE c.id = $1`, k.id), "|")
+	k.handle, k.name, k.classID, k.className = row[0], row[1], row[2], row[3]
+	for _, g := range a.query(t, `SELECT g.id::text || '|' || g.name FROM guardian_children gc JOIN guardians g ON g.id = gc.guardian_id
+		WHERE gc.child_id = $1 ORDER BY g.name, g.id`, k.id) {
+		id, name, _ := strings.Cut(g, "|")
+		k.guardians = append(k.guardians, adult{id, name})
+	}
+	return k
+}
+
+// driveSheet opens the sheet of case c (today's class list, with restrictedAdult on kid's
+// pick-up list) and drives its actions for kid: tap the child to check them in, the pick-up
+// code shown once for the guardian (the one stored), the check-out panel with the pick-up list
+// (guardians selectable, the restricted adult in red with the note and refused when tapped), a
+// wrong code (refused, counted, sent as the string typed), a guardian restricted while the
+// panel was open (refused by the server with the note, then shown in red), a locked check-in,
+// then the right code and the other guardian: checked out by the user, picked up by that
+// guardian. After each step it checks what the view says, the database, the class list's live
+// status, and that no child's full name (names) is shown to a caller without children:read.
+func driveSheet(t *testing.T, a *app, h *viewHarness, br *browser, c *viewCase, kid sheetKid, names []string, artifacts string) {
 	t.Helper()
 	tab, requests := h.tab(t, br)
 	hostURL := h.hs.URL + "/host.html?case=" + c.name
-	run(t, tab, "open the host page with the sheet of today",
+	run(t, tab, "open the host page with today's class list",
 		chromedp.Navigate(hostURL),
 		chromedp.Poll[chromedp.Void](`window.hostDelivered === true`, chromedp.WithPollingTimeout(20*time.Second)))
 	frames := value(t, tab, chromedp.Nodes(chromedp.CSS("iframe#view")))
@@ -680,96 +921,209 @@ func driveSheet(t *testing.T, a *app, h *viewHarness, br *browser, c *viewCase, 
 	}
 	frame := frames[0]
 	in := chromedp.FromNode(frame)
-	pt := c.locale == "pt-BR"
-	word := func(ptText, enText string) string {
-		if pt {
-			return ptText
-		}
-		return enText
-	}
+	inFrame := chromedp.WithPollingInFrame(frame)
+	w := wordsFor(c.locale)
+	brasilia, _ := time.LoadLocation("America/Sao_Paulo")
 	// wait polls JS (in the view) until it returns a non-empty string, and returns it.
 	wait := func(what, js string) string {
 		t.Helper()
-		v, err := chromedp.Run(tab, chromedp.Poll[string](js, chromedp.WithPollingInFrame(frame), chromedp.WithPollingTimeout(20*time.Second)))
+		v, err := chromedp.Run(tab, chromedp.Poll[string](js, inFrame, chromedp.WithPollingTimeout(20*time.Second)))
 		if err != nil {
-			shown, _ := chromedp.Run(tab, chromedp.Poll[string](`document.body.innerText`, chromedp.WithPollingInFrame(frame), chromedp.WithPollingTimeout(2*time.Second)))
+			shown, _ := chromedp.Run(tab, chromedp.Poll[string](`document.body.innerText`, inFrame, chromedp.WithPollingTimeout(2*time.Second)))
 			t.Fatalf("%s: %v; the view shows:\n%s", what, err, shown)
 		}
 		return v
 	}
-	shown := func() string {
-		return wait("the view's text", `document.body.innerText || null`)
-	}
+	shown := func() string { return wait("the view's text", `document.body.innerText || null`) }
 	noName := func(step string) {
 		t.Helper()
-		body := shown()
-		if c.role.role == "ADMIN" {
+		if c.role == admin {
 			return
 		}
-		for _, n := range append([]string{name}, names...) {
+		body := shown()
+		for _, n := range append([]string{kid.name}, names...) {
 			if strings.Contains(body, n) {
 				t.Errorf("%s: the view shows the child name %q to %s (no children:read)", step, n, c.role.role)
 			}
 		}
 	}
-	wait("the sheet rendered", `(function () { var s = document.getElementById("status");
-		return s && !/Aguardando|Waiting/.test(s.textContent) && !document.getElementById("actions").hidden ? s.textContent : null; })()`)
-	if lbl := wait("the check-in input's label", `(function () { var i = document.getElementById("checkin-child");
-		return i && i.labels && i.labels.length ? i.labels[0].textContent : null; })()`); lbl != word("Id da criança", "Child id") {
-		t.Errorf("the check-in input is labelled %q", lbl)
+	// calls counts the view's tools/call requests of tool so far.
+	calls := func(tool string) int {
+		n := 0
+		for _, call := range h.viewCalls() {
+			if strings.Contains(call, `"method":"tools/call"`) && strings.Contains(call, `"name":"`+tool+`"`) {
+				n++
+			}
+		}
+		return n
+	}
+	// live: the class list as the server has it now (the tool input's filters), and the row
+	// and header the sheet must show for it.
+	live := func(step string) {
+		t.Helper()
+		res, sc := callJSON(t, c.cs, sheetTool, c.args)
+		if res.IsError {
+			t.Fatalf("%s: %s", step, resultText(res))
+		}
+		rows, classes := sheetWants(t, c.locale, classListOf(t, sc), brasilia)
+		got := readSheet(t, tab, inFrame)
+		for _, want := range rows[kid.handle] {
+			if !strings.Contains(got.Rows[kid.handle], want) {
+				t.Errorf("%s: the row of %s does not show %q: %q", step, kid.handle, want, got.Rows[kid.handle])
+			}
+		}
+		for _, want := range classes[kid.classID] {
+			if !strings.Contains(got.Classes[kid.classID], want) {
+				t.Errorf("%s: the header of %s does not show %q: %q", step, kid.className, want, got.Classes[kid.classID])
+			}
+		}
+		if len(got.Classes) != len(classes) {
+			t.Errorf("%s: the sheet shows %d classes, the class list (%v) has %d", step, len(got.Classes), c.args, len(classes))
+		}
+	}
+	status := func(s string) string {
+		return fmt.Sprintf(`(function () { var r = document.querySelector('tr.child[data-handle="%s"]'); return r && r.getAttribute("data-status") === "%s" && !document.querySelector("button[disabled]") ? r.innerText : null; })()`, kid.handle, s)
+	}
+	panelMsg := func(what, re string) string {
+		return wait(what, `(function () { var m = document.getElementById("panel-msg"); return m && m.className.indexOf("err") >= 0 && /`+re+`/.test(m.innerText) && !document.querySelector("button[disabled]") ? m.innerText : null; })()`)
+	}
+	typeCode := func(code string) {
+		t.Helper()
+		wait("clear the code", `(function () { var i = document.getElementById("checkout-code"); if (!i) return null; i.value = ""; i.dispatchEvent(new Event("input")); return "ok"; })()`)
+		run(t, tab, "type the pick-up code", chromedp.SendKeys("#checkout-code", code, in))
+	}
+	choose := func(g adult) {
+		t.Helper()
+		run(t, tab, "choose "+g.name, chromedp.Click(`#adults label[for="`+wait("the radio of "+g.name, fmt.Sprintf(
+			`(function () { var r = document.querySelector('#adults input[type=radio][data-adult-id="%s"]'); return r ? r.id : null; })()`, g.id))+`"]`, in))
+		if v := wait("the choice", `(function () { var r = document.querySelector("#adults input[type=radio]:checked"); return r ? r.value : "none"; })()`); v != g.name {
+			t.Errorf("after choosing %s the checked adult is %q", g.name, v)
+		}
 	}
 
-	since := a.one(t, `SELECT now()::text`)
-	// Check in by child id, from the keyboard: type the id, press Enter.
-	run(t, tab, "type the child id and press Enter", chromedp.SendKeys("#checkin-child", child+"\n", in))
-	code := wait("the pick-up code", `(function () { var c = document.getElementById("pickup-code"); return c ? c.textContent : null; })()`)
-	if n := a.one(t, `SELECT count(*)::text FROM checkins WHERE child_id = $1 AND service_date = $2::date AND checked_out_at IS NULL`, child, c.args["date"]); n != "1" {
-		t.Fatalf("after the check-in button: %s open check-ins of %s on %v, want 1", n, child, c.args["date"])
+	row := wait("the child's row", status("not_here"))
+	if c.role == admin && !strings.Contains(row, kid.name) {
+		t.Errorf("ADMIN's row of %s does not show the child's name %q: %q", kid.handle, kid.name, row)
 	}
-	checkinID := a.one(t, `SELECT id::text FROM checkins WHERE child_id = $1 AND service_date = $2::date`, child, c.args["date"])
+	if !strings.Contains(row, kid.handle) || !strings.Contains(row, w.status["not_here"]) {
+		t.Errorf("the row of %s before the check-in: %q", kid.handle, row)
+	}
+	noName("the class list")
+
+	// Tap the child who is not here: ADMIN taps the row, VOLUNTARIO its check-in button.
+	since := a.one(t, `SELECT now()::text`)
+	tap := `tr.child[data-handle="` + kid.handle + `"] th`
+	if c.role != admin {
+		tap = "#act-" + kid.handle
+	}
+	run(t, tab, "tap the child to check them in", chromedp.Click(tap, in))
+	code := wait("the pick-up code", `(function () { var c = document.getElementById("pickup-code"); return c ? c.textContent : null; })()`)
+	if n := a.one(t, `SELECT count(*)::text FROM checkins WHERE child_id = $1 AND service_date = $2::date AND checked_out_at IS NULL AND checked_in_by = $3`,
+		kid.id, c.args["date"], c.role.id.String()); n != "1" {
+		t.Fatalf("after the tap: %s open check-ins of %s on %v by %s, want 1", n, kid.handle, c.args["date"], c.role.role)
+	}
+	checkinID := a.one(t, `SELECT id::text FROM checkins WHERE child_id = $1 AND service_date = $2::date`, kid.id, c.args["date"])
 	if !pickupCodeMatches(t, a, checkinID, code) {
 		t.Errorf("the view shows pick-up code %q, which is not the one stored for %s", code, checkinID)
 	}
-	// The sheet refreshed itself: the new row, with the name only for children:read.
-	row := fmt.Sprintf(`document.querySelector('tr[data-checkin="%s"]')`, checkinID)
-	rowText := wait("the new row", `(function () { var r = `+row+`; return r ? r.innerText : null; })()`)
-	if c.role.role == "ADMIN" && !strings.Contains(rowText, name) {
-		t.Errorf("ADMIN's new row does not show the child's name %q: %q", name, rowText)
+	handoff := wait("the code's instructions", `(function () { var b = document.getElementById("handoff"); return b && !b.hidden ? b.innerText : null; })()`)
+	if !strings.Contains(handoff, w.give) {
+		t.Errorf("the pick-up code box says %q, want %q…", handoff, w.give)
 	}
-	if c.role.role != "ADMIN" && !strings.Contains(rowText, child) {
-		t.Errorf("%s's new row does not show the child id: %q", c.role.role, rowText)
+	// The sheet re-read the class list: the row is "in class", the counts are the server's.
+	row = wait("the row in class", status("checked_in"))
+	if !strings.Contains(row, w.status["checked_in"]) || !strings.Contains(row, w.in) {
+		t.Errorf("the row after the check-in: %q", row)
+	}
+	live("after the check-in")
+	if n := strings.Count(shown(), code); n != 1 {
+		t.Errorf("the pick-up code is shown %d times, want once", n)
 	}
 	noName("after the check-in")
 	screenshot(t, tab, filepath.Join(artifacts, "view-"+c.name+"-checked-in.png"))
-
-	// The row's pick-up code input is labelled for the child (by name or id, as shown).
-	codeInput := fmt.Sprintf("#code-%s", checkinID)
-	lbl := wait("the code input's label", `(function () { var i = document.querySelector("`+codeInput+`"); return i && i.labels.length ? i.labels[0].textContent : null; })()`)
-	if want := word("Código de retirada de ", "Pick-up code of "); !strings.HasPrefix(lbl, want) {
-		t.Errorf("the pick-up code input is labelled %q, want %q…", lbl, want)
+	// Given to the guardian: dismissed, the code is gone from the view.
+	run(t, tab, "dismiss the code", chromedp.Click("#handoff-done", in))
+	wait("the code dismissed", `document.getElementById("handoff").hidden && !document.getElementById("pickup-code") ? "ok" : null`)
+	if strings.Contains(shown(), code) {
+		t.Errorf("the pick-up code is still shown after it was dismissed")
 	}
-	msg := fmt.Sprintf(`(function () { var m = document.getElementById("msg-%s"); return m && m.className.indexOf("err") >= 0 ? m.innerText : null; })()`, checkinID)
 
-	// A wrong code: refused in words, nothing changes but the attempt counter.
-	wrong := "0000"
-	if code == wrong {
-		wrong = "9999"
+	// Tap the child in class: the check-out panel with the code field and the pick-up list.
+	run(t, tab, "open the check-out panel", chromedp.Click("#act-"+kid.handle, in))
+	if lbl := wait("the code input's label", `(function () { var i = document.getElementById("checkout-code"); return i && i.labels.length ? i.labels[0].textContent : null; })()`); lbl != w.codeLabel {
+		t.Errorf("the pick-up code input is labelled %q, want %q", lbl, w.codeLabel)
 	}
-	run(t, tab, "type a wrong code and press the check-out button",
-		chromedp.SendKeys(codeInput, wrong, in), chromedp.Click(fmt.Sprintf(`tr[data-checkin="%s"] button.checkout`, checkinID), in))
-	if got := wait("the wrong-code message", msg); !strings.Contains(got, word("Código de retirada incorreto", "Wrong pick-up code")) ||
-		!strings.Contains(got, word("Mais 4 tentativas erradas", "4 more wrong attempts")) {
+	adults := wait("the pick-up list", `(function () { var f = document.getElementById("adults"); return f && f.querySelector("input[type=radio], button.denied") ? f.innerText : null; })()`)
+	if !strings.Contains(adults, w.legend) || !strings.Contains(adults, restrictedAdult) || !strings.Contains(adults, restrictedNote) {
+		t.Errorf("the pick-up list shows %q, want the legend, %q in it and the note %q", adults, restrictedAdult, restrictedNote)
+	}
+	radios := wait("the selectable adults", `JSON.stringify(Array.prototype.map.call(document.querySelectorAll("#adults input[type=radio]"), function (r) { return r.value; }))`)
+	if want, _ := json.Marshal([]string{kid.guardians[0].name, kid.guardians[1].name}); radios != string(want) {
+		t.Errorf("the selectable adults are %s, want the guardians %s", radios, want)
+	}
+	// The restricted adult is in red (the sheet's danger colour; the host sends none) and not
+	// selectable: tapping them says so, with the note, and sends nothing.
+	if v := wait("the restricted adult", `(function () { var b = document.querySelector("#adults button.denied"); return b ? getComputedStyle(b).color + "|" + (b.querySelector("input") ? "input" : "none") : null; })()`); v != "rgb(164, 22, 26)|none" {
+		t.Errorf("the restricted adult's entry: colour and control %s, want rgb(164, 22, 26) and no input", v)
+	}
+	before := calls(sheetCheckout)
+	run(t, tab, "tap the restricted adult", chromedp.Click("#adults button.denied", in))
+	if got := panelMsg("the refusal of the restricted adult", "NÃO|NOT"); !strings.Contains(got, restrictedAdult+w.deniedPick) || !strings.Contains(got, w.noteIs+restrictedNote) {
+		t.Errorf("tapping the restricted adult, the view says %q", got)
+	}
+	if v := wait("no adult chosen", `document.querySelector("#adults input[type=radio]:checked") ? "chosen" : "none"`); v != "none" {
+		t.Errorf("tapping the restricted adult chose an adult")
+	}
+	if n := calls(sheetCheckout); n != before {
+		t.Errorf("tapping the restricted adult sent %d check-out calls", n-before)
+	}
+	screenshot(t, tab, filepath.Join(artifacts, "view-"+c.name+"-not-authorized.png"))
+
+	// A wrong code, all digits with a leading zero (sent as the string typed): refused in
+	// words, nothing changes but the attempt counter.
+	choose(kid.guardians[1])
+	typeCode("0427")
+	run(t, tab, "confirm with a wrong code", chromedp.Click("#checkout-confirm", in))
+	if got := panelMsg("the wrong-code message", "incorreto|Wrong"); !strings.Contains(got, w.wrong) || !strings.Contains(got, w.attempts4) {
 		t.Errorf("after a wrong code the view says %q", got)
 	}
 	if v := a.one(t, `SELECT (checked_out_at IS NULL)::text || ' ' || failed_pickup_attempts FROM checkins WHERE id = $1`, checkinID); v != "true 1" {
 		t.Errorf("after a wrong code: checked_out_at IS NULL, failed attempts = %s; want true 1", v)
 	}
+	sent := false
+	for _, call := range h.viewCalls() {
+		sent = sent || strings.Contains(call, `"name":"`+sheetCheckout+`"`) && strings.Contains(call, `"pickup_code":"0427"`) &&
+			strings.Contains(call, `"picked_up_by":"`+kid.guardians[1].name+`"`) && strings.Contains(call, `"child":"`+kid.handle+`"`)
+	}
+	if !sent {
+		t.Errorf("the view did not send the check-out with child %s, pickup_code \"0427\" (a string) and picked_up_by %q", kid.handle, kid.guardians[1].name)
+	}
 	screenshot(t, tab, filepath.Join(artifacts, "view-"+c.name+"-wrong-code.png"))
+
+	// A guardian restricted while the panel is open (the list on screen is stale): the server
+	// refuses them whatever the code, the view says so with the note, re-reads the list and
+	// shows them in red; the attempt counter does not move.
+	g0 := kid.guardians[0]
+	a.one(t, `INSERT INTO pickup_adults (church_id, child_id, guardian_id, name, relationship, authorized, note, created_by)
+		VALUES ($1, $2, $3, $4, 'responsável', false, $5, $6) RETURNING id::text`, seed.DemoChurchID, kid.id, g0.id, g0.name, guardianNote, seed.DemoAdminID.String())
+	choose(g0)
+	typeCode(code)
+	run(t, tab, "confirm with the restricted guardian", chromedp.Click("#checkout-confirm", in))
+	if got := panelMsg("the server's refusal of the restricted guardian", "NÃO|NOT"); !strings.Contains(got, w.notAuthorized) || !strings.Contains(got, w.noteIs+guardianNote) {
+		t.Errorf("checking out with a restricted guardian, the view says %q", got)
+	}
+	wait("the guardian shown as restricted", fmt.Sprintf(`(function () { var d = Array.prototype.some.call(document.querySelectorAll("#adults button.denied"), function (b) { return b.innerText.indexOf(%q) >= 0; });
+		return d && !document.querySelector('#adults input[type=radio][value=%q]') ? "ok" : null; })()`, guardianNote, g0.name))
+	if v := a.one(t, `SELECT (checked_out_at IS NULL)::text || ' ' || failed_pickup_attempts FROM checkins WHERE id = $1`, checkinID); v != "true 1" {
+		t.Errorf("after the restricted guardian: checked_out_at IS NULL, failed attempts = %s; want true 1", v)
+	}
+	screenshot(t, tab, filepath.Join(artifacts, "view-"+c.name+"-not-authorized-server.png"))
 
 	// A locked check-in (as after too many wrong codes): refused in words, even with the right code.
 	a.one(t, `UPDATE checkins SET locked_at = now() WHERE id = $1 RETURNING id::text`, checkinID)
-	run(t, tab, "type the right code on the locked check-in and press Enter", chromedp.SendKeys(codeInput, code+"\n", in))
-	if got := wait("the locked message", fmt.Sprintf(`(function () { var m = document.getElementById("msg-%s"); return m && /bloqueado|locked/.test(m.innerText) ? m.innerText : null; })()`, checkinID)); !strings.Contains(got, word("um membro da equipe deve liberar", "a staff member must release")) {
+	choose(kid.guardians[1])
+	typeCode(code + "\n")
+	if got := panelMsg("the locked message", "bloqueado|locked"); !strings.Contains(got, w.locked) {
 		t.Errorf("on a locked check-in the view says %q", got)
 	}
 	if v := a.one(t, `SELECT (checked_out_at IS NULL)::text FROM checkins WHERE id = $1`, checkinID); v != "true" {
@@ -777,20 +1131,36 @@ func driveSheet(t *testing.T, a *app, h *viewHarness, br *browser, c *viewCase, 
 	}
 	a.one(t, `UPDATE checkins SET locked_at = NULL, failed_pickup_attempts = 0 WHERE id = $1 RETURNING id::text`, checkinID)
 
-	// The right code: checked out; the sheet refreshes to "picked up".
-	run(t, tab, "type the right code and press the check-out button",
-		chromedp.SendKeys(codeInput, code, in), chromedp.Click(fmt.Sprintf(`tr[data-checkin="%s"] button.checkout`, checkinID), in))
-	picked := wait("the row picked up", `(function () { var r = `+row+`; return r && !r.querySelector("button") ? r.innerText : null; })()`)
-	if !strings.Contains(picked, word("Retirada às", "Picked up at")) {
-		t.Errorf("after the right code the row says %q", picked)
+	// The right code (VOLUNTARIO types it in lower case, without the hyphen) and the other
+	// guardian: checked out; the sheet refreshes to "picked up", by whom and released by whom.
+	g1 := kid.guardians[1]
+	choose(g1)
+	typed := code
+	if c.role != admin {
+		typed = strings.ToLower(strings.ReplaceAll(code, "-", ""))
 	}
-	if v := a.one(t, `SELECT (checked_out_at IS NOT NULL)::text FROM checkins WHERE id = $1`, checkinID); v != "true" {
-		t.Errorf("after the right code checked_out_at is still NULL")
+	typeCode(typed)
+	run(t, tab, "confirm with the right code", chromedp.Click("#checkout-confirm", in))
+	picked := wait("the row picked up", status("picked_up"))
+	releaser := a.one(t, `SELECT display_name FROM users WHERE id = $1`, c.role.id.String())
+	for _, want := range []string{w.status["picked_up"], w.out, w.takenBy + g1.name, w.releasedBy + releaser} {
+		if !strings.Contains(picked, want) {
+			t.Errorf("after the right code the row says %q, want %q in it", picked, want)
+		}
 	}
-	// The same audit as the model's tools: the check-in, the wrong code, the lock, the pick-up.
+	if got := wait("the check-out message", `(function () { var f = document.getElementById("flash"); return f && f.className.indexOf("ok") >= 0 && f.innerText ? f.innerText : null; })()`); !strings.Contains(got, w.checkedOut) || !strings.Contains(got, g1.name) {
+		t.Errorf("after the right code the sheet says %q", got)
+	}
+	if v := a.one(t, `SELECT (checked_out_at IS NOT NULL)::text || ' ' || coalesce(checked_out_by::text, '') || ' ' || coalesce(picked_up_by_guardian::text, '') || ' ' || coalesce(picked_up_by_name, '')
+		FROM checkins WHERE id = $1`, checkinID); v != "true "+c.role.id.String()+" "+g1.id+" "+g1.name {
+		t.Errorf("after the right code the check-in has checked out, checked_out_by, picked_up_by_guardian, picked_up_by_name = %s; want true %s %s %s", v, c.role.id, g1.id, g1.name)
+	}
+	live("after the check-out")
+	// The same audit as the model's tools: the check-in, the wrong code, the restricted
+	// guardian, the lock, the pick-up (tapping the restricted adult sent nothing).
 	acts := a.query(t, `SELECT action || ' ' || outcome FROM audit_log WHERE user_id = $1 AND $2::uuid = ANY(target_ids)
-		AND capability IN ('neemias_checkin_register', 'neemias_checkout_register') AND at >= $3::timestamptz ORDER BY id`, c.role.id, child, since)
-	if want := []string{"checkin allowed", "checkout.wrong_code denied", "checkout.locked denied", "checkout allowed"}; !slices.Equal(acts, want) {
+		AND capability IN ('neemias_checkin_register', 'neemias_checkout_register') AND at >= $3::timestamptz ORDER BY id`, c.role.id, kid.id, since)
+	if want := []string{"checkin allowed", "checkout.wrong_code denied", "checkout.not_authorized denied", "checkout.locked denied", "checkout allowed"}; !slices.Equal(acts, want) {
 		t.Errorf("audit entries of the child: %v, want %v", acts, want)
 	}
 	noName("after the check-out")
@@ -798,18 +1168,23 @@ func driveSheet(t *testing.T, a *app, h *viewHarness, br *browser, c *viewCase, 
 	screenshot(t, tab, shot)
 	checkPNG(t, shot)
 
-	// The view called the app-only tools (and the read tool to refresh) through the host.
-	var used []string
-	for _, call := range h.viewCalls() {
-		for _, tool := range []string{sheetCheckin, sheetCheckout, sheetTool} {
-			if strings.Contains(call, `"`+tool+`"`) && !slices.Contains(used, tool) {
-				used = append(used, tool)
-			}
+	// The view called the app-only tools and the read tools through the host, never the
+	// model's check-in and pick-up tools.
+	for _, tool := range []string{sheetCheckin, sheetCheckout, sheetTool, pickupTool} {
+		if calls(tool) == 0 {
+			t.Errorf("the view never called %s through the host", tool)
 		}
 	}
-	for _, tool := range []string{sheetCheckin, sheetCheckout, sheetTool} {
-		if !slices.Contains(used, tool) {
-			t.Errorf("the view never called %s through the host (calls: %v)", tool, used)
+	for _, tool := range []string{checkinTool, "neemias_checkout_register"} {
+		if n := calls(tool); n != 0 {
+			t.Errorf("the view called %s %d times", tool, n)
+		}
+	}
+	// Every re-read kept the tool input's filters.
+	for _, call := range h.viewCalls() {
+		if cls, ok := c.args["class"].(string); ok && strings.Contains(call, `"name":"`+sheetTool+`"`) && strings.Contains(call, `"date":"`+fmt.Sprint(c.args["date"])+`"`) &&
+			!strings.Contains(call, `"class":"`+cls+`"`) {
+			t.Errorf("a re-read of the class list lost the class filter %q: %s", cls, call)
 		}
 	}
 	seen := requests()
@@ -817,6 +1192,66 @@ func driveSheet(t *testing.T, a *app, h *viewHarness, br *browser, c *viewCase, 
 		t.Errorf("network events missed the harness's own requests: %v", seen)
 	}
 	for _, u := range h.outside(seen) {
+		t.Errorf("a request left the harness: %s", u)
+	}
+}
+
+// modelCheckin: the model checks kid in with neemias_checkin_register over a session with MCP
+// Apps; the pick-up code is in the result's _meta["neemias/handoff"] only (not in
+// structuredContent, not in the text the model reads). The host shows the sheet with that
+// result: the sheet shows the code for the guardian (the one stored) and then the day's class
+// list with the child in class.
+func modelCheckin(t *testing.T, a *app, h *viewHarness, br *browser, ctx context.Context, kid sheetKid, today, artifacts string) {
+	t.Helper()
+	cs := a.connectUI(t, ctx, eras[0], a.token(t, admin))
+	args := map[string]any{"child": kid.handle}
+	res, sc := callJSON(t, cs, checkinTool, args)
+	if res.IsError || sc == nil {
+		t.Fatalf("%s %v: %s", checkinTool, args, resultText(res))
+	}
+	ho, _ := res.Meta["neemias/handoff"].(map[string]any)
+	code, _ := ho["pickup_code"].(string)
+	if code == "" {
+		t.Fatalf("%s with MCP Apps: no _meta[neemias/handoff].pickup_code in %v", checkinTool, res.Meta)
+	}
+	if _, ok := sc["pickup_code"]; ok || strings.Contains(resultText(res), code) {
+		t.Errorf("%s with MCP Apps: the pick-up code reached structuredContent or the text: %v / %q", checkinTool, sc, resultText(res))
+	}
+	checkinID, _ := sc["checkin_id"].(string)
+	if !pickupCodeMatches(t, a, checkinID, code) {
+		t.Fatalf("the _meta pick-up code is not the one stored for %s", checkinID)
+	}
+	c := &viewCase{name: "admin-checkin-sheet-model-checkin", role: admin, locale: "pt-BR", uri: sheetURI, tool: checkinTool, args: args,
+		result: res, toolDef: listedTool(t, ctx, cs, checkinTool), sc: sc, cs: cs, timeZone: "America/Sao_Paulo"}
+	h.mu.Lock()
+	h.cases[c.name] = c
+	h.mu.Unlock()
+	tab, requests := h.tab(t, br)
+	hostURL := h.hs.URL + "/host.html?case=" + c.name
+	run(t, tab, "open the host page with the model's check-in",
+		chromedp.Navigate(hostURL),
+		chromedp.Poll[chromedp.Void](`window.hostDelivered === true`, chromedp.WithPollingTimeout(20*time.Second)))
+	frames := value(t, tab, chromedp.Nodes(chromedp.CSS("iframe#view")))
+	if len(frames) != 1 {
+		t.Fatalf("%d view iframes", len(frames))
+	}
+	inFrame := chromedp.WithPollingInFrame(frames[0])
+	shown := value(t, tab, chromedp.Poll[string](`(function () { var c = document.getElementById("pickup-code");
+		var r = document.querySelector('tr.child[data-handle="`+kid.handle+`"]');
+		return c && r && r.getAttribute("data-status") === "checked_in" ? c.textContent : null; })()`, inFrame, chromedp.WithPollingTimeout(20*time.Second)))
+	if shown != code {
+		t.Errorf("the sheet shows the pick-up code %q, the model's check-in issued %q", shown, code)
+	}
+	body := value(t, tab, chromedp.Poll[string](`document.body.innerText`, inFrame))
+	for _, want := range []string{wordsFor("pt-BR").give + kid.name, "Dia " + today + " (hoje)", zoneSentence("pt-BR", "America/Sao_Paulo")} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the sheet after the model's check-in does not show %q:\n%s", want, body)
+		}
+	}
+	shot := filepath.Join(artifacts, "view-"+c.name+".png")
+	screenshot(t, tab, shot)
+	checkPNG(t, shot)
+	for _, u := range h.outside(requests()) {
 		t.Errorf("a request left the harness: %s", u)
 	}
 }
@@ -843,7 +1278,7 @@ func pickupCodeMatches(t *testing.T, a *app, id, code string) bool {
 // not list them and has the call refused, naming the model's tool, with the refusal audited.
 func checkAppOnlyTools(t *testing.T, ctx context.Context, a *app, u demoUser, ui, plain *sdk.ClientSession) {
 	t.Helper()
-	args := map[string]any{"checkin_id": uuid.NewString(), "pickup_code": "1234"}
+	args := map[string]any{"checkin_id": uuid.NewString(), "pickup_code": "1234", "picked_up_by": "Maria Souza"}
 	res, err := ui.CallTool(ctx, &sdk.CallToolParams{Name: sheetCheckout, Arguments: args})
 	if err != nil || !res.IsError || !strings.Contains(resultText(res), "not found") {
 		t.Errorf("%s with MCP Apps: %v %s, want the model tool's not-found result", sheetCheckout, err, resultText(res))
@@ -859,7 +1294,7 @@ func checkAppOnlyTools(t *testing.T, ctx context.Context, a *app, u demoUser, ui
 	}
 	since := a.one(t, `SELECT now()::text`)
 	id := uuid.NewString()
-	_, err = plain.CallTool(ctx, &sdk.CallToolParams{Name: sheetCheckout, Arguments: map[string]any{"checkin_id": id, "pickup_code": "1234"}})
+	_, err = plain.CallTool(ctx, &sdk.CallToolParams{Name: sheetCheckout, Arguments: map[string]any{"checkin_id": id, "pickup_code": "1234", "picked_up_by": "Maria Souza"}})
 	if err == nil || !strings.Contains(err.Error(), "app-only") || !strings.Contains(err.Error(), "neemias_checkout_register") {
 		t.Errorf("%s without MCP Apps: %v, want the app-only refusal naming neemias_checkout_register", sheetCheckout, err)
 	}
