@@ -56,7 +56,7 @@ func TestAuditTrail(t *testing.T) {
 		{func() { step(store.RoleAdmin, a, capapi.CapCheckinRegister, map[string]any{"child_id": a.k3}) },
 			[]entry{{adminA, "test-client-admin", capapi.CapCheckinRegister, "checkin.repeat", "allowed", []uuid.UUID{a.k3, ck.CheckinID}}}},
 		{func() {
-			step(store.RoleAdmin, a, capapi.CapCheckoutRegister, map[string]any{"checkin_id": ck.CheckinID, "pickup_code": *ck.PickupCode})
+			step(store.RoleAdmin, a, capapi.CapCheckoutRegister, map[string]any{"checkin_id": ck.CheckinID, "pickup_code": *ck.PickupCode, "picked_up_by": "Responsável Dois"})
 		}, []entry{{adminA, "test-client-admin", capapi.CapCheckoutRegister, "checkout", "allowed", []uuid.UUID{ck.CheckinID, a.k3}}}},
 		{func() {
 			m := enrollArgs("2022-01-01")

@@ -66,6 +66,8 @@ func todaySP() capability.Date { return capability.DateOf(time.Now().In(saoPaulo
 //	guardians: g1 (the RESPONSAVEL; sentinel name and phone) -> k1 mother, k2 mother
 //	           g2 -> k1 father, k3 father, k4 grandparent
 //	check-ins: ck1 (k1, c1), ck2 (k2, c2), ck3 (k3, c1) on day, all with fixtureCode
+//	pick-up:   pa1, a trusted adult (trustedName, grandmother) on k1's list, added by the
+//	           RESPONSAVEL; no restriction (tests add theirs)
 type church struct {
 	id                 uuid.UUID
 	users              map[string]uuid.UUID
@@ -73,9 +75,16 @@ type church struct {
 	k1, k2, k3, k4     uuid.UUID
 	g1, g2             uuid.UUID
 	ck1, ck2, ck3      uuid.UUID
+	pa1                uuid.UUID
 	day                capability.Date
 	childName, g1Phone string
+	g1Name             string
+	// k1Handle is the handle the database drew for k1 (children.handle).
+	k1Handle string
 }
+
+// trustedName is the fixture's trusted adult on k1's pick-up list (pa1): a canary too.
+const trustedName = "Zzcanary Avó Confiável"
 
 // env is one test's world: its own database with two churches, a Service logging to a buffer.
 type env struct {
@@ -112,7 +121,8 @@ func insertChurch(t *testing.T, st *store.Store, slug string, day capability.Dat
 		k1: uuid.New(), k2: uuid.New(), k3: uuid.New(), k4: uuid.New(),
 		g1: uuid.New(), g2: uuid.New(),
 		ck1: uuid.New(), ck2: uuid.New(), ck3: uuid.New(),
-		day: day, childName: childName, g1Phone: g1Phone,
+		pa1: uuid.New(),
+		day: day, childName: childName, g1Phone: g1Phone, g1Name: g1Name,
 	}
 	for _, r := range store.Roles() {
 		c.users[r] = uuid.New()
@@ -151,6 +161,9 @@ func insertChurch(t *testing.T, st *store.Store, slug string, day capability.Dat
 			($4, $1, $7, $8, $10, $11, $12, $13, $14 + interval '2 minutes')`,
 			[]any{c.id, c.ck1, c.ck2, c.ck3, c.k1, c.k2, c.k3, c.c1, c.c2, day.Time(), c.users[store.RoleCadastro], salt, hash,
 				day.Time().Add(12 * time.Hour)}},
+		{`INSERT INTO pickup_adults (id, church_id, child_id, name, relationship, authorized, created_by) VALUES
+			($2, $1, $3, $4, 'grandmother', true, $5)`,
+			[]any{c.id, c.pa1, c.k1, trustedName, c.users[store.RoleResponsavel]}},
 	}
 	err := st.InSystemTx(context.Background(), func(ctx context.Context, tx pgx.Tx) error {
 		for _, s := range stmts {
@@ -158,7 +171,7 @@ func insertChurch(t *testing.T, st *store.Store, slug string, day capability.Dat
 				return err
 			}
 		}
-		return nil
+		return tx.QueryRow(ctx, `SELECT handle FROM children WHERE id = $1`, c.k1).Scan(&c.k1Handle)
 	})
 	if err != nil {
 		t.Fatalf("fixture %s: %v", slug, err)

@@ -63,7 +63,8 @@ func TestCrossChurchIsolation(t *testing.T) {
 				wantNotFound(t, err)
 			}
 			for _, ck := range []uuid.UUID{a.ck1, a.ck2, a.ck3} {
-				_, err := e.invoke(ctx, capapi.CapCheckoutRegister, map[string]any{"checkin_id": ck, "pickup_code": fixtureCode})
+				// The right code and an adult on the child's list: still nothing.
+				_, err := e.invoke(ctx, capapi.CapCheckoutRegister, map[string]any{"checkin_id": ck, "pickup_code": fixtureCode, "picked_up_by": "Responsável Dois"})
 				wantNotFound(t, err)
 			}
 			if granted.Has("children:write") {

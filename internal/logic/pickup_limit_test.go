@@ -21,17 +21,21 @@ func TestWrongPickupCodesAreLimitedPerUser(t *testing.T) {
 	a := e.a
 	admin := a.as(store.RoleAdmin)
 	n := 0
-	for _, ck := range []any{a.ck1, a.ck2, a.ck3} {
+	// The adult is on each child's list (g1 for k1 and k2, g2 for k3): only the code is wrong.
+	for _, ck := range []struct {
+		id    any
+		adult string
+	}{{a.ck1, a.g1Name}, {a.ck2, a.g1Name}, {a.ck3, "Responsável Dois"}} {
 		for range store.MaxPickupAttempts - 1 {
 			if n == logic.PickupAttemptLimit.Burst {
 				break
 			}
-			_, err := e.invoke(admin, capapi.CapCheckoutRegister, map[string]any{"checkin_id": ck, "pickup_code": wrongCode(fixtureCode)})
+			_, err := e.invoke(admin, capapi.CapCheckoutRegister, map[string]any{"checkin_id": ck.id, "pickup_code": wrongCode(fixtureCode), "picked_up_by": ck.adult})
 			wantInvalid(t, err, "pickup_code")
 			n++
 		}
 	}
-	_, err := e.invoke(admin, capapi.CapCheckoutRegister, map[string]any{"checkin_id": a.ck3, "pickup_code": fixtureCode})
+	_, err := e.invoke(admin, capapi.CapCheckoutRegister, map[string]any{"checkin_id": a.ck3, "pickup_code": fixtureCode, "picked_up_by": "Responsável Dois"})
 	var c *errs.Conflict
 	if !errors.As(err, &c) || !strings.Contains(c.Reason, "too many wrong pick-up codes") || !strings.Contains(c.Reason, "retry after") {
 		t.Fatalf("after %d wrong codes, the right one: %v", n, err)
@@ -39,7 +43,7 @@ func TestWrongPickupCodesAreLimitedPerUser(t *testing.T) {
 	if s := e.checkinState(a.ck3); s.closed || s.locked {
 		t.Errorf("the refused attempt changed the check-in: %+v", s)
 	}
-	if _, err := e.invoke(a.as(store.RoleVoluntario), capapi.CapCheckoutRegister, map[string]any{"checkin_id": a.ck3, "pickup_code": fixtureCode}); err != nil {
+	if _, err := e.invoke(a.as(store.RoleVoluntario), capapi.CapCheckoutRegister, map[string]any{"checkin_id": a.ck3, "pickup_code": fixtureCode, "picked_up_by": "Responsável Dois"}); err != nil {
 		t.Errorf("another user's right code: %v", err)
 	}
 }

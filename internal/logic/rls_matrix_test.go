@@ -23,13 +23,16 @@ import (
 // its example, resolved here (argsFor). The values come from the fixture church a.
 func fixtureValues(e *env) map[string]func() any {
 	return map[string]func() any{
-		"birth_date":  func() any { return todaySP().Time().AddDate(-4, 0, -3).Format("2006-01-02") },
-		"checkin":     func() any { return e.a.ck1 },
-		"child":       func() any { return e.a.k1 },
-		"class":       func() any { return e.a.c1 },
-		"day":         func() any { return e.a.day.String() },
-		"fresh_name":  func() any { return nextEnrollName() },
-		"pickup_code": func() any { return fixtureCode },
+		"birth_date":      func() any { return todaySP().Time().AddDate(-4, 0, -3).Format("2006-01-02") },
+		"checkin":         func() any { return e.a.ck1 },
+		"child":           func() any { return e.a.k1 },
+		"child_handle":    func() any { return e.a.k1Handle },
+		"class":           func() any { return e.a.c1 },
+		"day":             func() any { return e.a.day.String() },
+		"fresh_name":      func() any { return nextEnrollName() },
+		"pickup_adult":    func() any { return e.a.g1Name },
+		"pickup_adult_id": func() any { return e.a.pa1 },
+		"pickup_code":     func() any { return fixtureCode },
 	}
 }
 

@@ -33,9 +33,14 @@ func TestCheckinRegister(t *testing.T) {
 			first.ChildID != a.k1 || first.ClassID != a.c1 || first.ServiceDate != today {
 			t.Fatalf("first = %v (code present %v)", first, first.PickupCode != nil)
 		}
+		// ADMIN holds children:read: the label is the full name (the spec's child_label); the
+		// output carries no other personal data.
+		if first.ChildLabel != a.childName || first.ChildHandle != a.k1Handle || first.ClassName != "Pequenos" {
+			t.Errorf("label %q, handle %q (k1's %q), class %q", first.ChildLabel, first.ChildHandle, a.k1Handle, first.ClassName)
+		}
 		j := jsonOf(t, first)
-		if strings.Contains(j, "Zzcanary") || strings.Contains(j, "name") {
-			t.Errorf("output names the child: %s", j)
+		if strings.Contains(j, "90000") || strings.Contains(j, "birth") || strings.Contains(j, "Guardiã") {
+			t.Errorf("output carries personal data beyond the label: %s", j)
 		}
 		// Only the hash is stored.
 		if n := e.count(`SELECT count(*) FROM checkins WHERE id = $1 AND pickup_code_hash <> convert_to($2, 'UTF8')
@@ -87,7 +92,8 @@ func TestCheckinRegister(t *testing.T) {
 		{"volunteer: random id", store.RoleVoluntario, map[string]any{"child_id": uuid.New()}, ""},
 		{"guardian: someone else's child", store.RoleResponsavel, map[string]any{"child_id": a.k3}, ""},
 		{"other church's child", store.RoleAdmin, map[string]any{"child_id": e.b.k3}, ""},
-		{"child without class, no class given", store.RoleAdmin, map[string]any{"child_id": a.k4}, "class_id"},
+		// The class is asked for by name (class; class_id is the alternative by id).
+		{"child without class, no class given", store.RoleAdmin, map[string]any{"child_id": a.k4}, "class"},
 		{"volunteer: class not theirs", store.RoleVoluntario, map[string]any{"child_id": a.k3, "class_id": a.c2}, "class_id"},
 		{"other church's class", store.RoleAdmin, map[string]any{"child_id": a.k3, "class_id": e.b.c1}, "class_id"},
 		{"future day", store.RoleAdmin, map[string]any{"child_id": a.k3, "service_date": today.AddDays(1).String()}, "service_date"},
@@ -215,7 +221,8 @@ func TestCheckoutRegister(t *testing.T) {
 
 	t.Run("wrong code changes nothing but the counter", func(t *testing.T) {
 		before := e.checkinState(ck.CheckinID)
-		out, err := e.invoke(a.as(store.RoleResponsavel), capapi.CapCheckoutRegister, map[string]any{"checkin_id": ck.CheckinID, "pickup_code": bad})
+		out, err := e.invoke(a.as(store.RoleResponsavel), capapi.CapCheckoutRegister,
+			map[string]any{"checkin_id": ck.CheckinID, "pickup_code": bad, "picked_up_by": a.g1Name})
 		inv := wantInvalid(t, err, "pickup_code")
 		if out != nil || strings.Contains(err.Error(), bad) || strings.Contains(err.Error(), code) || !strings.Contains(inv.Reason, "4 more") {
 			t.Fatalf("out %v, err %v", out, err)
@@ -228,8 +235,9 @@ func TestCheckoutRegister(t *testing.T) {
 	var first *capapi.CheckoutRegisterOutput
 	t.Run("right code checks out", func(t *testing.T) {
 		first = mustInvoke[capapi.CheckoutRegisterOutput](e, a.as(store.RoleResponsavel), capapi.CapCheckoutRegister,
-			map[string]any{"checkin_id": ck.CheckinID, "pickup_code": " " + code + " "})
-		if first.CheckinID != ck.CheckinID || first.ChildID != a.k2 || first.CheckedOutAt.Before(ck.CheckedInAt) {
+			map[string]any{"checkin_id": ck.CheckinID, "pickup_code": " " + code + " ", "picked_up_by": a.g1Name})
+		if first.CheckinID != ck.CheckinID || first.ChildID != a.k2 || first.CheckedOutAt.Before(ck.CheckedInAt) ||
+			first.PickedUpBy != a.g1Name || first.ReleasedBy != "Resp" || first.AlreadyCheckedOut {
 			t.Fatalf("got %v", first)
 		}
 		s := e.checkinState(ck.CheckinID)
@@ -238,8 +246,11 @@ func TestCheckoutRegister(t *testing.T) {
 		}
 	})
 	t.Run("retry returns the earlier check-out", func(t *testing.T) {
-		again := mustInvoke[capapi.CheckoutRegisterOutput](e, admin, capapi.CapCheckoutRegister, map[string]any{"checkin_id": ck.CheckinID, "pickup_code": code})
-		if !again.CheckedOutAt.Equal(first.CheckedOutAt) || again.ChildID != a.k2 {
+		// The retry names another adult of the list: the earlier pick-up stands.
+		again := mustInvoke[capapi.CheckoutRegisterOutput](e, admin, capapi.CapCheckoutRegister,
+			map[string]any{"checkin_id": ck.CheckinID, "pickup_code": code, "picked_up_by": "Responsável Dois"})
+		if !again.CheckedOutAt.Equal(first.CheckedOutAt) || again.ChildID != a.k2 || !again.AlreadyCheckedOut ||
+			again.PickedUpBy != a.g1Name || again.ReleasedBy != "Resp" {
 			t.Fatalf("again %v, first %v", again, first)
 		}
 		s := e.checkinState(ck.CheckinID)
@@ -249,7 +260,7 @@ func TestCheckoutRegister(t *testing.T) {
 	})
 	t.Run("wrong code after check-out: refused, not counted", func(t *testing.T) {
 		before := e.checkinState(ck.CheckinID)
-		_, err := e.invoke(admin, capapi.CapCheckoutRegister, map[string]any{"checkin_id": ck.CheckinID, "pickup_code": bad})
+		_, err := e.invoke(admin, capapi.CapCheckoutRegister, map[string]any{"checkin_id": ck.CheckinID, "pickup_code": bad, "picked_up_by": a.g1Name})
 		wantInvalid(t, err, "pickup_code")
 		if after := e.checkinState(ck.CheckinID); after.failed != before.failed {
 			t.Errorf("counted: %d -> %d", before.failed, after.failed)
@@ -268,7 +279,8 @@ func TestCheckoutRegister(t *testing.T) {
 			{store.RoleVoluntario, a, uuid.New()},  // missing
 			{store.RoleResponsavel, a, uuid.New()}, // missing
 		} {
-			_, err := e.invoke(tc.c.as(tc.role), capapi.CapCheckoutRegister, map[string]any{"checkin_id": tc.id, "pickup_code": "999999"})
+			_, err := e.invoke(tc.c.as(tc.role), capapi.CapCheckoutRegister,
+				map[string]any{"checkin_id": tc.id, "pickup_code": "999999", "picked_up_by": "Responsável Dois"})
 			wantNotFound(t, err)
 		}
 		for _, id := range []uuid.UUID{a.ck1, a.ck2, a.ck3} {
@@ -284,7 +296,7 @@ func TestCheckoutLocksAfterTooManyWrongCodes(t *testing.T) {
 	e := newEnv(t)
 	a := e.a
 	vol := a.as(store.RoleVoluntario)
-	args := map[string]any{"checkin_id": a.ck3, "pickup_code": wrongCode(fixtureCode)}
+	args := map[string]any{"checkin_id": a.ck3, "pickup_code": wrongCode(fixtureCode), "picked_up_by": "Responsável Dois"}
 	for i := 1; i < store.MaxPickupAttempts; i++ {
 		_, err := e.invoke(vol, capapi.CapCheckoutRegister, args)
 		wantInvalid(t, err, "pickup_code")
@@ -301,7 +313,7 @@ func TestCheckoutLocksAfterTooManyWrongCodes(t *testing.T) {
 		t.Fatalf("after the limit: %+v", s)
 	}
 	// Locked: even the right code no longer closes it, and nothing is counted.
-	_, err = e.invoke(vol, capapi.CapCheckoutRegister, map[string]any{"checkin_id": a.ck3, "pickup_code": fixtureCode})
+	_, err = e.invoke(vol, capapi.CapCheckoutRegister, map[string]any{"checkin_id": a.ck3, "pickup_code": fixtureCode, "picked_up_by": "Responsável Dois"})
 	if !errors.As(err, &c) {
 		t.Fatalf("right code on a locked check-in: err = %v, want *errs.Conflict", err)
 	}

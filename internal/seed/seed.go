@@ -76,6 +76,7 @@ type Report struct {
 	Guardians            int64
 	GuardianLinks        int64
 	Consents             int64
+	PickupAdults         int64
 	ServiceDays          int64
 	Checkins             int64
 	Elapsed              time.Duration
@@ -84,15 +85,15 @@ type Report struct {
 // Rows is the total number of rows inserted.
 func (r Report) Rows() int64 {
 	return r.Churches + r.Users + r.Classes + r.VolunteerAssignments + r.Children + r.Guardians +
-		r.GuardianLinks + r.Consents + r.ServiceDays + r.Checkins
+		r.GuardianLinks + r.Consents + r.PickupAdults + r.ServiceDays + r.Checkins
 }
 
 func (r Report) String() string {
 	return fmt.Sprintf("churches=%d (skipped %d) users=%d classes=%d volunteer_assignments=%d "+
-		"children=%d guardians=%d guardian_links=%d consents=%d service_days=%d checkins=%d "+
-		"rows=%d in %s",
+		"children=%d guardians=%d guardian_links=%d consents=%d pickup_adults=%d service_days=%d "+
+		"checkins=%d rows=%d in %s",
 		r.Churches, r.ChurchesSkipped, r.Users, r.Classes, r.VolunteerAssignments, r.Children,
-		r.Guardians, r.GuardianLinks, r.Consents, r.ServiceDays, r.Checkins, r.Rows(),
+		r.Guardians, r.GuardianLinks, r.Consents, r.PickupAdults, r.ServiceDays, r.Checkins, r.Rows(),
 		r.Elapsed.Round(time.Millisecond))
 }
 
@@ -106,6 +107,7 @@ func (r *Report) add(o Report) {
 	r.Guardians += o.Guardians
 	r.GuardianLinks += o.GuardianLinks
 	r.Consents += o.Consents
+	r.PickupAdults += o.PickupAdults
 	r.ServiceDays += o.ServiceDays
 	r.Checkins += o.Checkins
 }
@@ -285,6 +287,8 @@ func seedChurch(ctx context.Context, pool *pgxpool.Pool, d churchData) (Report, 
 			r.GuardianLinks = n
 		case "consent_records":
 			r.Consents = n
+		case "pickup_adults":
+			r.PickupAdults = n
 		case "service_days":
 			r.ServiceDays = n
 		case "checkins":
@@ -301,9 +305,12 @@ func seedChurch(ctx context.Context, pool *pgxpool.Pool, d churchData) (Report, 
 var idNamespace = uuid.MustParse("7b0c3f0e-5a53-4d0c-9a43-6e65656d6961")
 
 type gen struct {
-	ci   int
-	ns   uuid.UUID
-	rng  *rand.Rand
+	ci  int
+	ns  uuid.UUID
+	rng *rand.Rand
+	// pk draws the pick-up data (trusted adults, who took each child home) from a stream of
+	// its own, so that adding it left every other seeded row as it was.
+	pk   *rand.Rand
 	opts Options
 }
 
@@ -314,6 +321,14 @@ func (g *gen) id(kind string, idx int) uuid.UUID {
 func itoa(i int) string { return fmt.Sprint(i) }
 
 func (g *gen) pick(list []string) string { return list[g.rng.IntN(len(list))] }
+
+// pickFrom is pick from the pick-up data's stream.
+func (g *gen) pickFrom(list []string) string { return list[g.pk.IntN(len(list))] }
+
+// pkPhone is phone from the pick-up data's stream.
+func (g *gen) pkPhone() string {
+	return fmt.Sprintf("+55 (00) 9%04d-%04d", g.pk.IntN(10000), g.pk.IntN(10000))
+}
 
 func (g *gen) chance(p float64) bool { return g.rng.Float64() < p }
 
@@ -348,6 +363,38 @@ type person struct {
 	name string
 }
 
+// Children's handles (children.handle, migration 00096) are app_child_handle(n) of a sequence
+// value n counting up from 1. Seeded children take theirs from the top of the 30-bit range
+// instead, counting down from handleTop by church and index, so they are the same on every
+// run, whatever the order churches are seeded in, and never meet the sequence's (which would
+// need some 70 million children enrolled through the app to get there).
+const (
+	handleTop = 1<<30 - 1
+	// handleStride is the most children a church may have (Options.validate): church ci takes
+	// n = handleTop - ci*handleStride - index, and the ranges of 10,000 churches fit.
+	handleStride = 100_000
+)
+
+// childHandle is app_child_handle(n) of migration 00096: (n * 625341585 + 98430182) mod 2^30,
+// as six Crockford base32 digits, most significant first.
+func childHandle(n int64) string {
+	const digits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+	v := (n*625341585 + 98430182) % (1 << 30)
+	var b [6]byte
+	for i := range 6 {
+		b[5-i] = digits[(v>>(5*i))&31]
+	}
+	return string(b[:])
+}
+
+// Pick-up data: each church has trusted adults on some children's lists, one restriction (an
+// adult who must not take a child, with the note the volunteer reads) on a child of Jardim,
+// the demo volunteer's class, and every historic check-out names who took the child home.
+var (
+	trustedRelationships = []string{"aunt", "uncle", "grandmother", "grandfather", "godmother", "neighbour", "family friend"}
+	restrictionNote      = "Medida protetiva: não entregar a criança a este adulto. Manter na sala e chamar a coordenação."
+)
+
 // generate builds church ci (0 is the demo church). Everything random comes from one PRNG
 // seeded with (opts.Seed, ci), consumed in a fixed order.
 func generate(opts Options, ci int, passwordHash string) churchData {
@@ -356,6 +403,7 @@ func generate(opts Options, ci int, passwordHash string) churchData {
 		ci:   ci,
 		ns:   uuid.NewSHA1(seedNS, []byte("church/"+itoa(ci))),
 		rng:  rand.New(rand.NewPCG(opts.Seed, uint64(ci)+1)),
+		pk:   rand.New(rand.NewPCG(opts.Seed^0x7069636b75707321, uint64(ci)+1)), // "pickups!"
 		opts: opts,
 	}
 	demo := ci == 0
@@ -431,7 +479,7 @@ func generate(opts Options, ci int, passwordHash string) churchData {
 		classVolunteers[i] = append(classVolunteers[i], id)
 	}
 
-	children := &table{name: "children", columns: []string{"id", "church_id", "name", "birth_date", "class_id", "created_at", "created_by"}}
+	children := &table{name: "children", columns: []string{"id", "church_id", "name", "birth_date", "class_id", "created_at", "created_by", "handle"}}
 	guardians := &table{name: "guardians", columns: []string{"id", "church_id", "user_id", "name", "phone", "created_at"}}
 	links := &table{name: "guardian_children", columns: []string{"guardian_id", "child_id", "church_id", "relationship", "created_at"}}
 	consents := &table{name: "consent_records", columns: []string{"id", "church_id", "guardian_id", "child_id", "granted_at", "text_version", "legal_basis", "granted_by"}}
@@ -442,6 +490,10 @@ func generate(opts Options, ci int, passwordHash string) churchData {
 		class   int
 		rate    float64
 		created time.Time
+		family  int
+		// guardians may take the child home; trusted is the adult on the child's list, if any.
+		guardians []person
+		trusted   *person
 	}
 	var kids []child
 	nGuardians, nAccounts := 0, 0
@@ -525,18 +577,69 @@ func generate(opts Options, ci int, passwordHash string) churchData {
 				class:   classFor(ageOn(birth, until)),
 				rate:    0.35 + 0.55*g.rng.Float64(),
 				created: enrolled.Add(time.Duration(k) * time.Minute),
+				family:  family,
 			}
-			kids = append(kids, c)
 			var classID *uuid.UUID
 			if c.class >= 0 {
 				classID = &classIDs[c.class]
 			}
-			children.rows = append(children.rows, []any{c.id, churchID, first + " " + motherSurname + " " + fatherSurname, birth, classID, c.created, cadastroID})
+			handle := childHandle(int64(handleTop - ci*handleStride - idx))
+			children.rows = append(children.rows, []any{c.id, churchID, first + " " + motherSurname + " " + fatherSurname, birth, classID, c.created, cadastroID, handle})
 			for _, gd := range gs {
 				links.rows = append(links.rows, []any{gd.id, c.id, churchID, gd.relationship, c.created})
+				c.guardians = append(c.guardians, gd.person)
 			}
+			kids = append(kids, c)
 			// The enrolling guardian's consent, recorded by the registration desk.
 			consents.rows = append(consents.rows, []any{g.id("consent", idx), churchID, gs[0].id, c.id, c.created, "2025-01", "consent", cadastroID})
+		}
+	}
+
+	// Pick-up lists. The demo guardian added her mother as a trusted adult of both her
+	// children; the desk added one for every tenth child of Jardim and Primários (the demo
+	// volunteer's classes) and recorded one restriction, on the first child of Jardim.
+	pickups := &table{name: "pickup_adults", columns: []string{
+		"id", "church_id", "child_id", "name", "relationship", "phone", "authorized", "note", "created_at", "created_by",
+	}}
+	grandma := g.pickFrom(grandmaNames) + " " + momSurname
+	grandmaPhone := g.pkPhone()
+	// named reports whether name is one of c's guardians' (a list holds each adult once).
+	named := func(c *child, name string) bool {
+		for _, gd := range c.guardians {
+			if gd.name == name {
+				return true
+			}
+		}
+		return false
+	}
+	restricted := false
+	for idx := range kids {
+		c := &kids[idx]
+		switch {
+		case c.family == 0:
+			if named(c, grandma) {
+				continue
+			}
+			c.trusted = &person{g.id("pickup_adult", idx), grandma}
+			pickups.rows = append(pickups.rows, []any{c.trusted.id, churchID, c.id, grandma, "grandmother", grandmaPhone, true, nil, enrolledBase, responsavelID})
+		case c.class == 2 && !restricted:
+			name := g.pickFrom(manNames) + " " + g.pickFrom(surnames)
+			if named(c, name) {
+				continue
+			}
+			restricted = true
+			pickups.rows = append(pickups.rows, []any{g.id("pickup_restriction", idx), churchID, c.id, name, "mother's ex-partner", nil, false, restrictionNote, enrolledBase, cadastroID})
+		case (c.class == 2 || c.class == 3) && idx%10 == 3:
+			name := g.pickFrom(womanNames) + " " + g.pickFrom(surnames)
+			if g.pk.IntN(3) == 0 {
+				name = g.pickFrom(manNames) + " " + g.pickFrom(surnames)
+			}
+			rel := trustedRelationships[g.pk.IntN(len(trustedRelationships))]
+			if named(c, name) {
+				continue
+			}
+			c.trusted = &person{g.id("pickup_adult", idx), name}
+			pickups.rows = append(pickups.rows, []any{c.trusted.id, churchID, c.id, name, rel, nil, true, nil, enrolledBase, cadastroID})
 		}
 	}
 
@@ -544,6 +647,7 @@ func generate(opts Options, ci int, passwordHash string) churchData {
 	checkins := &table{name: "checkins", columns: []string{
 		"id", "church_id", "child_id", "class_id", "service_date", "checked_in_at", "checked_in_by",
 		"pickup_code_salt", "pickup_code_hash", "checked_out_at", "checked_out_by",
+		"picked_up_by_guardian", "picked_up_by_adult", "picked_up_by_name",
 	}}
 	var sundays []time.Time
 	for d := lastSunday; d.After(historyStart); d = d.AddDate(0, 0, -7) {
@@ -565,13 +669,26 @@ func generate(opts Options, ci int, passwordHash string) churchData {
 			binary.BigEndian.PutUint64(salt[:8], g.rng.Uint64())
 			binary.BigEndian.PutUint64(salt[8:], g.rng.Uint64())
 			code := fmt.Sprintf("%06d", g.rng.IntN(1_000_000))
+			// Who took the child home: mostly the first guardian, sometimes another, now and
+			// then the trusted adult.
+			var byGuardian, byAdult *uuid.UUID
+			var byName string
+			switch r := g.pk.Float64(); {
+			case c.trusted != nil && r < 0.2:
+				byAdult, byName = &c.trusted.id, c.trusted.name
+			case len(c.guardians) > 1 && r < 0.5:
+				gd := c.guardians[1+g.pk.IntN(len(c.guardians)-1)]
+				byGuardian, byName = &gd.id, gd.name
+			default:
+				byGuardian, byName = &c.guardians[0].id, c.guardians[0].name
+			}
 			checkins.rows = append(checkins.rows, []any{
 				g.id("checkin/"+dayKey, idx), churchID, c.id, classIDs[c.class], day, in, inBy,
-				salt[:], store.HashPickupCode(salt[:], code), out, outBy,
+				salt[:], store.HashPickupCode(salt[:], code), out, outBy, byGuardian, byAdult, byName,
 			})
 		}
 	}
 	return churchData{id: churchID, tables: []*table{
-		churches, users, classes, assignments, children, guardians, links, consents, days, checkins,
+		churches, users, classes, assignments, children, guardians, links, consents, pickups, days, checkins,
 	}}
 }

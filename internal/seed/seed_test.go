@@ -53,6 +53,16 @@ func TestDemoSeedsOnceAndIsIdempotent(t *testing.T) {
 	if r.Users < 10 || r.VolunteerAssignments != 8 {
 		t.Errorf("report %s: want staff, volunteers and guardian accounts", r)
 	}
+	// The report counts what is in the tables.
+	var pickups, restrictions, trusted int64
+	if err := pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE NOT authorized), count(*) FILTER (WHERE authorized)
+		FROM pickup_adults`).Scan(&pickups, &restrictions, &trusted); err != nil {
+		t.Fatal(err)
+	}
+	if r.PickupAdults != pickups || restrictions != 1 || trusted < 5 || trusted > r.Children/5 {
+		t.Errorf("report %s: %d pick-up entries in the table, %d restrictions, %d trusted adults; want one restriction and a few trusted adults",
+			r, pickups, restrictions, trusted)
+	}
 
 	again, err := seed.Run(ctx, pool, opts)
 	if err != nil {
@@ -73,6 +83,27 @@ func TestDemoSeedsOnceAndIsIdempotent(t *testing.T) {
 		{"services not on a Sunday", `SELECT count(*) FROM service_days WHERE extract(dow FROM service_date) <> 0`},
 		{"guardian accounts that are not RESPONSAVEL", `SELECT count(*) FROM guardians g JOIN users u ON u.id = g.user_id WHERE u.role <> 'RESPONSAVEL'`},
 		{"phones with a real area code", `SELECT count(*) FROM guardians WHERE phone NOT LIKE '+55 (00) %'`},
+		{"pick-up phones with a real area code", `SELECT count(*) FROM pickup_adults WHERE phone NOT LIKE '+55 (00) %'`},
+		// Who took each child home: a guardian of the child or an authorized entry of its
+		// list, under the name they have there; never both, never nobody.
+		{"check-outs without who picked up", `SELECT count(*) FROM checkins WHERE picked_up_by_name IS NULL
+			OR (picked_up_by_guardian IS NULL) = (picked_up_by_adult IS NULL)`},
+		{"picked up by a guardian of another child", `SELECT count(*) FROM checkins ck JOIN guardians g ON g.id = ck.picked_up_by_guardian
+			WHERE g.name <> ck.picked_up_by_name
+			   OR NOT EXISTS (SELECT 1 FROM guardian_children gc WHERE gc.guardian_id = g.id AND gc.child_id = ck.child_id)`},
+		{"picked up by an adult not on the list", `SELECT count(*) FROM checkins ck JOIN pickup_adults pa ON pa.id = ck.picked_up_by_adult
+			WHERE pa.name <> ck.picked_up_by_name OR pa.child_id <> ck.child_id OR NOT pa.authorized OR pa.created_at > ck.checked_out_at`},
+		{"picked up by a restricted adult", `SELECT count(*) FROM checkins ck JOIN pickup_adults r ON r.child_id = ck.child_id AND NOT r.authorized
+			WHERE app_fold_name(r.name) = app_fold_name(ck.picked_up_by_name)`},
+		{"restrictions without a note", `SELECT count(*) FROM pickup_adults WHERE NOT authorized AND coalesce(btrim(note), '') = ''`},
+		{"pick-up entries that repeat a guardian", `SELECT count(*) FROM pickup_adults pa JOIN guardian_children gc ON gc.child_id = pa.child_id
+			JOIN guardians g ON g.id = gc.guardian_id WHERE app_fold_name(g.name) = app_fold_name(pa.name)`},
+		{"entries added by someone who may not", `SELECT count(*) FROM pickup_adults pa JOIN users u ON u.id = pa.created_by
+			WHERE u.role NOT IN ('ADMIN', 'CADASTRO') AND (NOT pa.authorized OR u.role <> 'RESPONSAVEL'
+			   OR NOT EXISTS (SELECT 1 FROM guardians g JOIN guardian_children gc ON gc.guardian_id = g.id
+			                  WHERE g.user_id = u.id AND gc.child_id = pa.child_id))`},
+		{"handles not drawn by app_child_handle from the top of its range", `SELECT count(*) FROM children c
+			WHERE NOT EXISTS (SELECT 1 FROM generate_series(1073741823 - 299, 1073741823) n WHERE app_child_handle(n) = c.handle)`},
 	}
 	for _, c := range checks {
 		var n int
@@ -90,6 +121,29 @@ func TestDemoSeedsOnceAndIsIdempotent(t *testing.T) {
 	if want := time.Date(2026, 6, 7, 0, 0, 0, 0, time.UTC); !last.Equal(want) {
 		t.Errorf("last service %s, want the Sunday before Until, %s", last, want)
 	}
+
+	// "Who picked up X?" answers for the demo guardian's children: by her, their father or
+	// their grandmother, as on the list.
+	var byGuardian, byTrusted int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE ck.picked_up_by_guardian IS NOT NULL), count(*) FILTER (WHERE ck.picked_up_by_adult IS NOT NULL)
+		FROM checkins ck JOIN guardian_children gc ON gc.child_id = ck.child_id JOIN guardians g ON g.id = gc.guardian_id
+		WHERE g.user_id = $1`, seed.DemoResponsavelID).Scan(&byGuardian, &byTrusted); err != nil {
+		t.Fatal(err)
+	}
+	if byGuardian == 0 || byTrusted == 0 {
+		t.Errorf("the demo guardian's children were picked up %d times by a guardian, %d by their grandmother; want both", byGuardian, byTrusted)
+	}
+	// The restriction is on a child of Jardim, a class of the demo volunteer's.
+	var class string
+	if err := pool.QueryRow(ctx, `SELECT cl.name FROM pickup_adults r JOIN children c ON c.id = r.child_id JOIN classes cl ON cl.id = c.class_id
+		WHERE NOT r.authorized`).Scan(&class); err != nil || class != "Jardim" {
+		t.Errorf("the restriction's child is in %q (%v), want Jardim", class, err)
+	}
+	// Children enrolled through the app afterwards draw handles from the sequence: no clash.
+	if _, err := pool.Exec(ctx, `INSERT INTO children (church_id, name, birth_date) SELECT $1, 'Criança Nova ' || n, DATE '2022-01-01'
+		FROM generate_series(1, 50) n`, seed.DemoChurchID); err != nil {
+		t.Errorf("children enrolled after the seed: %v", err)
+	}
 }
 
 // fingerprint hashes every seeded table's full contents, in id order.
@@ -98,7 +152,7 @@ func fingerprint(t *testing.T, pool *pgxpool.Pool) map[string]string {
 	tables := map[string]string{
 		"churches": "id", "users": "id", "classes": "id", "volunteer_assignments": "user_id, class_id",
 		"children": "id", "guardians": "id", "guardian_children": "guardian_id, child_id",
-		"consent_records": "id", "service_days": "id", "checkins": "id",
+		"consent_records": "id", "pickup_adults": "id", "service_days": "id", "checkins": "id",
 	}
 	out := map[string]string{}
 	for tbl, order := range tables {
@@ -184,14 +238,16 @@ func TestDemoAccountsUnderRowLevelSecurity(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := storetest.NewSeeded(t, seed.Options{Churches: 2, Until: until})
-	type seen struct{ Churches, Children, Checkins, Guardians, Classes int }
+	type seen struct{ Churches, Children, Checkins, Guardians, Classes, Trusted, Restrictions int }
 	look := func(role string, user [16]byte) seen {
 		var v seen
 		c := store.Caller{ChurchID: seed.DemoChurchID, UserID: user, Role: role}
 		err := s.InTx(ctx, c, func(ctx context.Context, tx pgx.Tx) error {
 			return tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM churches), (SELECT count(*) FROM children),
 				(SELECT count(*) FROM checkins), (SELECT count(*) FROM guardians),
-				(SELECT count(DISTINCT class_id) FROM v_checkins)`).Scan(&v.Churches, &v.Children, &v.Checkins, &v.Guardians, &v.Classes)
+				(SELECT count(DISTINCT class_id) FROM v_checkins),
+				(SELECT count(*) FROM pickup_adults WHERE authorized), (SELECT count(*) FROM pickup_adults WHERE NOT authorized)`).
+				Scan(&v.Churches, &v.Children, &v.Checkins, &v.Guardians, &v.Classes, &v.Trusted, &v.Restrictions)
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", role, err)
@@ -206,9 +262,17 @@ func TestDemoAccountsUnderRowLevelSecurity(t *testing.T) {
 	if vol.Classes != 2 || vol.Children == 0 || vol.Children >= admin.Children || vol.Checkins >= admin.Checkins {
 		t.Errorf("demo volunteer sees %+v, want Jardim and Primários only", vol)
 	}
+	// The volunteer releases the children of Jardim and Primários: their trusted adults and the
+	// restriction (on a child of Jardim).
+	if admin.Restrictions != 1 || vol.Restrictions != 1 || vol.Trusted == 0 || vol.Trusted >= admin.Trusted {
+		t.Errorf("pick-up entries: admin %+v, volunteer %+v; want the restriction for both, the volunteer's classes' trusted adults", admin, vol)
+	}
 	resp := look(store.RoleResponsavel, seed.DemoResponsavelID)
 	if resp.Children != 2 || resp.Guardians != 2 || resp.Checkins == 0 {
 		t.Errorf("demo guardian sees %+v, want their two children and those children's two guardians", resp)
+	}
+	if resp.Trusted != 2 || resp.Restrictions != 0 {
+		t.Errorf("demo guardian sees %+v pick-up entries, want the grandmother on both children's lists and no restriction", resp)
 	}
 
 	// The demo accounts log in with the demo password, through the login function.

@@ -152,10 +152,15 @@ func TestCustomQueriesCheckinAndCheckout(t *testing.T) {
 		err = s.InTx(ctx, c, func(ctx context.Context, tx pgx.Tx) error {
 			var cid uuid.UUID
 			var class *uuid.UUID
+			var handle, name string
+			var clName *string
 			if err := q.row(ctx, tx, "GetChildForCheckin", map[string]any{
 				"church_id": c.ChurchID, "child_id": child, "role": c.Role, "user_id": c.UserID,
-			}, &cid, &class); err != nil {
+			}, &cid, &class, &handle, &name, &clName); err != nil {
 				return err
+			}
+			if len(handle) != 6 || name == "" {
+				return errors.New("the child's handle and name are missing")
 			}
 			if class == nil {
 				return &errs.Invalid{Field: "class_id", Reason: "the child has no class"}
@@ -178,9 +183,10 @@ func TestCustomQueriesCheckinAndCheckout(t *testing.T) {
 			if errors.Is(err, pgx.ErrNoRows) {
 				existed, code = true, ""
 				var out *time.Time
+				var clName string
 				return q.row(ctx, tx, "GetCheckinByChildDate", map[string]any{
 					"church_id": c.ChurchID, "child_id": child, "service_date": day,
-				}, &id, &gotChild, &gotClass, &date, &at, &out)
+				}, &id, &gotChild, &gotClass, &date, &at, &out, &clName)
 			}
 			return err
 		})
@@ -203,19 +209,24 @@ func TestCustomQueriesCheckinAndCheckout(t *testing.T) {
 		t.Fatalf("guardian checking in another family's child: err = %v, want not found", err)
 	}
 
-	// checkout mirrors neemias_checkout_register.
+	// checkout mirrors neemias_checkout_register; the adult taking the child is its guardian g1
+	// (the logic checks the pick-up list first: internal/logic).
 	checkout := func(c store.Caller, checkin uuid.UUID, code string) (attempts int32, locked bool, err error) {
 		err = s.InTx(ctx, c, func(ctx context.Context, tx pgx.Tx) error {
 			var (
-				cid, child, class uuid.UUID
-				date, in          time.Time
-				salt, hash        []byte
-				failed            int32
-				lockedAt, outAt   *time.Time
+				cid, child, class             uuid.UUID
+				date, in                      time.Time
+				salt, hash                    []byte
+				failed                        int32
+				lockedAt, outAt               *time.Time
+				pickedUpBy                    *string
+				releasedBy, handle, childName string
+				className                     string
 			)
 			if err := q.row(ctx, tx, "GetCheckinForCheckout", map[string]any{
 				"church_id": c.ChurchID, "checkin_id": checkin, "role": c.Role, "user_id": c.UserID,
-			}, &cid, &child, &class, &date, &in, &salt, &hash, &failed, &lockedAt, &outAt); err != nil {
+			}, &cid, &child, &class, &date, &in, &salt, &hash, &failed, &lockedAt, &outAt,
+				&pickedUpBy, &releasedBy, &handle, &childName, &className); err != nil {
 				return err
 			}
 			attempts, locked = failed, lockedAt != nil
@@ -236,9 +247,17 @@ func TestCustomQueriesCheckinAndCheckout(t *testing.T) {
 			}
 			var gotID, gotChild uuid.UUID
 			var at *time.Time
-			return q.row(ctx, tx, "CompleteCheckout", map[string]any{
+			var released string
+			if err := q.row(ctx, tx, "CompleteCheckout", map[string]any{
 				"checked_out_by": c.UserID, "church_id": c.ChurchID, "checkin_id": checkin,
-			}, &gotID, &gotChild, &at)
+				"picked_up_by_guardian": f.g1, "picked_up_by_adult": nil, "picked_up_by_name": "Responsável Um",
+			}, &gotID, &gotChild, &at, &released); err != nil {
+				return err
+			}
+			if released != map[string]string{store.RoleAdmin: "Admin", store.RoleVoluntario: "Vol"}[c.Role] {
+				return errors.New("released_by is not the releasing user's name: " + released)
+			}
+			return nil
 		})
 		return attempts, locked, err
 	}
@@ -261,6 +280,24 @@ func TestCustomQueriesCheckinAndCheckout(t *testing.T) {
 	}
 	if _, _, err := checkout(vol, id, code); err != nil {
 		t.Fatalf("checkout retry: %v", err)
+	}
+	// Who took the child is recorded next to who released them.
+	err = s.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		var guardian *uuid.UUID
+		var adult *uuid.UUID
+		var name string
+		var by uuid.UUID
+		if err := tx.QueryRow(ctx, `SELECT picked_up_by_guardian, picked_up_by_adult, picked_up_by_name, checked_out_by FROM checkins WHERE id = $1`, id).
+			Scan(&guardian, &adult, &name, &by); err != nil {
+			return err
+		}
+		if guardian == nil || *guardian != f.g1 || adult != nil || name != "Responsável Um" || by != f.vol {
+			t.Errorf("recorded guardian %v adult %v name %q by %v", guardian, adult, name, by)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	// Another child: five wrong codes lock it, and then even the right code is refused.
@@ -460,5 +497,102 @@ func TestCustomQueriesUsers(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPickupAdultsUnderRowLevelSecurity: the pick-up list's policies (migration 00096) as the
+// queries meet them: who may insert trusted adults and restrictions, that a guardian's
+// transaction never reads a restriction while app_pickup_restriction still finds it for them,
+// and that a check-in cannot name both a guardian and an entry as the adult who took the child.
+func TestPickupAdultsUnderRowLevelSecurity(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	f := newChurchFixture(t, s, "igreja-a", false)
+	q := querier{t, loadCustomQueries(t)}
+	ctx := context.Background()
+	insert := func(c store.Caller, child uuid.UUID, name string, authorized bool, note *string) (uuid.UUID, error) {
+		var id uuid.UUID
+		err := s.InTx(ctx, c, func(ctx context.Context, tx pgx.Tx) error {
+			var ok bool
+			var at time.Time
+			return q.row(ctx, tx, "InsertPickupAdult", map[string]any{
+				"church_id": c.ChurchID, "child_id": child, "user_id": c.UserID, "role": c.Role, "created_by": c.UserID,
+				"name": name, "relationship": "aunt", "phone": nil, "authorized": authorized, "note": note,
+			}, &id, &ok, &at)
+		})
+		return id, err
+	}
+	note := "Ordem judicial: chamar a coordenação"
+	for _, tc := range []struct {
+		name       string
+		role       string
+		child      uuid.UUID
+		authorized bool
+		ok         bool
+	}{
+		{"guardian, own child, trusted", store.RoleResponsavel, f.k1, true, true},
+		{"guardian, own child, restriction", store.RoleResponsavel, f.k1, false, false},
+		{"guardian, another's child", store.RoleResponsavel, f.k3, true, false},
+		{"volunteer (no pickups:write)", store.RoleVoluntario, f.k1, true, false},
+		{"cadastro, restriction", store.RoleCadastro, f.k3, false, true},
+		{"admin, trusted", store.RoleAdmin, f.k3, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n *string
+			if !tc.authorized {
+				n = &note
+			}
+			_, err := insert(f.caller(tc.role), tc.child, "Tia "+strings.ReplaceAll(tc.name, ",", ""), tc.authorized, n)
+			if tc.ok && err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if !tc.ok && err == nil {
+				t.Fatal("allowed")
+			}
+		})
+	}
+	// A restriction on k1 by staff, then what each role reads of k1's list.
+	if _, err := insert(f.caller(store.RoleAdmin), f.k1, "Carlos Restrito", false, &note); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		role         string
+		restrictions int
+	}{{store.RoleAdmin, 1}, {store.RoleVoluntario, 1}, {store.RoleResponsavel, 0}} {
+		c := f.caller(tc.role)
+		err := s.InTx(ctx, c, func(ctx context.Context, tx pgx.Tx) error {
+			var n int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM pickup_adults WHERE child_id = $1 AND NOT authorized`, f.k1).Scan(&n); err != nil {
+				return err
+			}
+			if n != tc.restrictions {
+				t.Errorf("%s reads %d restrictions of k1, want %d", tc.role, n, tc.restrictions)
+			}
+			var found string
+			if err := q.row(ctx, tx, "PickupRestriction", map[string]any{"child_id": f.k1, "adult_name": "carlos  restrito"}, &found); err != nil {
+				return err
+			}
+			if found != note {
+				t.Errorf("%s: app_pickup_restriction = %q, want the note whatever the role", tc.role, found)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.role, err)
+		}
+	}
+	// A check-in names a guardian or an entry, not both.
+	err := s.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		var entry uuid.UUID
+		if err := tx.QueryRow(ctx, `SELECT id FROM pickup_adults WHERE child_id = $1 AND authorized LIMIT 1`, f.k1).Scan(&entry); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE checkins SET picked_up_by_guardian = $2, picked_up_by_adult = $3, picked_up_by_name = 'Ambos'
+			WHERE id = $1`, f.ck1, f.g1, entry)
+		return err
+	})
+	var se *store.Error
+	if !errors.As(err, &se) || se.Code != "23514" || se.Constraint != "checkins_picked_up_by_check" {
+		t.Errorf("a check-in named both a guardian and an entry as who picked the child up: err = %v", err)
 	}
 }
