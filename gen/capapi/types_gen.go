@@ -379,11 +379,11 @@ type ClassListInput struct {
 	Date *capability.Date `json:"date,omitempty" jsonschema:"format=date" jsonschema_description:"The service day (YYYY-MM-DD). Default: the church's today."`
 	// Class: Only this class: its name as the list shows it (accents and case ignored), or its id.
 	Class *string `json:"class,omitempty" jsonschema:"maxLength=120" jsonschema_description:"Only this class: its name as the list shows it (accents and case ignored), or its id."`
-	// Child: Only the children with this first name (all of them, so labels read as in the full list),
-	// or this handle.
+	// Child: Only the children with this first name, or with the first name of the child of this
+	// handle (all of them, so labels read as in the full list).
 	//
 	// Personal data (child_name); never logged.
-	Child *string `json:"child,omitempty" jsonschema:"minLength=1,maxLength=60" jsonschema_description:"Only the children with this first name (all of them, so labels read as in the full list), or this handle." jsonschema_extras:"x-pii=child_name"`
+	Child *string `json:"child,omitempty" jsonschema:"minLength=1,maxLength=60" jsonschema_description:"Only the children with this first name, or with the first name of the child of this handle (all of them, so labels read as in the full list)." jsonschema_extras:"x-pii=child_name"`
 }
 
 // LogValue renders ClassListInput for logs with personal data redacted.

@@ -15,7 +15,6 @@ import (
 const classListChildren = `-- name: ClassListChildren :many
 SELECT cl.id AS class_id, cl.name AS class_name,
        c.id AS child_id, c.handle, c.name AS child_name,
-       (c.class_id IS NOT DISTINCT FROM cl.id AND c.archived_at IS NULL)::boolean AS enrolled_here,
        ck.id AS checkin_id, ck.checked_in_at, ck.checked_out_at, ck.picked_up_by_name,
        coalesce(app_user_name(ck.checked_out_by), '')::text AS released_by
 FROM children c
@@ -44,7 +43,6 @@ type ClassListChildrenRow struct {
 	ChildID        uuid.UUID
 	Handle         string
 	ChildName      string
-	EnrolledHere   bool
 	CheckinID      *uuid.UUID
 	CheckedInAt    *time.Time
 	CheckedOutAt   *time.Time
@@ -78,13 +76,66 @@ func (q *Queries) ClassListChildren(ctx context.Context, arg ClassListChildrenPa
 			&i.ChildID,
 			&i.Handle,
 			&i.ChildName,
-			&i.EnrolledHere,
 			&i.CheckinID,
 			&i.CheckedInAt,
 			&i.CheckedOutAt,
 			&i.PickedUpByName,
 			&i.ReleasedBy,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const classListClasses = `-- name: ClassListClasses :many
+SELECT cl.id AS class_id, cl.name AS class_name,
+       (SELECT count(*) FROM children c
+        WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL
+          AND rf_guardian_own_children(c.id, $1::uuid, $2::uuid, $3::text))::bigint AS enrolled
+FROM classes cl
+WHERE rf_has_scope('checkins:read')
+  AND rf_church(cl.church_id, $1::uuid)
+  AND cl.archived_at IS NULL
+  AND rf_volunteer_assigned_classes(cl.id, $1::uuid, $2::uuid, $3::text)
+  AND (rf_guardian_own_children(NULL::uuid, $1::uuid, $2::uuid, $3::text)
+       OR EXISTS (SELECT 1 FROM children c
+                  WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL
+                    AND rf_guardian_own_children(c.id, $1::uuid, $2::uuid, $3::text)))
+ORDER BY cl.min_age, cl.name
+LIMIT 1000
+`
+
+type ClassListClassesParams struct {
+	ChurchID uuid.UUID
+	UserID   uuid.UUID
+	Role     string
+}
+
+type ClassListClassesRow struct {
+	ClassID   uuid.UUID
+	ClassName string
+	Enrolled  int64
+}
+
+// The classes of the class list (resource class_list): those the caller may see (a volunteer
+// their own), each with the children enrolled in it that the caller may see. A guardian gets
+// only their children's classes: rf_guardian_own_children(NULL) passes every other role and
+// is NULL for a guardian, so the EXISTS decides for them alone.
+func (q *Queries) ClassListClasses(ctx context.Context, arg ClassListClassesParams) ([]ClassListClassesRow, error) {
+	rows, err := q.db.Query(ctx, classListClasses, arg.ChurchID, arg.UserID, arg.Role)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ClassListClassesRow{}
+	for rows.Next() {
+		var i ClassListClassesRow
+		if err := rows.Scan(&i.ClassID, &i.ClassName, &i.Enrolled); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -323,21 +323,31 @@ func (q *Queries) PickupChild(ctx context.Context, arg PickupChildParams) (Picku
 }
 
 const pickupRestriction = `-- name: PickupRestriction :one
-SELECT coalesce(app_pickup_restriction($1::uuid, $2::text), '')::text AS note
+SELECT (r.note IS NOT NULL)::boolean AS restricted,
+       coalesce(CASE WHEN rf_guardian_sees_no_restrictions(gen_random_uuid(), $1::text) THEN r.note END, '')::text AS note
+FROM (SELECT app_pickup_restriction($2::uuid, $3::text) AS note) r
 `
 
 type PickupRestrictionParams struct {
+	Role      string
 	ChildID   uuid.UUID
 	AdultName string
 }
 
-// The note of the active restriction of the child that names this adult; empty when there is
-// none (app_pickup_restriction).
-func (q *Queries) PickupRestriction(ctx context.Context, arg PickupRestrictionParams) (string, error) {
-	row := q.db.QueryRow(ctx, pickupRestriction, arg.ChildID, arg.AdultName)
-	var note string
-	err := row.Scan(&note)
-	return note, err
+type PickupRestrictionRow struct {
+	Restricted bool
+	Note       string
+}
+
+// Whether an active restriction of the child names this adult (app_pickup_restriction, for
+// every role), and its note for a caller who may read restrictions: the spec's row filter
+// guardian_sees_no_restrictions asked of a restriction (any non-null restriction_id), so a
+// guardian is refused without being shown what the church recorded.
+func (q *Queries) PickupRestriction(ctx context.Context, arg PickupRestrictionParams) (PickupRestrictionRow, error) {
+	row := q.db.QueryRow(ctx, pickupRestriction, arg.Role, arg.ChildID, arg.AdultName)
+	var i PickupRestrictionRow
+	err := row.Scan(&i.Restricted, &i.Note)
+	return i, err
 }
 
 const removePickupAdult = `-- name: RemovePickupAdult :one

@@ -32,6 +32,11 @@ type Querier interface {
 	// Check-in and check-out resolve a child named by handle, label or first name against these
 	// same rows (internal/logic/resolve.go), so a label read here names the same child there.
 	ClassListChildren(ctx context.Context, arg ClassListChildrenParams) ([]ClassListChildrenRow, error)
+	// The classes of the class list (resource class_list): those the caller may see (a volunteer
+	// their own), each with the children enrolled in it that the caller may see. A guardian gets
+	// only their children's classes: rf_guardian_own_children(NULL) passes every other role and
+	// is NULL for a guardian, so the EXISTS decides for them alone.
+	ClassListClasses(ctx context.Context, arg ClassListClassesParams) ([]ClassListClassesRow, error)
 	// Forgets who a pending request was logged in as ("not you?"), so the login page asks again.
 	ClearOAuthAuthRequestUser(ctx context.Context, id uuid.UUID) (int64, error)
 	// Closes an open, unlocked check-in; returns no row when it is closed or locked already.
@@ -169,9 +174,11 @@ type Querier interface {
 	PickupAdultsForCheckout(ctx context.Context, arg PickupAdultsForCheckoutParams) ([]PickupAdultsForCheckoutRow, error)
 	// The child of a pick-up list or its change, by handle or id, if the caller may see it.
 	PickupChild(ctx context.Context, arg PickupChildParams) (PickupChildRow, error)
-	// The note of the active restriction of the child that names this adult; empty when there is
-	// none (app_pickup_restriction).
-	PickupRestriction(ctx context.Context, arg PickupRestrictionParams) (string, error)
+	// Whether an active restriction of the child names this adult (app_pickup_restriction, for
+	// every role), and its note for a caller who may read restrictions: the spec's row filter
+	// guardian_sees_no_restrictions asked of a restriction (any non-null restriction_id), so a
+	// guardian is refused without being shown what the church recorded.
+	PickupRestriction(ctx context.Context, arg PickupRestrictionParams) (PickupRestrictionRow, error)
 	PublicSigningKey(ctx context.Context, kid string) (string, error)
 	PublicSigningKeys(ctx context.Context) ([]PublicSigningKeysRow, error)
 	PurgeOAuthAuthRequests(ctx context.Context) (int64, error)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/internal/capability"
@@ -13,8 +15,9 @@ import (
 
 // ClassList implements resource "neemias://checkin/classes{?date,class,child}" (scope checkins:read).
 //
-// One row per child the caller may see (ClassListChildren: row filters in SQL and RLS), in the
-// class of that day's check-in or else their own, grouped by class in the query's order. The
+// Every class the caller may see (ClassListClasses, with its enrolled count), and one row per
+// child the caller may see (ClassListChildren: row filters in SQL and RLS) in the class of
+// that day's check-in or else their own, which the headcounts are counted from. The
 // label is the full name here; the generated Finalize turns it into the spec's short_name for
 // callers without children:read, over each class's whole list. That is why the child filter
 // keeps every child of a first name (or one handle): the labels of those it keeps come out as
@@ -33,6 +36,10 @@ func (s *Service) ClassList(ctx context.Context, in *capapi.ClassListInput) (*ca
 		if in.Date != nil {
 			day = *in.Date
 		}
+		classes, err := q.ClassListClasses(ctx, db.ClassListClassesParams{ChurchID: w.ChurchID, UserID: w.UserID, Role: w.Role})
+		if err != nil {
+			return err
+		}
 		rows, err := q.ClassListChildren(ctx, db.ClassListChildrenParams{
 			ChurchID: w.ChurchID, UserID: w.UserID, Role: w.Role, ServiceDate: day.Time(),
 		})
@@ -40,35 +47,45 @@ func (s *Service) ClassList(ctx context.Context, in *capapi.ClassListInput) (*ca
 			return err
 		}
 		out = &capapi.ClassListOutput{Date: day, Today: today, TimeZone: zone, Classes: []capapi.ClassListOutputClassesItem{}}
-		keep := childFilter(in.Child)
-		for i := 0; i < len(rows); {
-			r := rows[i]
-			cl := capapi.ClassListOutputClassesItem{ClassID: r.ClassID, ClassName: r.ClassName, Children: []capapi.ClassListOutputClassesItemChildrenItem{}}
-			for ; i < len(rows) && rows[i].ClassID == cl.ClassID; i++ {
-				row := rows[i]
-				item := classListItem(row)
-				if row.EnrolledHere {
-					cl.Enrolled++
-				}
-				if row.CheckinID != nil {
-					cl.CheckedIn++
-					if row.CheckedOutAt == nil {
-						cl.Headcount++
-					}
-				}
-				if keep(row) {
-					cl.Children = append(cl.Children, item)
-					st.add(row.ChildID)
-				}
-			}
-			if in.Class != nil && !sameClass(*in.Class, cl) {
-				continue
-			}
-			if in.Child != nil && len(cl.Children) == 0 {
-				continue
-			}
-			out.Classes = append(out.Classes, cl)
+		// The classes in the query's order; a class only a check-in brought in (a guardian's
+		// child checked in to another room) after them.
+		index := map[uuid.UUID]int{}
+		add := func(id uuid.UUID, name string, enrolled int64) {
+			index[id] = len(out.Classes)
+			out.Classes = append(out.Classes, capapi.ClassListOutputClassesItem{
+				ClassID: id, ClassName: name, Enrolled: enrolled, Children: []capapi.ClassListOutputClassesItemChildrenItem{},
+			})
 		}
+		for _, cl := range classes {
+			add(cl.ClassID, cl.ClassName, cl.Enrolled)
+		}
+		keep := childFilter(in.Child, rows)
+		for _, row := range rows {
+			i, ok := index[row.ClassID]
+			if !ok {
+				add(row.ClassID, row.ClassName, 0)
+				i = index[row.ClassID]
+			}
+			cl := &out.Classes[i]
+			if row.CheckinID != nil {
+				cl.CheckedIn++
+				if row.CheckedOutAt == nil {
+					cl.Headcount++
+				}
+			}
+			if keep(row) {
+				cl.Children = append(cl.Children, classListItem(row))
+				st.add(row.ChildID)
+			}
+		}
+		kept := out.Classes[:0]
+		for _, cl := range out.Classes {
+			if in.Class != nil && !sameClass(*in.Class, cl) || in.Child != nil && len(cl.Children) == 0 {
+				continue
+			}
+			kept = append(kept, cl)
+		}
+		out.Classes = kept
 		return nil
 	})
 	if err != nil {
@@ -95,15 +112,24 @@ func classListItem(r db.ClassListChildrenRow) capapi.ClassListOutputClassesItemC
 	return item
 }
 
-// childFilter keeps the rows of a first name or a handle; every row when child is absent.
-func childFilter(child *string) func(db.ClassListChildrenRow) bool {
+// childFilter keeps the rows of a first name, or of the first name of the child a handle
+// names (so its label comes out as in the whole list: short names differ only among children
+// of one first name); every row when child is absent.
+func childFilter(child *string, rows []db.ClassListChildrenRow) func(db.ClassListChildrenRow) bool {
 	if child == nil {
 		return func(db.ClassListChildrenRow) bool { return true }
 	}
-	handle := normalizeHandle(*child)
 	first := firstWord(capability.FoldName(*child))
+	if handle := normalizeHandle(*child); len(handle) == 6 {
+		for _, r := range rows {
+			if r.Handle == handle {
+				first = firstWord(capability.FoldName(r.ChildName))
+				break
+			}
+		}
+	}
 	return func(r db.ClassListChildrenRow) bool {
-		return r.Handle == handle || firstWord(capability.FoldName(r.ChildName)) == first
+		return firstWord(capability.FoldName(r.ChildName)) == first
 	}
 }
 

@@ -151,16 +151,17 @@ const adultGuardian = "guardian"
 // restricted adult (with the restriction's note for the caller), or a name not on the list
 // (with the list's names when the caller may read it). Both are audited as denied.
 func (s *Service) pickupAdult(ctx context.Context, q *db.Queries, w who, st *txState, ck db.GetCheckinForCheckoutRow, name string) (db.PickupAdultsForCheckoutRow, error) {
-	note, err := q.PickupRestriction(ctx, db.PickupRestrictionParams{ChildID: ck.ChildID, AdultName: name})
+	r, err := q.PickupRestriction(ctx, db.PickupRestrictionParams{ChildID: ck.ChildID, AdultName: name, Role: w.Role})
 	if err != nil {
 		return db.PickupAdultsForCheckoutRow{}, err
 	}
-	if note != "" {
+	if r.Restricted {
 		st.action, st.outcome = "checkout.not_authorized", audit.Denied
-		return db.PickupAdultsForCheckoutRow{}, &errs.Conflict{
-			Reason: "this adult is NOT authorized to take the child home; do not release the child, keep them in class and call a coordinator",
-			Detail: "the note for the volunteer: " + note,
+		refusal := &errs.Conflict{Reason: "this adult is NOT authorized to take the child home; do not release the child, keep them in class and call a coordinator"}
+		if r.Note != "" { // empty for a guardian, who is not shown restrictions
+			refusal.Detail = "the note for the volunteer: " + r.Note
 		}
+		return db.PickupAdultsForCheckoutRow{}, refusal
 	}
 	adults, err := q.PickupAdultsForCheckout(ctx, db.PickupAdultsForCheckoutParams{
 		ChurchID: w.ChurchID, ChildID: ck.ChildID, ClassID: ck.ClassID, UserID: w.UserID, Role: w.Role,

@@ -1,3 +1,24 @@
+-- name: ClassListClasses :many
+-- The classes of the class list (resource class_list): those the caller may see (a volunteer
+-- their own), each with the children enrolled in it that the caller may see. A guardian gets
+-- only their children's classes: rf_guardian_own_children(NULL) passes every other role and
+-- is NULL for a guardian, so the EXISTS decides for them alone.
+SELECT cl.id AS class_id, cl.name AS class_name,
+       (SELECT count(*) FROM children c
+        WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL
+          AND rf_guardian_own_children(c.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text))::bigint AS enrolled
+FROM classes cl
+WHERE rf_has_scope('checkins:read')
+  AND rf_church(cl.church_id, sqlc.arg(church_id)::uuid)
+  AND cl.archived_at IS NULL
+  AND rf_volunteer_assigned_classes(cl.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
+  AND (rf_guardian_own_children(NULL::uuid, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
+       OR EXISTS (SELECT 1 FROM children c
+                  WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL
+                    AND rf_guardian_own_children(c.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)))
+ORDER BY cl.min_age, cl.name
+LIMIT 1000;
+
 -- name: ClassListChildren :many
 -- The class list of a service day (resource class_list): every child the caller may see, in
 -- the class of that day's check-in or else their own class, with the check-in's state and who
@@ -7,7 +28,6 @@
 -- same rows (internal/logic/resolve.go), so a label read here names the same child there.
 SELECT cl.id AS class_id, cl.name AS class_name,
        c.id AS child_id, c.handle, c.name AS child_name,
-       (c.class_id IS NOT DISTINCT FROM cl.id AND c.archived_at IS NULL)::boolean AS enrolled_here,
        ck.id AS checkin_id, ck.checked_in_at, ck.checked_out_at, ck.picked_up_by_name,
        coalesce(app_user_name(ck.checked_out_by), '')::text AS released_by
 FROM children c

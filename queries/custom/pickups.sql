@@ -54,9 +54,13 @@ WHERE rf_church(pa.church_id, sqlc.arg(church_id)::uuid)
   AND rf_volunteer_assigned_classes(sqlc.arg(class_id)::uuid, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text);
 
 -- name: PickupRestriction :one
--- The note of the active restriction of the child that names this adult; empty when there is
--- none (app_pickup_restriction).
-SELECT coalesce(app_pickup_restriction(sqlc.arg(child_id)::uuid, sqlc.arg(adult_name)::text), '')::text AS note;
+-- Whether an active restriction of the child names this adult (app_pickup_restriction, for
+-- every role), and its note for a caller who may read restrictions: the spec's row filter
+-- guardian_sees_no_restrictions asked of a restriction (any non-null restriction_id), so a
+-- guardian is refused without being shown what the church recorded.
+SELECT (r.note IS NOT NULL)::boolean AS restricted,
+       coalesce(CASE WHEN rf_guardian_sees_no_restrictions(gen_random_uuid(), sqlc.arg(role)::text) THEN r.note END, '')::text AS note
+FROM (SELECT app_pickup_restriction(sqlc.arg(child_id)::uuid, sqlc.arg(adult_name)::text) AS note) r;
 
 -- name: PickupChild :one
 -- The child of a pick-up list or its change, by handle or id, if the caller may see it.

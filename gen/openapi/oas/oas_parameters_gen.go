@@ -257,8 +257,8 @@ type ClassListParams struct {
 	Date OptDate `json:",omitempty,omitzero"`
 	// Only this class: its name as the list shows it (accents and case ignored), or its id.
 	Class OptString `json:",omitempty,omitzero"`
-	// Only the children with this first name (all of them, so labels read as in the full list), or this
-	// handle.
+	// Only the children with this first name, or with the first name of the child of this handle (all of
+	// them, so labels read as in the full list).
 	Child OptString `json:",omitempty,omitzero"`
 }
 
