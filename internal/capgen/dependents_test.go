@@ -109,6 +109,14 @@ func TestOneLineEditChangesOnlyItsDependents(t *testing.T) {
 			new:       "    description: The check-ins of one service day.",
 			wantFiles: []string{"gen/openapi/openapi.json", "gen/schemas/openapi.json", "gen/scopes/scopes_gen.go"},
 		},
+		{
+			// A handoff note is for the person the secret is handed to, through the runtime:
+			// registry data only, in no schema the model or a REST client reads.
+			name:      "one handoff note",
+			old:       "          handoff: Give this pick-up code to the guardian now; it is shown only this once, and whoever picks the child up must present it.",
+			new:       "          handoff: Give this pick-up code to the guardian now; it is shown only this once, and whoever picks the child up must show it.",
+			wantFiles: []string{"gen/capapi/registry_gen.go"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -229,8 +229,12 @@ func fieldRows(rows []inspectRow, prefix string, s *Struct, granted capability.S
 	for _, f := range s.Fields {
 		p := prefix + f.JSONName
 		returned := "yes"
-		if f.Redactable && !granted.Has(f.VisibleWith) {
+		switch {
+		case f.Redactable && !granted.Has(f.VisibleWith):
 			returned = fmt.Sprintf("**redacted** (needs `%s`)", f.VisibleWith)
+		case f.ShortNamed && !granted.Has(f.VisibleWith):
+			// Not "yes": a reviewer must see that this role reads "Ana S.", not the full name.
+			returned = fmt.Sprintf("**short name** (full with `%s`)", f.VisibleWith)
 		}
 		pii := ""
 		if f.PII != "" {

@@ -55,6 +55,19 @@ func TestInspect(t *testing.T) {
 			want: []string{"| `checkins[].child_name` | **redacted** (needs `children:read`) |", "`guardian_own_children` (if the role is RESPONSAVEL)"},
 		},
 		{
+			// A short-named field is not "yes": the reviewer must see the volunteer reads "Ana S.".
+			name: "volunteer reads children's labels as short names, holders of children:read in full",
+			q:    InspectQuery{Role: "VOLUNTARIO"},
+			want: []string{"| `classes[].children[].label` | **short name** (full with `children:read`) |", "| `child_label` | **short name** (full with `children:read`) |"},
+			not:  []string{"| `child_label` | yes |"},
+		},
+		{
+			name: "children:read gets the full labels",
+			q:    InspectQuery{Scopes: []string{"checkins:read", "pickups:read", "children:read"}},
+			want: []string{"| `classes[].children[].label` | yes |", "| `child_label` | yes |"},
+			not:  []string{"**short name**"},
+		},
+		{
 			name: "scopes narrow a role",
 			q:    InspectQuery{Role: "ADMIN", Scopes: []string{"roster:read"}},
 			want: []string{"Granted scopes: `roster:read`", "`neemias://checkins/{date}` (needs `checkins:read`)"},

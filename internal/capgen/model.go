@@ -73,7 +73,7 @@ type Cap struct {
 	Input       *Struct
 	Output      *Struct
 	Query       *Query   // resources with a generated query
-	Queries     []string // tools: the hand-written sqlc queries that select their rows
+	Queries     []string // tools, and resources without Query: the hand-written sqlc queries that select their rows
 	Summary     string   // the narrative text/template of tool results, or empty
 	Example     string   // the spec's example arguments as a JSON object, or empty
 	// REST is the capability's operation in the OpenAPI document.
@@ -653,14 +653,26 @@ func scopeConst(name string) string {
 }
 
 // NeedsFinalize reports whether finalizing the struct does anything: a redactable field, a
-// required list that must not be null, or a member that needs it.
+// short name of its own, a required list that must not be null, a list whose elements have
+// short names, or a member that needs it.
 func (s *Struct) NeedsFinalize() bool {
 	for _, f := range s.Fields {
-		if f.Redactable || f.ShortNamed || (f.IsSlice && f.Required) || (f.Elem != nil && f.Elem.NeedsFinalize()) {
+		if f.Redactable || s.shortNamesItself(f) || (f.IsSlice && f.Required) || f.listShortNames() || (f.Elem != nil && f.Elem.NeedsFinalize()) {
 			return true
 		}
 	}
 	return false
+}
+
+// shortNamesItself reports whether the struct's own finalize shortens field f. A short-named
+// field of a list's element is shortened by the list's owner instead, over the whole list at
+// once (names are made distinct within it), so an element finalize has nothing to do for it.
+func (s *Struct) shortNamesItself(f *Field) bool { return f.ShortNamed && !s.InList }
+
+// listShortNames reports whether f is a list of structs with short-named fields, which the
+// finalize of f's owner shortens.
+func (f *Field) listShortNames() bool {
+	return f.IsSlice && f.Elem != nil && len(f.Elem.ShortNamedFields()) > 0
 }
 
 // ShortNamedFields are the struct's fields that callers without their VisibleWith receive as
@@ -679,7 +691,7 @@ func (s *Struct) ShortNamedFields() []*Field {
 // to pass them to a member's finalize).
 func (s *Struct) UsesGranted() bool {
 	for _, f := range s.Fields {
-		if f.Redactable || f.ShortNamed || (f.Elem != nil && f.Elem.NeedsFinalize()) {
+		if f.Redactable || s.shortNamesItself(f) || f.listShortNames() || (f.Elem != nil && f.Elem.NeedsFinalize()) {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"text/template"
 	"text/template/parse"
+
+	"github.com/neemias/neemias-mcp/internal/capgen/spec"
 )
 
 // templateSources returns every template of the package by constant name: the string
@@ -206,5 +209,102 @@ func TestEmittersDeclareDistinctFiles(t *testing.T) {
 		if !slices.ContainsFunc(files, func(f File) bool { return f.Path == want }) {
 			t.Errorf("Generate does not emit %s", want)
 		}
+	}
+}
+
+// TestPIIFormsInTheModel: how the model resolves each form of an output's personal data
+// (testdata/fixtures/minimal.yaml, whose generated code TestGolden compiles and
+// TestGoldenFinalizeShortensNames runs). A short-named field keeps its Go type (a required one
+// is no pointer, unlike a redactable field), its element struct in a list leaves the
+// shortening to the list's owner (so it needs no finalize of its own), a handoff secret is
+// neither redacted nor shortened, and a rule whose visible_with is the capability's own scope
+// reduces nothing, as every caller holds it.
+func TestPIIFormsInTheModel(t *testing.T) {
+	src, err := os.ReadFile("testdata/fixtures/minimal.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func(t *testing.T, src string) *Model {
+		t.Helper()
+		s, err := spec.Parse("spec/capabilities.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return NewModel(s, "spec/capabilities.yaml", module)
+	}
+	field := func(t *testing.T, st *Struct, name string) *Field {
+		t.Helper()
+		for _, f := range st.Fields {
+			if f.JSONName == name {
+				return f
+			}
+		}
+		t.Fatalf("%s has no field %s", st.GoName, name)
+		return nil
+	}
+	output := func(t *testing.T, m *Model, id string) *Struct {
+		t.Helper()
+		for _, c := range m.Caps {
+			if c.ID == id {
+				return c.Output
+			}
+		}
+		t.Fatalf("no capability %s", id)
+		return nil
+	}
+	type form struct {
+		Redactable, ShortNamed, IsPtr bool
+		Otherwise, Handoff            string
+	}
+	formOf := func(f *Field) form {
+		return form{f.Redactable, f.ShortNamed, f.IsPtr, f.Otherwise, f.Handoff}
+	}
+	m := load(t, string(src))
+	thing, made := output(t, m, "thing"), output(t, m, "demo_thing_make")
+	helpers := field(t, thing, "helpers").Elem
+	const handoff = "Give this code to the thing's owner now; it is shown only this once."
+	tests := []struct {
+		name string
+		got  *Field
+		want form
+	}{
+		{"left out without its scope", field(t, thing, "owner_name"), form{Redactable: true, IsPtr: true}},
+		{"short name, required, top level", field(t, thing, "maker_name"), form{ShortNamed: true, Otherwise: "short_name"}},
+		{"short name, optional, top level", field(t, made, "approver_name"), form{ShortNamed: true, IsPtr: true, Otherwise: "short_name"}},
+		{"short name, required, in a list", field(t, helpers, "name"), form{ShortNamed: true, Otherwise: "short_name"}},
+		{"short name, optional, in a list", field(t, helpers, "deputy_name"), form{ShortNamed: true, IsPtr: true, Otherwise: "short_name"}},
+		{"handoff secret", field(t, made, "claim_code"), form{IsPtr: true, Handoff: handoff}},
+	}
+	for _, tt := range tests {
+		if got := formOf(tt.got); got != tt.want {
+			t.Errorf("%s (%s): %+v, want %+v", tt.name, tt.got.JSONName, got, tt.want)
+		}
+	}
+	if !helpers.InList || helpers.NeedsFinalize() || helpers.UsesGranted() {
+		t.Errorf("helpers[]: InList %v, NeedsFinalize %v, UsesGranted %v; want an element of a list with nothing to finalize itself",
+			helpers.InList, helpers.NeedsFinalize(), helpers.UsesGranted())
+	}
+	var names []string
+	for _, f := range helpers.ShortNamedFields() {
+		names = append(names, f.JSONName)
+	}
+	if !slices.Equal(names, []string{"name", "deputy_name"}) {
+		t.Errorf("helpers[].ShortNamedFields = %v, want [name deputy_name]", names)
+	}
+	for _, st := range []*Struct{thing, made} {
+		if !st.NeedsFinalize() || !st.UsesGranted() {
+			t.Errorf("%s: NeedsFinalize %v, UsesGranted %v; want both (it shortens names)", st.GoName, st.NeedsFinalize(), st.UsesGranted())
+		}
+	}
+
+	// visible_with the tool's own scope: whoever may call the tool receives the full name.
+	own := strings.Replace(string(src), "description: \"Who approved it, if anyone: the full name with secrets:read, otherwise first name and last initial.\"\n        pii: {category: guardian_name, visible_with: secrets:read,",
+		"description: \"Who approved it, if anyone: the full name with secrets:read, otherwise first name and last initial.\"\n        pii: {category: guardian_name, visible_with: things:write,", 1)
+	if own == string(src) {
+		t.Fatal("the fixture's approver_name is not where the test expects it")
+	}
+	approver := field(t, output(t, load(t, own), "demo_thing_make"), "approver_name")
+	if got, want := formOf(approver), (form{IsPtr: true, Otherwise: "short_name"}); got != want {
+		t.Errorf("approver_name visible with the tool's own scope: %+v, want %+v", got, want)
 	}
 }

@@ -289,10 +289,12 @@ func SplitQueries(sql string) map[string]string {
 	return out
 }
 
-// CheckToolQueries reports every tool whose declared queries (the spec's queries:) are
-// missing from queries, the hand-written sqlc queries by name, or do not call the SQL function
-// of every row filter the tool names, or, for a read-only tool, do not require its scope with
-// rf_has_scope('<scope>') as the generated resource queries do. Comments do not count as calls.
+// CheckToolQueries reports every tool, and every resource that names hand-written queries
+// instead of a generated query, whose declared queries (the spec's queries:) are missing from
+// queries, the hand-written sqlc queries by name, or do not call the SQL function of every row
+// filter the capability names, or, for a read (a resource or a read-only tool), do not require
+// its scope with rf_has_scope('<scope>') as the generated resource queries do. Comments do not
+// count as calls. (The name predates resources' queries: it checks every hand-written query.)
 func (m *Model) CheckToolQueries(queries map[string]string) []error {
 	var errs []error
 	for _, c := range m.Caps {
@@ -335,7 +337,8 @@ func stripSQLComments(sql string) string { return sqlComment.ReplaceAllString(sq
 const CustomQueriesDir = "queries/custom"
 
 // CheckToolQueriesIn runs [Model.CheckToolQueries] on the .sql files of CustomQueriesDir under
-// root; generate and check run it, so a tool query that lost a row filter fails before sqlc.
+// root; generate and check run it, so a tool or resource query that lost a row filter fails
+// before sqlc.
 func (m *Model) CheckToolQueriesIn(root string) error {
 	files, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(CustomQueriesDir), "*.sql"))
 	if err != nil {

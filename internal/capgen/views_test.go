@@ -30,16 +30,32 @@ func TestRealSpecViews(t *testing.T) {
 			"1 check-in on 2026-07-05 in 1 class."},
 		"attendance_summary": {`{"from":"2026-06-07","to":"2026-06-07","total_checkins":1,"days":[{"date":"2026-06-07","class_id":"a","checkins":1}]}`,
 			"1 check-in from 2026-06-07 to 2026-06-07, over 1 service day in 1 class."},
+		"class_list": {`{"date":"2026-07-05","today":"2026-07-05","time_zone":"America/Sao_Paulo","classes":[{"class_id":"a"}]}`,
+			"1 class on 2026-07-05 (today is 2026-07-05, America/Sao_Paulo)."},
+		"pickup_adults": {`{"child_handle":"K7Q2MX","child_label":"Ana S.","authorized":[{"adult_id":"g1"}],"not_authorized":[]}`,
+			"1 adult may take Ana S. (K7Q2MX) home; 0 must not."},
 	}
 	cases := map[string]struct{ output, want string }{
 		"checkins_by_date": {`{"date":"2026-07-05","checkins":[{"class_id":"a"},{"class_id":"b"},{"class_id":"a"}]}`,
 			"3 check-ins on 2026-07-05 in 2 classes."},
 		"attendance_summary": {`{"from":"2026-06-01","to":"2026-06-30","total_checkins":212,"days":[{"date":"2026-06-07","class_id":"a","checkins":200},{"date":"2026-06-14","class_id":"b","checkins":12}]}`,
 			"212 check-ins from 2026-06-01 to 2026-06-30, over 2 service days in 2 classes."},
-		"neemias_checkin_register": {`{"checkin_id":"c1","child_id":"k1","class_id":"a","service_date":"2026-07-05","checked_in_at":"x","already_checked_in":true,"pickup_code":"SECRET"}`,
-			"Child k1 was already checked in to class a for 2026-07-05 (check-in c1)."},
-		"neemias_checkout_register": {`{"checkin_id":"c1","child_id":"k1","checked_out_at":"2026-07-05T12:00:00Z"}`,
-			"Child k1 was picked up at 2026-07-05T12:00:00Z (check-in c1)."},
+		"class_list": {`{"date":"2026-07-05","today":"2026-07-06","time_zone":"America/Sao_Paulo","classes":[{"class_id":"a"},{"class_id":"b"}]}`,
+			"2 classes on 2026-07-05 (today is 2026-07-06, America/Sao_Paulo)."},
+		// child_label is personal data a summary may name: it has otherwise: short_name, and
+		// the summary runs on the finalized output, so it says what structuredContent says.
+		"pickup_adults": {`{"child_handle":"K7Q2MX","child_label":"Ana S.","authorized":[{"adult_id":"g1"},{"adult_id":"g2"}],"not_authorized":[{"adult_id":"r1"}]}`,
+			"2 adults may take Ana S. (K7Q2MX) home; 1 must not."},
+		// The pick-up code is never in the summary (a secret; the checker refuses it there): the
+		// handoff, not the summary, puts it in the text of clients without MCP Apps.
+		"neemias_checkin_register": {`{"checkin_id":"c1","child_id":"k1","child_handle":"K7Q2MX","child_label":"Ana S.","class_id":"a","class_name":"Maternal","service_date":"2026-07-05","checked_in_at":"x","already_checked_in":true,"pickup_code":"SECRET"}`,
+			"Ana S. (K7Q2MX) was already checked in to Maternal for 2026-07-05."},
+		"neemias_checkout_register": {`{"checkin_id":"c1","child_id":"k1","child_handle":"K7Q2MX","child_label":"Ana S.","class_name":"Maternal","checked_out_at":"2026-07-05T12:00:00Z","picked_up_by":"Maria Souza","released_by":"Vera","already_checked_out":false}`,
+			"Ana S. (K7Q2MX) was picked up from Maternal at 2026-07-05T12:00:00Z."},
+		"neemias_pickup_adult_add": {`{"adult_id":"p1","child_handle":"K7Q2MX","authorized":false,"added_at":"x"}`,
+			"An adult who must not take K7Q2MX home was recorded (entry p1)."},
+		"neemias_pickup_adult_remove": {`{"adult_id":"p1","removed_at":"2026-07-05T12:00:00Z"}`,
+			"Entry p1 is off the pick-up list since 2026-07-05T12:00:00Z."},
 	}
 	for _, c := range m.Caps {
 		tc, ok := cases[c.ID]

@@ -21,7 +21,10 @@ import (
 // PII rules are declared inline on the field they protect (`pii: {category, visible_with}`),
 // so "a PII rule on an unknown field" cannot be written; the cases closest to it are a rule on
 // a field it cannot apply to (pii_on_array), a rule naming an unknown category or scope, a
-// visible_with on an input, and a required field that can be redacted.
+// visible_with on an input, and a required field that can be redacted. The reduced form
+// (otherwise) and the handoff each get a case per rule they can break: on an input, an
+// unknown value, otherwise without visible_with or on a non-string, a handoff of non-secret
+// data, of a required field or of a nested one.
 var brokenCases = []struct {
 	name string // testdata/broken/NAME.yaml
 	want []string
@@ -149,6 +152,30 @@ var brokenCases = []struct {
 	{"pii_redactable_required", []string{
 		`testdata/broken/pii_redactable_required.yaml:45:54: field "owner" can be redacted (visible_with "things:write") but is required; make the field optional (it is left out when redacted)`,
 	}},
+	{"pii_otherwise_on_input", []string{
+		`testdata/broken/pii_otherwise_on_input.yaml:66:111: pii rule of input field "name" has otherwise; remove it (otherwise decides what an output field becomes)`,
+	}},
+	{"pii_otherwise_unknown", []string{
+		`testdata/broken/pii_otherwise_unknown.yaml:44:79: pii rule of field "owner" has unknown otherwise "short_nmae" (did you mean "short_name"?); use one of short_name`,
+	}},
+	{"pii_otherwise_without_visible_with", []string{
+		`testdata/broken/pii_otherwise_without_visible_with.yaml:44:51: pii rule of field "owner" has otherwise but no visible_with; add visible_with: the scope whose holders receive the full value`,
+	}},
+	{"pii_otherwise_not_string", []string{
+		`testdata/broken/pii_otherwise_not_string.yaml:44:79: pii rule of integer field "owner" has otherwise; remove it; a short name is a string`,
+	}},
+	{"pii_handoff_not_secret", []string{
+		`testdata/broken/pii_handoff_not_secret.yaml:44:77: pii rule of field "owner" hands off guardian_name data; only secrets are handed off; use category: secret, or remove handoff`,
+	}},
+	{"pii_handoff_required", []string{
+		`testdata/broken/pii_handoff_required.yaml:74:42: field "code" cannot be handed off (only optional top-level string outputs can); hand off an optional string at the top of the output`,
+	}},
+	{"pii_handoff_nested", []string{
+		`testdata/broken/pii_handoff_nested.yaml:77:46: field "code" cannot be handed off (only optional top-level string outputs can); hand off an optional string at the top of the output`,
+	}},
+	{"pii_handoff_on_input", []string{
+		`testdata/broken/pii_handoff_on_input.yaml:66:105: pii rule of input field "name" has handoff; remove it (a handoff is a value the server gives out)`,
+	}},
 	{"invalid_type", []string{
 		`testdata/broken/invalid_type.yaml:37:18: field "id" has invalid type "strng" (did you mean "string"?); use one of string, integer, number, boolean, array, object`,
 	}},
@@ -227,6 +254,12 @@ var brokenCases = []struct {
 	{"tool_with_query", []string{
 		`testdata/broken/tool_with_query.yaml:70:5: tool "demo_thing_rename" has a query (generated queries are for resources); remove it and write the tool's SQL in queries/custom/`,
 	}},
+	{"resource_query_and_queries", []string{
+		`testdata/broken/resource_query_and_queries.yaml:35:5: resource "thing" has both query and queries; keep one: query: (generated SQL) or queries: (hand-written queries/custom/ queries)`,
+	}},
+	{"resource_query_name", []string{
+		`testdata/broken/resource_query_name.yaml:35:15: resource "thing": query name "get_thing" is not a sqlc query name; use the query's -- name: such as ClassListChildren`,
+	}},
 	{"tool_without_annotations", []string{
 		`testdata/broken/tool_without_annotations.yaml:56:3: tool "demo_thing_rename" has no annotations; add annotations: {read_only: …, destructive: …, idempotent: …, open_world: …}`,
 	}},
@@ -275,10 +308,10 @@ var brokenCases = []struct {
 		`testdata/broken/list_document.yaml:2:1: the spec must be a mapping, got a list; write a mapping of key: value`,
 	}},
 	{"example_unknown_ref", []string{
-		`testdata/broken/example_unknown_ref.yaml:67:19: tool "demo_thing_rename": example of "id" refers to unknown fixture value $chlid (did you mean "$child"?); use a literal or one of the fixture's named values: $birth_date, $checkin, $child, $class, $day, $fresh_name, $pickup_code`,
+		`testdata/broken/example_unknown_ref.yaml:67:19: tool "demo_thing_rename": example of "id" refers to unknown fixture value $chlid (did you mean "$child"?); use a literal or one of the fixture's named values: $birth_date, $checkin, $child, $child_handle, $class, $day, $fresh_name, $pickup_adult, $pickup_adult_id, $pickup_code`,
 	}},
 	{"example_missing_required", []string{
-		`testdata/broken/example_missing_required.yaml:67:5: tool "demo_thing_rename": required input "name" has no example; add example: {name: …} with a literal or one of $birth_date, $checkin, $child, $class, $day, $fresh_name, $pickup_code, for the matrix tests`,
+		`testdata/broken/example_missing_required.yaml:67:5: tool "demo_thing_rename": required input "name" has no example; add example: {name: …} with a literal or one of $birth_date, $checkin, $child, $child_handle, $class, $day, $fresh_name, $pickup_adult, $pickup_adult_id, $pickup_code, for the matrix tests`,
 	}},
 	{"example_unknown_input", []string{
 		`testdata/broken/example_unknown_input.yaml:38:22: resource "thing": example of unknown input "idd" (did you mean "id"?); give examples of declared inputs only`,

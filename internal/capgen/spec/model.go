@@ -76,9 +76,9 @@ type Capability struct {
 	Input       Map[Field]   `yaml:"input" jsonschema_description:"Input fields, by name (snake_case)."`
 	Output      Map[Field]   `yaml:"output" jsonschema:"required" jsonschema_description:"Output fields, by name (snake_case)."`
 	Example     Map[Example] `yaml:"example" jsonschema_description:"Valid example arguments, by input name, that the tests call it with: literals, or references to the test fixture's named values written $name ($birth_date, $checkin, $child, $child_handle, $class, $day, $fresh_name, $pickup_adult, $pickup_adult_id, $pickup_code). Required whenever an input is."`
-	Query       *Query       `yaml:"query" jsonschema_description:"Resources only: the read query the generator emits for sqlc."`
+	Query       *Query       `yaml:"query" jsonschema_description:"Resources only: the read query the generator emits for sqlc; a resource that needs hand-written SQL names queries instead (not both)."`
 	AuditAction string       `yaml:"audit_action" jsonschema_description:"Tools only: the audit log's action for a successful call (checkin, enroll, …); refusals append the reason (checkin.forbidden). Resources are read."`
-	Queries     []string     `yaml:"queries" jsonschema_description:"Tools only: the hand-written sqlc queries (queries/custom/, by -- name:) that select the rows the tool acts on; each must call rf_<name> for every row filter of the tool but church's writes, which row-level security checks."`
+	Queries     []string     `yaml:"queries" jsonschema_description:"The hand-written sqlc queries (queries/custom/, by -- name:) that select the rows a tool acts on (required for tools) or a resource reads (instead of query); each must call rf_<name> for every row filter of the capability but church's writes, which row-level security checks, and those of a resource or a read-only tool rf_has_scope('<its scope>')."`
 	Summary     string       `yaml:"summary" jsonschema_description:"A one-sentence narrative for the model, put before the JSON in tool results' text: a Go text/template over the output by JSON name, such as {{len .checkins}} check-ins on {{.date}}; may call len, distinct LIST \"field\" and plural COUNT \"one\" \"many\" (prints 1 class, 2 classes); never names personal data. Resources/read stays JSON."`
 }
 

@@ -25,9 +25,13 @@ var registry = capability.NewRegistry([]capability.Capability{
 		InputPII: []capability.FieldRule{},
 		OutputPII: []capability.FieldRule{
 			{Path: "owner_name", Category: "guardian_name", VisibleWith: "secrets:read"},
+			{Path: "maker_name", Category: "guardian_name", VisibleWith: "secrets:read", Otherwise: "short_name"},
+			{Path: "helpers[].name", Category: "guardian_name", VisibleWith: "secrets:read", Otherwise: "short_name"},
+			{Path: "helpers[].deputy_name", Category: "guardian_name", VisibleWith: "secrets:read", Otherwise: "short_name"},
 		},
 		TTLMillis: 1000,
 		Example:   []byte("{\"id\":\"x\"}"),
+		Summary:   "Thing {{.label}}, made by {{.maker_name}}.",
 		Source:    "spec/capabilities.yaml resources.thing",
 	},
 	{
@@ -45,8 +49,11 @@ var registry = capability.NewRegistry([]capability.Capability{
 			{Name: "kind", Type: "string", Format: "", Required: false, Completable: false},
 			{Name: "count", Type: "integer", Format: "", Required: false, Completable: false},
 		},
-		InputPII:  []capability.FieldRule{},
-		OutputPII: []capability.FieldRule{},
+		InputPII: []capability.FieldRule{},
+		OutputPII: []capability.FieldRule{
+			{Path: "approver_name", Category: "guardian_name", VisibleWith: "secrets:read", Otherwise: "short_name"},
+			{Path: "claim_code", Category: "secret", VisibleWith: "", Handoff: "Give this code to the thing's owner now; it is shown only this once."},
+		},
 		TTLMillis: 0,
 		Example:   []byte("{\"label\":\"x\"}"),
 		Source:    "spec/capabilities.yaml tools.demo_thing_make",

@@ -42,17 +42,25 @@ type ThingOutput struct {
 	OwnerName *string `json:"owner_name,omitempty" jsonschema_description:"Owner's name, only with secrets:read." jsonschema_extras:"x-pii=guardian_name,x-visible-with=secrets:read"`
 	// Tags: Tags.
 	Tags []string `json:"tags" jsonschema:"required" jsonschema_description:"Tags."`
+	// MakerName: Who made it: the full name with secrets:read, otherwise first name and last initial.
+	//
+	// Personal data (guardian_name): a short name unless the caller has secrets:read; never logged.
+	MakerName string `json:"maker_name" jsonschema:"required" jsonschema_description:"Who made it: the full name with secrets:read, otherwise first name and last initial." jsonschema_extras:"x-pii=guardian_name,x-visible-with=secrets:read"`
+	// Helpers: Who helped make it.
+	Helpers []ThingOutputHelpersItem `json:"helpers" jsonschema:"required" jsonschema_description:"Who helped make it."`
 }
 
 // LogValue renders ThingOutput for logs with personal data redacted.
 func (v ThingOutput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 4)
+	attrs := make([]slog.Attr, 0, 6)
 	attrs = append(attrs, slog.Any("id", v.ID))
 	attrs = append(attrs, slog.Any("label", v.Label))
 	if v.OwnerName != nil {
 		attrs = append(attrs, slog.Attr{Key: "owner_name", Value: capability.Redacted("guardian_name")})
 	}
 	attrs = append(attrs, slog.Int("tags_count", len(v.Tags)))
+	attrs = append(attrs, slog.Attr{Key: "maker_name", Value: capability.Redacted("guardian_name")})
+	attrs = append(attrs, slog.Int("helpers_count", len(v.Helpers)))
 	return slog.GroupValue(attrs...)
 }
 
@@ -61,6 +69,36 @@ func (v ThingOutput) String() string { return capability.LogString(v.LogValue())
 
 // GoString is String, so %#v never prints personal data either.
 func (v ThingOutput) GoString() string { return v.String() }
+
+// ThingOutputHelpersItem is an element of ThingOutput.Helpers.
+type ThingOutputHelpersItem struct {
+	// Name: The helper: the full name with secrets:read, otherwise a short name distinct among the
+	// helpers.
+	//
+	// Personal data (guardian_name): a short name unless the caller has secrets:read; never logged.
+	Name string `json:"name" jsonschema:"required" jsonschema_description:"The helper: the full name with secrets:read, otherwise a short name distinct among the helpers." jsonschema_extras:"x-pii=guardian_name,x-visible-with=secrets:read"`
+	// DeputyName: The helper's deputy, if any: the full name with secrets:read, otherwise a short name
+	// distinct among the deputies.
+	//
+	// Personal data (guardian_name): a short name unless the caller has secrets:read; never logged.
+	DeputyName *string `json:"deputy_name,omitempty" jsonschema_description:"The helper's deputy, if any: the full name with secrets:read, otherwise a short name distinct among the deputies." jsonschema_extras:"x-pii=guardian_name,x-visible-with=secrets:read"`
+}
+
+// LogValue renders ThingOutputHelpersItem for logs with personal data redacted.
+func (v ThingOutputHelpersItem) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 2)
+	attrs = append(attrs, slog.Attr{Key: "name", Value: capability.Redacted("guardian_name")})
+	if v.DeputyName != nil {
+		attrs = append(attrs, slog.Attr{Key: "deputy_name", Value: capability.Redacted("guardian_name")})
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ThingOutputHelpersItem like LogValue, so fmt and %v never print personal data.
+func (v ThingOutputHelpersItem) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ThingOutputHelpersItem) GoString() string { return v.String() }
 
 // ThingMakeInput is the input of tool "demo_thing_make".
 type ThingMakeInput struct {
@@ -97,13 +135,28 @@ type ThingMakeOutput struct {
 	ID uuid.UUID `json:"id" jsonschema:"required,format=uuid" jsonschema_description:"The new id."`
 	// MadeAt: When.
 	MadeAt time.Time `json:"made_at" jsonschema:"required,format=date-time" jsonschema_description:"When."`
+	// ApproverName: Who approved it, if anyone: the full name with secrets:read, otherwise first name
+	// and last initial.
+	//
+	// Personal data (guardian_name): a short name unless the caller has secrets:read; never logged.
+	ApproverName *string `json:"approver_name,omitempty" jsonschema_description:"Who approved it, if anyone: the full name with secrets:read, otherwise first name and last initial." jsonschema_extras:"x-pii=guardian_name,x-visible-with=secrets:read"`
+	// ClaimCode: The code the owner claims the thing with; returned only by this call.
+	//
+	// Personal data (secret); never logged.
+	ClaimCode *string `json:"claim_code,omitempty" jsonschema_description:"The code the owner claims the thing with; returned only by this call." jsonschema_extras:"x-pii=secret"`
 }
 
 // LogValue renders ThingMakeOutput for logs with personal data redacted.
 func (v ThingMakeOutput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 2)
+	attrs := make([]slog.Attr, 0, 4)
 	attrs = append(attrs, slog.Any("id", v.ID))
 	attrs = append(attrs, slog.Any("made_at", v.MadeAt))
+	if v.ApproverName != nil {
+		attrs = append(attrs, slog.Attr{Key: "approver_name", Value: capability.Redacted("guardian_name")})
+	}
+	if v.ClaimCode != nil {
+		attrs = append(attrs, slog.Attr{Key: "claim_code", Value: capability.Redacted("secret")})
+	}
 	return slog.GroupValue(attrs...)
 }
 
@@ -122,8 +175,24 @@ func (o *ThingOutput) Finalize(granted capability.ScopeSet) {
 	if o.Tags == nil {
 		o.Tags = []string{}
 	}
+	if !granted.Has("secrets:read") {
+		capability.ShortNames(1, func(int) *string { return &o.MakerName })
+	}
+	if !granted.Has("secrets:read") {
+		capability.ShortNames(len(o.Helpers), func(i int) *string { return &o.Helpers[i].Name })
+	}
+	if !granted.Has("secrets:read") {
+		capability.ShortNames(len(o.Helpers), func(i int) *string { return o.Helpers[i].DeputyName })
+	}
+	if o.Helpers == nil {
+		o.Helpers = []ThingOutputHelpersItem{}
+	}
 }
 
 // Finalize prepares the output of demo_thing_make for the wire: fields the granted scopes do not
 // cover are removed, and required lists are never null.
-func (o *ThingMakeOutput) Finalize(capability.ScopeSet) {}
+func (o *ThingMakeOutput) Finalize(granted capability.ScopeSet) {
+	if !granted.Has("secrets:read") {
+		capability.ShortNames(1, func(int) *string { return o.ApproverName })
+	}
+}

@@ -601,6 +601,18 @@ func (s *ThingMakeOutput) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ThingMakeOutput) encodeFields(e *jx.Encoder) {
 	{
+		if s.ApproverName.Set {
+			e.FieldStart("approver_name")
+			s.ApproverName.Encode(e)
+		}
+	}
+	{
+		if s.ClaimCode.Set {
+			e.FieldStart("claim_code")
+			s.ClaimCode.Encode(e)
+		}
+	}
+	{
 		e.FieldStart("id")
 		json.EncodeUUID(e, s.ID)
 	}
@@ -610,9 +622,11 @@ func (s *ThingMakeOutput) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfThingMakeOutput = [2]string{
-	0: "id",
-	1: "made_at",
+var jsonFieldsNameOfThingMakeOutput = [4]string{
+	0: "approver_name",
+	1: "claim_code",
+	2: "id",
+	3: "made_at",
 }
 
 // Decode decodes ThingMakeOutput from json.
@@ -624,8 +638,28 @@ func (s *ThingMakeOutput) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
+		case "approver_name":
+			if err := func() error {
+				s.ApproverName.Reset()
+				if err := s.ApproverName.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"approver_name\"")
+			}
+		case "claim_code":
+			if err := func() error {
+				s.ClaimCode.Reset()
+				if err := s.ClaimCode.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"claim_code\"")
+			}
 		case "id":
-			requiredBitSet[0] |= 1 << 0
+			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
 				v, err := json.DecodeUUID(d)
 				s.ID = v
@@ -637,7 +671,7 @@ func (s *ThingMakeOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"id\"")
 			}
 		case "made_at":
-			requiredBitSet[0] |= 1 << 1
+			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
 				v, err := json.DecodeDateTime(d)
 				s.MadeAt = v
@@ -658,7 +692,7 @@ func (s *ThingMakeOutput) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00000011,
+		0b00001100,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -714,12 +748,24 @@ func (s *ThingOutput) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ThingOutput) encodeFields(e *jx.Encoder) {
 	{
+		e.FieldStart("helpers")
+		e.ArrStart()
+		for _, elem := range s.Helpers {
+			elem.Encode(e)
+		}
+		e.ArrEnd()
+	}
+	{
 		e.FieldStart("id")
 		json.EncodeUUID(e, s.ID)
 	}
 	{
 		e.FieldStart("label")
 		e.Str(s.Label)
+	}
+	{
+		e.FieldStart("maker_name")
+		e.Str(s.MakerName)
 	}
 	{
 		if s.OwnerName.Set {
@@ -737,11 +783,13 @@ func (s *ThingOutput) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfThingOutput = [4]string{
-	0: "id",
-	1: "label",
-	2: "owner_name",
-	3: "tags",
+var jsonFieldsNameOfThingOutput = [6]string{
+	0: "helpers",
+	1: "id",
+	2: "label",
+	3: "maker_name",
+	4: "owner_name",
+	5: "tags",
 }
 
 // Decode decodes ThingOutput from json.
@@ -753,8 +801,26 @@ func (s *ThingOutput) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
-		case "id":
+		case "helpers":
 			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				s.Helpers = make([]ThingOutputHelpersItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem ThingOutputHelpersItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Helpers = append(s.Helpers, elem)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"helpers\"")
+			}
+		case "id":
+			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
 				v, err := json.DecodeUUID(d)
 				s.ID = v
@@ -766,7 +832,7 @@ func (s *ThingOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"id\"")
 			}
 		case "label":
-			requiredBitSet[0] |= 1 << 1
+			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
 				v, err := d.Str()
 				s.Label = string(v)
@@ -776,6 +842,18 @@ func (s *ThingOutput) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"label\"")
+			}
+		case "maker_name":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := d.Str()
+				s.MakerName = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"maker_name\"")
 			}
 		case "owner_name":
 			if err := func() error {
@@ -788,7 +866,7 @@ func (s *ThingOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"owner_name\"")
 			}
 		case "tags":
-			requiredBitSet[0] |= 1 << 3
+			requiredBitSet[0] |= 1 << 5
 			if err := func() error {
 				s.Tags = make([]string, 0)
 				if err := d.Arr(func(d *jx.Decoder) error {
@@ -817,7 +895,7 @@ func (s *ThingOutput) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00001011,
+		0b00101111,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -859,6 +937,119 @@ func (s *ThingOutput) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
 func (s *ThingOutput) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *ThingOutputHelpersItem) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *ThingOutputHelpersItem) encodeFields(e *jx.Encoder) {
+	{
+		if s.DeputyName.Set {
+			e.FieldStart("deputy_name")
+			s.DeputyName.Encode(e)
+		}
+	}
+	{
+		e.FieldStart("name")
+		e.Str(s.Name)
+	}
+}
+
+var jsonFieldsNameOfThingOutputHelpersItem = [2]string{
+	0: "deputy_name",
+	1: "name",
+}
+
+// Decode decodes ThingOutputHelpersItem from json.
+func (s *ThingOutputHelpersItem) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode ThingOutputHelpersItem to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "deputy_name":
+			if err := func() error {
+				s.DeputyName.Reset()
+				if err := s.DeputyName.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"deputy_name\"")
+			}
+		case "name":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				v, err := d.Str()
+				s.Name = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"name\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode ThingOutputHelpersItem")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00000010,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfThingOutputHelpersItem) {
+					name = jsonFieldsNameOfThingOutputHelpersItem[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *ThingOutputHelpersItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *ThingOutputHelpersItem) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }

@@ -598,10 +598,24 @@ func (s *ThingMakeInputKind) UnmarshalText(data []byte) error {
 
 // Ref: #/components/schemas/ThingMakeOutput
 type ThingMakeOutput struct {
+	// Who approved it, if anyone: the full name with secrets:read, otherwise first name and last initial.
+	ApproverName OptString `json:"approver_name"`
+	// The code the owner claims the thing with; returned only by this call.
+	ClaimCode OptString `json:"claim_code"`
 	// The new id.
 	ID uuid.UUID `json:"id"`
 	// When.
 	MadeAt time.Time `json:"made_at"`
+}
+
+// GetApproverName returns the value of ApproverName.
+func (s *ThingMakeOutput) GetApproverName() OptString {
+	return s.ApproverName
+}
+
+// GetClaimCode returns the value of ClaimCode.
+func (s *ThingMakeOutput) GetClaimCode() OptString {
+	return s.ClaimCode
 }
 
 // GetID returns the value of ID.
@@ -612,6 +626,16 @@ func (s *ThingMakeOutput) GetID() uuid.UUID {
 // GetMadeAt returns the value of MadeAt.
 func (s *ThingMakeOutput) GetMadeAt() time.Time {
 	return s.MadeAt
+}
+
+// SetApproverName sets the value of ApproverName.
+func (s *ThingMakeOutput) SetApproverName(val OptString) {
+	s.ApproverName = val
+}
+
+// SetClaimCode sets the value of ClaimCode.
+func (s *ThingMakeOutput) SetClaimCode(val OptString) {
+	s.ClaimCode = val
 }
 
 // SetID sets the value of ID.
@@ -626,14 +650,23 @@ func (s *ThingMakeOutput) SetMadeAt(val time.Time) {
 
 // Ref: #/components/schemas/ThingOutput
 type ThingOutput struct {
+	// Who helped make it.
+	Helpers []ThingOutputHelpersItem `json:"helpers"`
 	// The thing id.
 	ID uuid.UUID `json:"id"`
 	// The label.
 	Label string `json:"label"`
+	// Who made it: the full name with secrets:read, otherwise first name and last initial.
+	MakerName string `json:"maker_name"`
 	// Owner's name, only with secrets:read.
 	OwnerName OptString `json:"owner_name"`
 	// Tags.
 	Tags []string `json:"tags"`
+}
+
+// GetHelpers returns the value of Helpers.
+func (s *ThingOutput) GetHelpers() []ThingOutputHelpersItem {
+	return s.Helpers
 }
 
 // GetID returns the value of ID.
@@ -646,6 +679,11 @@ func (s *ThingOutput) GetLabel() string {
 	return s.Label
 }
 
+// GetMakerName returns the value of MakerName.
+func (s *ThingOutput) GetMakerName() string {
+	return s.MakerName
+}
+
 // GetOwnerName returns the value of OwnerName.
 func (s *ThingOutput) GetOwnerName() OptString {
 	return s.OwnerName
@@ -654,6 +692,11 @@ func (s *ThingOutput) GetOwnerName() OptString {
 // GetTags returns the value of Tags.
 func (s *ThingOutput) GetTags() []string {
 	return s.Tags
+}
+
+// SetHelpers sets the value of Helpers.
+func (s *ThingOutput) SetHelpers(val []ThingOutputHelpersItem) {
+	s.Helpers = val
 }
 
 // SetID sets the value of ID.
@@ -666,6 +709,11 @@ func (s *ThingOutput) SetLabel(val string) {
 	s.Label = val
 }
 
+// SetMakerName sets the value of MakerName.
+func (s *ThingOutput) SetMakerName(val string) {
+	s.MakerName = val
+}
+
 // SetOwnerName sets the value of OwnerName.
 func (s *ThingOutput) SetOwnerName(val OptString) {
 	s.OwnerName = val
@@ -674,4 +722,32 @@ func (s *ThingOutput) SetOwnerName(val OptString) {
 // SetTags sets the value of Tags.
 func (s *ThingOutput) SetTags(val []string) {
 	s.Tags = val
+}
+
+type ThingOutputHelpersItem struct {
+	// The helper's deputy, if any: the full name with secrets:read, otherwise a short name distinct among
+	// the deputies.
+	DeputyName OptString `json:"deputy_name"`
+	// The helper: the full name with secrets:read, otherwise a short name distinct among the helpers.
+	Name string `json:"name"`
+}
+
+// GetDeputyName returns the value of DeputyName.
+func (s *ThingOutputHelpersItem) GetDeputyName() OptString {
+	return s.DeputyName
+}
+
+// GetName returns the value of Name.
+func (s *ThingOutputHelpersItem) GetName() string {
+	return s.Name
+}
+
+// SetDeputyName sets the value of DeputyName.
+func (s *ThingOutputHelpersItem) SetDeputyName(val OptString) {
+	s.DeputyName = val
+}
+
+// SetName sets the value of Name.
+func (s *ThingOutputHelpersItem) SetName(val string) {
+	s.Name = val
 }

@@ -217,6 +217,17 @@ func (s *ThingOutput) Validate() error {
 
 	var failures []validate.FieldError
 	if err := func() error {
+		if s.Helpers == nil {
+			return errors.New("nil is invalid value")
+		}
+		return nil
+	}(); err != nil {
+		failures = append(failures, validate.FieldError{
+			Name:  "helpers",
+			Error: err,
+		})
+	}
+	if err := func() error {
 		if s.Tags == nil {
 			return errors.New("nil is invalid value")
 		}
