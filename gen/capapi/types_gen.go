@@ -1148,7 +1148,8 @@ func (v ChildFindOutputChildrenItem) String() string { return capability.LogStri
 func (v ChildFindOutputChildrenItem) GoString() string { return v.String() }
 
 // Finalize prepares the output of roster_children for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 func (o *RosterChildrenOutput) Finalize(_ capability.ScopeSet) {
 	if o.Classes == nil {
 		o.Classes = []RosterChildrenOutputClassesItem{}
@@ -1159,7 +1160,8 @@ func (o *RosterChildrenOutput) Finalize(_ capability.ScopeSet) {
 }
 
 // Finalize prepares the output of roster_child for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 func (o *RosterChildOutput) Finalize(granted capability.ScopeSet) {
 	if o.Guardians == nil {
 		o.Guardians = []RosterChildOutputGuardiansItem{}
@@ -1177,7 +1179,8 @@ func (o *RosterChildOutputGuardiansItem) finalize(granted capability.ScopeSet) {
 }
 
 // Finalize prepares the output of attendance_summary for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 func (o *AttendanceSummaryOutput) Finalize(_ capability.ScopeSet) {
 	if o.Days == nil {
 		o.Days = []AttendanceSummaryOutputDaysItem{}
@@ -1185,7 +1188,8 @@ func (o *AttendanceSummaryOutput) Finalize(_ capability.ScopeSet) {
 }
 
 // Finalize prepares the output of checkins_by_date for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 func (o *CheckinsByDateOutput) Finalize(granted capability.ScopeSet) {
 	if o.Checkins == nil {
 		o.Checkins = []CheckinsByDateOutputCheckinsItem{}
@@ -1203,7 +1207,8 @@ func (o *CheckinsByDateOutputCheckinsItem) finalize(granted capability.ScopeSet)
 }
 
 // Finalize prepares the output of class_list for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 func (o *ClassListOutput) Finalize(granted capability.ScopeSet) {
 	if o.Classes == nil {
 		o.Classes = []ClassListOutputClassesItem{}
@@ -1234,7 +1239,8 @@ func (o *ClassListOutputClassesItemChildrenItem) finalize(granted capability.Sco
 }
 
 // Finalize prepares the output of pickup_adults for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 func (o *PickupAdultsOutput) Finalize(granted capability.ScopeSet) {
 	if !granted.Has("children:read") {
 		capability.ShortNames(1, func(int) *string { return &o.ChildLabel })
@@ -1258,7 +1264,8 @@ func (o *PickupAdultsOutputAuthorizedItem) finalize(granted capability.ScopeSet)
 }
 
 // Finalize prepares the output of neemias_checkin_register for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 func (o *CheckinRegisterOutput) Finalize(granted capability.ScopeSet) {
 	if !granted.Has("children:read") {
 		capability.ShortNames(1, func(int) *string { return &o.ChildLabel })
@@ -1266,7 +1273,8 @@ func (o *CheckinRegisterOutput) Finalize(granted capability.ScopeSet) {
 }
 
 // Finalize prepares the output of neemias_checkout_register for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 func (o *CheckoutRegisterOutput) Finalize(granted capability.ScopeSet) {
 	if !granted.Has("children:read") {
 		capability.ShortNames(1, func(int) *string { return &o.ChildLabel })
@@ -1274,19 +1282,23 @@ func (o *CheckoutRegisterOutput) Finalize(granted capability.ScopeSet) {
 }
 
 // Finalize prepares the output of neemias_pickup_adult_add for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 func (o *PickupAdultAddOutput) Finalize(capability.ScopeSet) {}
 
 // Finalize prepares the output of neemias_pickup_adult_remove for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 func (o *PickupAdultRemoveOutput) Finalize(capability.ScopeSet) {}
 
 // Finalize prepares the output of neemias_child_enroll for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 func (o *ChildEnrollOutput) Finalize(capability.ScopeSet) {}
 
 // Finalize prepares the output of neemias_child_find for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 func (o *ChildFindOutput) Finalize(_ capability.ScopeSet) {
 	if o.Children == nil {
 		o.Children = []ChildFindOutputChildrenItem{}

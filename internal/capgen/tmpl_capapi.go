@@ -116,7 +116,8 @@ func (v {{$s.GoName}}) GoString() string { return v.String() }
 {{end}}{{end}}
 {{- range $c := .Caps}}
 // Finalize prepares the output of {{$c.ID}} for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 {{- if $c.Output.NeedsFinalize}}
 func (o *{{$c.Output.GoName}}) Finalize({{if $c.Output.UsesGranted}}granted{{else}}_{{end}} capability.ScopeSet) {
 {{- template "finalize" $c.Output}}

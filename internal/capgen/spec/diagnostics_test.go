@@ -137,8 +137,11 @@ var brokenCases = []struct {
 	{"unreachable_capability", []string{
 		`testdata/broken/unreachable_capability.yaml:59:12: tool "demo_thing_rename" is unreachable: no role has scope "things:write"; grant "things:write" to a role`,
 	}},
+	{"pii_on_scalar_items", []string{
+		`testdata/broken/pii_on_scalar_items.yaml:48:31: pii rule on the items of the list of strings "tags" (pii rules apply to fields); make the items objects (items: {type: object, fields: {value: {type: …, pii: …}}}) and put the rule on their field`,
+	}},
 	{"pii_on_array", []string{
-		`testdata/broken/pii_on_array.yaml:49:9: pii rule on array field "tags" (pii rules apply to scalar fields); move it to its items`,
+		`testdata/broken/pii_on_array.yaml:49:9: pii rule on array field "tags" (pii rules apply to scalar fields); make the items objects and put the rule on their field`,
 	}},
 	{"pii_unknown_category", []string{
 		`testdata/broken/pii_unknown_category.yaml:44:25: pii rule of field "owner" has unknown category "guardian_nmae" (did you mean "guardian_name"?); use one of child_name, birth_date, guardian_name, guardian_phone, secret`,

@@ -478,6 +478,12 @@ func (v *validator) field(p, name string, f Field, input bool, capScope string) 
 			if f.Items.Description == "" {
 				f.Items.Description = f.Description // items inherit the array's description
 			}
+			if f.Items.PII != nil && f.Items.Type != "object" && f.Items.Type != "array" {
+				// The generated types redact fields of structs; a list of bare values would
+				// go out whole.
+				v.errorf(v.keyAt(p+".items.pii"), "make the items objects (items: {type: object, fields: {value: {type: …, pii: …}}}) and put the rule on their field",
+					"pii rule on the items of the list of %ss %q (pii rules apply to fields)", f.Items.Type, name)
+			}
 			v.field(p+".items", name+"[]", *f.Items, input, capScope)
 		}
 	case "object":
@@ -501,7 +507,7 @@ func (v *validator) field(p, name string, f Field, input bool, capScope string) 
 func (v *validator) pii(p, name string, f Field, input bool, capScope string) {
 	switch f.Type {
 	case "array":
-		v.errorf(v.keyAt(p), "move it to its items", "pii rule on array field %q (pii rules apply to scalar fields)", name)
+		v.errorf(v.keyAt(p), "make the items objects and put the rule on their field", "pii rule on array field %q (pii rules apply to scalar fields)", name)
 	case "object":
 		v.errorf(v.keyAt(p), "move it to the fields inside it", "pii rule on object field %q (pii rules apply to scalar fields)", name)
 	}

@@ -98,6 +98,7 @@ var loaderOnly = map[string]string{
 	"input_not_uri_variable":             "a cross-reference",
 	"merge_key":                          "editors expand merge keys; the loader does not",
 	"pii_on_array":                       "which keys suit which type is left to the loader",
+	"pii_on_scalar_items":                "which keys suit which type is left to the loader",
 	"pii_redactable_required":            "a cross-reference",
 	"pii_unknown_scope":                  "a cross-reference",
 	"pii_visible_with_on_input":          "input and output fields share a definition",

@@ -167,7 +167,8 @@ func (v ThingMakeOutput) String() string { return capability.LogString(v.LogValu
 func (v ThingMakeOutput) GoString() string { return v.String() }
 
 // Finalize prepares the output of thing for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 func (o *ThingOutput) Finalize(granted capability.ScopeSet) {
 	if !granted.Has("secrets:read") {
 		o.OwnerName = nil
@@ -190,7 +191,8 @@ func (o *ThingOutput) Finalize(granted capability.ScopeSet) {
 }
 
 // Finalize prepares the output of demo_thing_make for the wire: fields the granted scopes do not
-// cover are removed, and required lists are never null.
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
 func (o *ThingMakeOutput) Finalize(granted capability.ScopeSet) {
 	if !granted.Has("secrets:read") {
 		capability.ShortNames(1, func(int) *string { return o.ApproverName })
