@@ -145,6 +145,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 			{Path: "authorized[].name", Category: "guardian_name", VisibleWith: "pickups:read"},
 			{Path: "authorized[].phone", Category: "guardian_phone", VisibleWith: "guardians:read"},
 			{Path: "not_authorized[].name", Category: "guardian_name", VisibleWith: "pickups:read"},
+			{Path: "not_authorized[].note", Category: "private_note", VisibleWith: ""},
 		},
 		TTLMillis: 5000,
 		Example:   []byte("{\"child\":\"$child_handle\"}"),
@@ -231,6 +232,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		InputPII: []capability.FieldRule{
 			{Path: "name", Category: "guardian_name", VisibleWith: ""},
 			{Path: "phone", Category: "guardian_phone", VisibleWith: ""},
+			{Path: "note", Category: "private_note", VisibleWith: ""},
 		},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 0,

@@ -626,7 +626,9 @@ type PickupAdultsOutputNotAuthorizedItem struct {
 	Name string `json:"name" jsonschema:"required" jsonschema_description:"The adult's name." jsonschema_extras:"x-pii=guardian_name,x-visible-with=pickups:read"`
 	// Note: What the releasing volunteer must know ("court order: call the coordinator"); no phone or
 	// document numbers.
-	Note *string `json:"note,omitempty" jsonschema_description:"What the releasing volunteer must know (\"court order: call the coordinator\"); no phone or document numbers."`
+	//
+	// Personal data (private_note); never logged.
+	Note *string `json:"note,omitempty" jsonschema_description:"What the releasing volunteer must know (\"court order: call the coordinator\"); no phone or document numbers." jsonschema_extras:"x-pii=private_note"`
 }
 
 // LogValue renders PickupAdultsOutputNotAuthorizedItem for logs with personal data redacted.
@@ -635,7 +637,7 @@ func (v PickupAdultsOutputNotAuthorizedItem) LogValue() slog.Value {
 	attrs = append(attrs, slog.Any("adult_id", v.AdultID))
 	attrs = append(attrs, slog.Attr{Key: "name", Value: capability.Redacted("guardian_name")})
 	if v.Note != nil {
-		attrs = append(attrs, slog.Any("note", *v.Note))
+		attrs = append(attrs, slog.Attr{Key: "note", Value: capability.Redacted("private_note")})
 	}
 	return slog.GroupValue(attrs...)
 }
@@ -853,7 +855,9 @@ type PickupAdultAddInput struct {
 	Authorized *bool `json:"authorized,omitempty" jsonschema_description:"false records an adult who must not take the child home (staff only; give a note). Default: true."`
 	// Note: For an adult who must not: what the releasing volunteer must know (court order, call the
 	// coordinator). Never a phone or document number.
-	Note *string `json:"note,omitempty" jsonschema:"maxLength=300" jsonschema_description:"For an adult who must not: what the releasing volunteer must know (court order, call the coordinator). Never a phone or document number."`
+	//
+	// Personal data (private_note); never logged.
+	Note *string `json:"note,omitempty" jsonschema:"maxLength=300" jsonschema_description:"For an adult who must not: what the releasing volunteer must know (court order, call the coordinator). Never a phone or document number." jsonschema_extras:"x-pii=private_note"`
 }
 
 // LogValue renders PickupAdultAddInput for logs with personal data redacted.
@@ -869,7 +873,7 @@ func (v PickupAdultAddInput) LogValue() slog.Value {
 		attrs = append(attrs, slog.Any("authorized", *v.Authorized))
 	}
 	if v.Note != nil {
-		attrs = append(attrs, slog.Any("note", *v.Note))
+		attrs = append(attrs, slog.Attr{Key: "note", Value: capability.Redacted("private_note")})
 	}
 	return slog.GroupValue(attrs...)
 }

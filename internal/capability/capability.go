@@ -41,6 +41,9 @@ const (
 	PIIBirthDate     PIICategory = "birth_date"
 	PIIGuardianName  PIICategory = "guardian_name"
 	PIIGuardianPhone PIICategory = "guardian_phone"
+	// PIIPrivateNote is free text about a person for its readers only (a pick-up
+	// restriction's note, which may tell of a custody order).
+	PIIPrivateNote PIICategory = "private_note"
 	// PIISecret is a credential (a pick-up code): returned only where the spec says, never logged.
 	PIISecret PIICategory = "secret"
 )
