@@ -108,9 +108,11 @@ type Handler interface {
 	ChildEnroll(ctx context.Context, in *ChildEnrollInput) (*ChildEnrollOutput, error)
 	// ChildFind handles tool "neemias_child_find".
 	//
-	// Finds the children whose name contains the given text (at least 3 letters; case and accents
-	// ignored) among those you may see, to get a child_id for another call. At most 20, by name, with
-	// ids, names and class only. Searches are limited per caller.
+	// Finds the children whose name has words starting with the words given ("Ana" finds Ana Clara,
+	// not Santana; "ana sou" finds Ana Clara Souza; at least 3 letters, case and accents ignored)
+	// among those you may see, to get a child_id for another call. At most 20: exact first names
+	// first, then by name, with the total so you know how many more match. Searches are limited per
+	// caller.
 	//
 	// Scope: children:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml tools.neemias_child_find
 	ChildFind(ctx context.Context, in *ChildFindInput) (*ChildFindOutput, error)

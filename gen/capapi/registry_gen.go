@@ -293,7 +293,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		Name:        ToolChildFind,
 		Kind:        capability.KindTool,
 		Title:       "Find a child by name",
-		Description: "Finds the children whose name contains the given text (at least 3 letters; case and accents ignored) among those you may see, to get a child_id for another call. At most 20, by name, with ids, names and class only. Searches are limited per caller.",
+		Description: "Finds the children whose name has words starting with the words given (\"Ana\" finds Ana Clara, not Santana; \"ana sou\" finds Ana Clara Souza; at least 3 letters, case and accents ignored) among those you may see, to get a child_id for another call. At most 20: exact first names first, then by name, with the total so you know how many more match. Searches are limited per caller.",
 		Scope:       "children:read",
 		Annotations: capability.Annotations{ReadOnly: capability.Bool(true), Destructive: capability.Bool(false), Idempotent: capability.Bool(true), OpenWorld: capability.Bool(false)},
 		RowFilters:  []string{"church", "guardian_own_children", "volunteer_assigned_classes"},
@@ -309,6 +309,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		},
 		TTLMillis: 0,
 		Example:   []byte("{\"name\":\"sentinela\"}"),
+		Summary:   "{{plural (len .children) \"child\" \"children\"}} found{{if .more}}, and {{.more}} more: give more of the name{{end}}.",
 		Source:    "spec/capabilities.yaml tools.neemias_child_find",
 	},
 })

@@ -1102,12 +1102,19 @@ func (v ChildFindInput) GoString() string { return v.String() }
 type ChildFindOutput struct {
 	// Children: The children found, by name; empty when none matches.
 	Children []ChildFindOutputChildrenItem `json:"children" jsonschema:"required" jsonschema_description:"The children found, by name; empty when none matches."`
+	// Total: How many children match in all; more than those returned when the list stops at 20
+	// (narrow the name).
+	Total int64 `json:"total" jsonschema:"required" jsonschema_description:"How many children match in all; more than those returned when the list stops at 20 (narrow the name)."`
+	// More: How many matching children are not returned.
+	More int64 `json:"more" jsonschema:"required" jsonschema_description:"How many matching children are not returned."`
 }
 
 // LogValue renders ChildFindOutput for logs with personal data redacted.
 func (v ChildFindOutput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 1)
+	attrs := make([]slog.Attr, 0, 3)
 	attrs = append(attrs, slog.Int("children_count", len(v.Children)))
+	attrs = append(attrs, slog.Any("total", v.Total))
+	attrs = append(attrs, slog.Any("more", v.More))
 	return slog.GroupValue(attrs...)
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 const findChildren = `-- name: FindChildren :many
-SELECT c.id, c.name, c.class_id, cl.name AS class_name
+SELECT c.id, c.name, c.class_id, cl.name AS class_name, count(*) OVER ()::bigint AS total
 FROM children c
 LEFT JOIN classes cl ON cl.id = c.class_id
 WHERE rf_has_scope('children:read')
@@ -20,10 +20,11 @@ WHERE rf_has_scope('children:read')
   AND c.archived_at IS NULL
   AND rf_guardian_own_children(c.id, $1::uuid, $2::uuid, $3::text)
   AND rf_volunteer_assigned_classes(c.class_id, $1::uuid, $2::uuid, $3::text)
-  AND strpos(
-        translate(lower(c.name), 'áàâãäéèêëíìîïóòôõöúùûüçñ', 'aaaaaeeeeiiiiooooouuuucn'),
-        translate(lower($4::text), 'áàâãäéèêëíìîïóòôõöúùûüçñ', 'aaaaaeeeeiiiiooooouuuucn')) > 0
-ORDER BY c.name, c.id
+  AND NOT EXISTS (
+        SELECT 1 FROM unnest(string_to_array(app_fold_name($4::text), ' ')) AS w
+        WHERE position(' ' || w IN ' ' || app_fold_name(c.name)) = 0)
+ORDER BY (split_part(app_fold_name(c.name), ' ', 1) = split_part(app_fold_name($4::text), ' ', 1)) DESC,
+         c.name, c.id
 LIMIT $5::int
 `
 
@@ -40,10 +41,14 @@ type FindChildrenRow struct {
 	Name      string
 	ClassID   *uuid.UUID
 	ClassName *string
+	Total     int64
 }
 
-// The children the caller may see whose name contains text, case and the accents of
-// Portuguese aside (translate folds them; strpos needs no escaping of LIKE wildcards).
+// The children the caller may see whose name has a word starting with each word of the text
+// ("ana" finds "Ana Clara" and "Maria Ana", not "Santana"), compared folded (app_fold_name:
+// case and the accents of Portuguese aside; position() needs no escaping of LIKE wildcards).
+// Those whose first name is the text's first word come first, then by name; total counts
+// every match, so the caller can say how many more there are than the rows returned.
 func (q *Queries) FindChildren(ctx context.Context, arg FindChildrenParams) ([]FindChildrenRow, error) {
 	rows, err := q.db.Query(ctx, findChildren,
 		arg.ChurchID,
@@ -64,6 +69,7 @@ func (q *Queries) FindChildren(ctx context.Context, arg FindChildrenParams) ([]F
 			&i.Name,
 			&i.ClassID,
 			&i.ClassName,
+			&i.Total,
 		); err != nil {
 			return nil, err
 		}

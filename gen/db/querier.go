@@ -58,8 +58,11 @@ type Querier interface {
 	// query here it runs in store.InTx: row-level security applies on top of the explicit row
 	// filters, calls of the spec's row filter functions (queries/schema/00090_spec_row_filters.sql).
 	EnsureServiceDay(ctx context.Context, arg EnsureServiceDayParams) error
-	// The children the caller may see whose name contains text, case and the accents of
-	// Portuguese aside (translate folds them; strpos needs no escaping of LIKE wildcards).
+	// The children the caller may see whose name has a word starting with each word of the text
+	// ("ana" finds "Ana Clara" and "Maria Ana", not "Santana"), compared folded (app_fold_name:
+	// case and the accents of Portuguese aside; position() needs no escaping of LIKE wildcards).
+	// Those whose first name is the text's first word come first, then by name; total counts
+	// every match, so the caller can say how many more there are than the rows returned.
 	FindChildren(ctx context.Context, arg FindChildrenParams) ([]FindChildrenRow, error)
 	// The class whose age range holds the child's age in completed years on on_date; when ranges
 	// overlap, the narrowest wins. No row when no class fits.

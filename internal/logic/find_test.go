@@ -2,6 +2,8 @@ package logic_test
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,6 +42,9 @@ func TestChildFind(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := mustInvoke[capapi.ChildFindOutput](e, cad, capapi.CapChildFind, map[string]any{"name": tt.text})
+			if out.Total != int64(tt.count) || out.More != 0 {
+				t.Errorf("total %d, more %d; want %d, 0", out.Total, out.More, tt.count)
+			}
 			if len(out.Children) != tt.count {
 				t.Fatalf("%d children, want %d", len(out.Children), tt.count)
 			}
@@ -81,5 +86,58 @@ func TestChildFind(t *testing.T) {
 	var c *errs.Conflict
 	if !errors.As(limited, &c) || !strings.Contains(c.Reason, "too many searches") {
 		t.Errorf("15 searches in a row: %v, want the search limit", limited)
+	}
+}
+
+// TestChildFindByWordPrefix (issue 21): "Ana" finds the children with a name word starting
+// with it, not those with "ana" inside a word (Santana); an exact first name comes before
+// the rest; past 20 the answer keeps the total, so it says how many more there are.
+func TestChildFindByWordPrefix(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.a
+	cad := a.as(store.RoleCadastro)
+	enroll := func(name string) {
+		t.Helper()
+		m := enrollArgs(todaySP().AddDays(-5 * 365).String())
+		m["name"] = name
+		mustInvoke[capapi.ChildEnrollOutput](e, cad, capapi.CapChildEnroll, m)
+	}
+	for _, n := range []string{"Zzprefix Bruno Santana", "Anabela Zzprefix", "Ana Clara Zzprefix", "Maria Ana Zzprefix", "Ána Zzprefix Souza"} {
+		enroll(n)
+	}
+	names := func(text string) ([]string, capapi.ChildFindOutput) {
+		t.Helper()
+		out := mustInvoke[capapi.ChildFindOutput](e, cad, capapi.CapChildFind, map[string]any{"name": text})
+		var got []string
+		for _, c := range out.Children {
+			got = append(got, c.Name)
+		}
+		return got, *out
+	}
+	tests := []struct {
+		text string
+		want []string
+	}{
+		// Exact first name first (both Anas, accent aside), then by name; Anabela starts with
+		// "ana" too; Santana does not match.
+		{"ana zzprefix", []string{"Ana Clara Zzprefix", "Ána Zzprefix Souza", "Anabela Zzprefix", "Maria Ana Zzprefix"}},
+		{"ana sou", []string{"Ána Zzprefix Souza"}},
+		{"zzprefix santa", []string{"Zzprefix Bruno Santana"}},
+		{"ntana", nil},
+	}
+	for _, tt := range tests {
+		got, out := names(tt.text)
+		if !slices.Equal(got, tt.want) || out.Total != int64(len(tt.want)) || out.More != 0 {
+			t.Errorf("find %q = %q (total %d, more %d), want %q", tt.text, got, out.Total, out.More, tt.want)
+		}
+	}
+	// More than 20: the first 20 and the count of the rest.
+	for i := range 22 {
+		enroll(fmt.Sprintf("Zzmany Criança %c%c", 'A'+i/26, 'a'+i%26))
+	}
+	got, out := names("zzmany")
+	if len(got) != 20 || out.Total != 22 || out.More != 2 {
+		t.Errorf("22 matches: %d returned, total %d, more %d; want 20, 22, 2", len(got), out.Total, out.More)
 	}
 }

@@ -32,8 +32,9 @@ const (
 // ChildFind implements tool "neemias_child_find" (scope children:read).
 //
 // The children the caller may see (staff: the church; a volunteer: their classes; a guardian:
-// their own) whose name contains the text, case and accents aside; at most 20, by name, with
-// ids, names and class only. Every search is audited with the ids it returned; searches are
+// their own) with a name word starting with each word of the text, case and accents aside
+// ("Ana" is not "Santana"); at most 20, exact first names first, then by name, with ids, names
+// and class only, and the total of matches so the answer says how many more there are. Every search is audited with the ids it returned; searches are
 // rate limited per caller on top of the server's request limit.
 func (s *Service) ChildFind(ctx context.Context, in *capapi.ChildFindInput) (*capapi.ChildFindOutput, error) {
 	var out *capapi.ChildFindOutput
@@ -53,6 +54,10 @@ func (s *Service) ChildFind(ctx context.Context, in *capapi.ChildFindInput) (*ca
 			return err
 		}
 		out = &capapi.ChildFindOutput{Children: make([]capapi.ChildFindOutputChildrenItem, 0, len(rows))}
+		if len(rows) > 0 {
+			out.Total = rows[0].Total
+			out.More = rows[0].Total - int64(len(rows))
+		}
 		for _, r := range rows {
 			out.Children = append(out.Children, capapi.ChildFindOutputChildrenItem{
 				ChildID: r.ID, Name: r.Name, ClassID: r.ClassID, ClassName: r.ClassName,

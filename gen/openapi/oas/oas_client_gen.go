@@ -72,9 +72,10 @@ type Invoker interface {
 	ChildEnroll(ctx context.Context, request *ChildEnrollInput) (*ChildEnrollOutput, error)
 	// ChildFind invokes childFind operation.
 	//
-	// Finds the children whose name contains the given text (at least 3 letters; case and accents ignored)
-	// among those you may see, to get a child_id for another call. At most 20, by name, with ids, names
-	// and class only. Searches are limited per caller.
+	// Finds the children whose name has words starting with the words given ("Ana" finds Ana Clara, not
+	// Santana; "ana sou" finds Ana Clara Souza; at least 3 letters, case and accents ignored) among those
+	// you may see, to get a child_id for another call. At most 20: exact first names first, then by name,
+	// with the total so you know how many more match. Searches are limited per caller.
 	//
 	// POST /tools/neemias_child_find
 	ChildFind(ctx context.Context, request *ChildFindInput) (*ChildFindOutput, error)
@@ -889,9 +890,10 @@ func (c *Client) sendChildEnroll(ctx context.Context, request *ChildEnrollInput)
 
 // ChildFind invokes childFind operation.
 //
-// Finds the children whose name contains the given text (at least 3 letters; case and accents ignored)
-// among those you may see, to get a child_id for another call. At most 20, by name, with ids, names
-// and class only. Searches are limited per caller.
+// Finds the children whose name has words starting with the words given ("Ana" finds Ana Clara, not
+// Santana; "ana sou" finds Ana Clara Souza; at least 3 letters, case and accents ignored) among those
+// you may see, to get a child_id for another call. At most 20: exact first names first, then by name,
+// with the total so you know how many more match. Searches are limited per caller.
 //
 // POST /tools/neemias_child_find
 func (c *Client) ChildFind(ctx context.Context, request *ChildFindInput) (*ChildFindOutput, error) {

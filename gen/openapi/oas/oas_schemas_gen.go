@@ -953,6 +953,11 @@ func (s *ChildFindInput) SetName(val string) {
 type ChildFindOutput struct {
 	// The children found, by name; empty when none matches.
 	Children []ChildFindOutputChildrenItem `json:"children"`
+	// How many matching children are not returned.
+	More int `json:"more"`
+	// How many children match in all; more than those returned when the list stops at 20 (narrow the
+	// name).
+	Total int `json:"total"`
 }
 
 // GetChildren returns the value of Children.
@@ -960,9 +965,29 @@ func (s *ChildFindOutput) GetChildren() []ChildFindOutputChildrenItem {
 	return s.Children
 }
 
+// GetMore returns the value of More.
+func (s *ChildFindOutput) GetMore() int {
+	return s.More
+}
+
+// GetTotal returns the value of Total.
+func (s *ChildFindOutput) GetTotal() int {
+	return s.Total
+}
+
 // SetChildren sets the value of Children.
 func (s *ChildFindOutput) SetChildren(val []ChildFindOutputChildrenItem) {
 	s.Children = val
+}
+
+// SetMore sets the value of More.
+func (s *ChildFindOutput) SetMore(val int) {
+	s.More = val
+}
+
+// SetTotal sets the value of Total.
+func (s *ChildFindOutput) SetTotal(val int) {
+	s.Total = val
 }
 
 type ChildFindOutputChildrenItem struct {

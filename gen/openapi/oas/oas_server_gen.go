@@ -51,9 +51,10 @@ type Handler interface {
 	ChildEnroll(ctx context.Context, req *ChildEnrollInput) (*ChildEnrollOutput, error)
 	// ChildFind implements childFind operation.
 	//
-	// Finds the children whose name contains the given text (at least 3 letters; case and accents ignored)
-	// among those you may see, to get a child_id for another call. At most 20, by name, with ids, names
-	// and class only. Searches are limited per caller.
+	// Finds the children whose name has words starting with the words given ("Ana" finds Ana Clara, not
+	// Santana; "ana sou" finds Ana Clara Souza; at least 3 letters, case and accents ignored) among those
+	// you may see, to get a child_id for another call. At most 20: exact first names first, then by name,
+	// with the total so you know how many more match. Searches are limited per caller.
 	//
 	// POST /tools/neemias_child_find
 	ChildFind(ctx context.Context, req *ChildFindInput) (*ChildFindOutput, error)

@@ -71,9 +71,10 @@ func (UnimplementedHandler) ChildEnroll(ctx context.Context, req *ChildEnrollInp
 
 // ChildFind implements childFind operation.
 //
-// Finds the children whose name contains the given text (at least 3 letters; case and accents ignored)
-// among those you may see, to get a child_id for another call. At most 20, by name, with ids, names
-// and class only. Searches are limited per caller.
+// Finds the children whose name has words starting with the words given ("Ana" finds Ana Clara, not
+// Santana; "ana sou" finds Ana Clara Souza; at least 3 letters, case and accents ignored) among those
+// you may see, to get a child_id for another call. At most 20: exact first names first, then by name,
+// with the total so you know how many more match. Searches are limited per caller.
 //
 // POST /tools/neemias_child_find
 func (UnimplementedHandler) ChildFind(ctx context.Context, req *ChildFindInput) (r *ChildFindOutput, _ error) {
