@@ -367,6 +367,7 @@ func classCmd() *cobra.Command {
 		addDB          dbFlags
 		church, name   string
 		minAge, maxAge int
+		addLimits      limitFlags
 	)
 	add := &cobra.Command{
 		Use:   "add",
@@ -382,7 +383,7 @@ overlap: a child is placed in the narrowest class whose range holds its age.`,
 				return err
 			}
 			defer closeDB()
-			cl, err := onboard.AddClass(cmd.Context(), st, church, onboard.NewClass{Name: name, MinAge: minAge, MaxAge: maxAge})
+			cl, err := onboard.AddClass(cmd.Context(), st, church, onboard.NewClass{Name: name, MinAge: minAge, MaxAge: maxAge, Limits: addLimits.of(cmd)})
 			if err != nil {
 				return err
 			}
@@ -396,6 +397,50 @@ overlap: a child is placed in the narrowest class whose range holds its age.`,
 	add.Flags().IntVar(&minAge, "min-age", 0, "youngest age, in completed years (required)")
 	add.Flags().IntVar(&maxAge, "max-age", 0, "oldest age, in completed years (required)")
 	mustRequire(add, "church", "name", "min-age", "max-age")
+	addLimits.add(add)
+
+	var (
+		setDB     dbFlags
+		setChurch string
+		setName   string
+		setLimits limitFlags
+		setClear  []string
+	)
+	set := &cobra.Command{
+		Use:   "set",
+		Short: "Set a class's room limits: soft and firm capacity, children per volunteer",
+		Long: `Set a class's room limits. Past the soft capacity a check-in succeeds with a warning; at the
+firm capacity it is refused, naming the limit; past the children per volunteer (counting the
+volunteers assigned to the class) it succeeds with a warning. Limits not given stay as they
+are; --clear removes one. A capacity below the children in the class now is refused.`,
+		Example: `  neemias-mcp class set --church central --name Maternal --soft-capacity 12 --firm-capacity 15 --per-volunteer 6
+  neemias-mcp class set --church central --name Maternal --clear soft-capacity`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			l := setLimits.of(cmd)
+			l.Clear = setClear
+			if l.SoftCapacity == nil && l.FirmCapacity == nil && l.PerVolunteer == nil && len(l.Clear) == 0 {
+				return fmt.Errorf("give a limit to set (--soft-capacity, --firm-capacity, --per-volunteer) or --clear one")
+			}
+			st, closeDB, err := openStore(cmd.Context(), &setDB)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			cl, err := onboard.SetClassLimits(cmd.Context(), st, setChurch, setName, l)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "class %q of church %s: %s\n", cl.Name, setChurch, limitsText(cl))
+			return nil
+		},
+	}
+	setDB.add(set)
+	set.Flags().StringVar(&setChurch, "church", "", "the church's slug (required)")
+	set.Flags().StringVar(&setName, "name", "", "the class's name, as class list shows it (required)")
+	set.Flags().StringSliceVar(&setClear, "clear", nil, "remove a limit: soft-capacity, firm-capacity or per-volunteer")
+	setLimits.add(set)
+	mustRequire(set, "church", "name")
 
 	var (
 		listDB     dbFlags
@@ -415,13 +460,13 @@ overlap: a child is placed in the narrowest class whose range holds its age.`,
 				return err
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tAGES\tVOLUNTEERS\tCHILDREN\tSTATUS")
+			fmt.Fprintln(tw, "NAME\tAGES\tVOLUNTEERS\tCHILDREN\tLIMITS\tSTATUS")
 			for _, cl := range cs {
 				status := "active"
 				if cl.ArchivedAt != nil {
 					status = "archived"
 				}
-				fmt.Fprintf(tw, "%s\t%d-%d\t%d\t%d\t%s\n", cl.Name, cl.MinAge, cl.MaxAge, cl.Volunteers, cl.Children, status)
+				fmt.Fprintf(tw, "%s\t%d-%d\t%d\t%d\t%s\t%s\n", cl.Name, cl.MinAge, cl.MaxAge, cl.Volunteers, cl.Children, limitsText(cl), status)
 			}
 			return tw.Flush()
 		},
@@ -429,8 +474,49 @@ overlap: a child is placed in the narrowest class whose range holds its age.`,
 	listDB.add(list)
 	list.Flags().StringVar(&listChurch, "church", "", "the church's slug (required)")
 	mustRequire(list, "church")
-	c.AddCommand(add, list)
+	c.AddCommand(add, set, list)
 	return c
+}
+
+// limitFlags are the room-limit flags of class add and class set; only those given count.
+type limitFlags struct{ soft, firm, per int }
+
+func (f *limitFlags) add(cmd *cobra.Command) {
+	cmd.Flags().IntVar(&f.soft, "soft-capacity", 0, "children past which a check-in warns")
+	cmd.Flags().IntVar(&f.firm, "firm-capacity", 0, "children at which the room is full: check-ins are refused")
+	cmd.Flags().IntVar(&f.per, "per-volunteer", 0, "children per assigned volunteer past which a check-in warns")
+}
+
+// of is the limits given on the command line (a flag not given is nil; a given 0 is refused
+// by onboard, naming the flag).
+func (f *limitFlags) of(cmd *cobra.Command) onboard.ClassLimits {
+	var l onboard.ClassLimits
+	given := func(name string, v int) *int {
+		if !cmd.Flags().Changed(name) {
+			return nil
+		}
+		return &v
+	}
+	l.SoftCapacity, l.FirmCapacity, l.PerVolunteer = given("soft-capacity", f.soft), given("firm-capacity", f.firm), given("per-volunteer", f.per)
+	return l
+}
+
+// limitsText renders a class's limits for people: "soft 12, firm 15, 6 per volunteer", or "none".
+func limitsText(cl onboard.Class) string {
+	var parts []string
+	if cl.SoftCapacity != nil {
+		parts = append(parts, fmt.Sprintf("soft %d", *cl.SoftCapacity))
+	}
+	if cl.FirmCapacity != nil {
+		parts = append(parts, fmt.Sprintf("firm %d", *cl.FirmCapacity))
+	}
+	if cl.PerVolunteer != nil {
+		parts = append(parts, fmt.Sprintf("%d per volunteer", *cl.PerVolunteer))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func volunteerCmd() *cobra.Command {

@@ -178,7 +178,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		},
 		TTLMillis: 0,
 		Example:   []byte("{\"child_id\":\"$child\"}"),
-		Summary:   "{{.child_label}} ({{.child_handle}}) {{if .already_checked_in}}was already checked in{{else}}is checked in{{end}} to {{.class_name}} for {{.service_date}}.",
+		Summary:   "{{.child_label}} ({{.child_handle}}) {{if .already_checked_in}}was already checked in{{else}}is checked in{{end}} to {{.class_name}} for {{.service_date}}.{{if .capacity_warning}} Warning: {{.capacity_warning}}.{{end}}",
 		Source:    "spec/capabilities.yaml tools.neemias_checkin_register",
 	},
 	{

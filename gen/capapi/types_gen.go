@@ -447,6 +447,16 @@ type ClassListOutputClassesItem struct {
 	CheckedIn int64 `json:"checked_in" jsonschema:"required" jsonschema_description:"Children checked in to the class that day, picked up or not."`
 	// Enrolled: Children enrolled in the class.
 	Enrolled int64 `json:"enrolled" jsonschema:"required" jsonschema_description:"Children enrolled in the class."`
+	// SoftCapacity: Past this headcount a check-in still succeeds, with a warning; absent: no soft
+	// limit.
+	SoftCapacity *int64 `json:"soft_capacity,omitempty" jsonschema_description:"Past this headcount a check-in still succeeds, with a warning; absent: no soft limit."`
+	// FirmCapacity: At this headcount the room is full: a check-in is refused; absent: no firm limit.
+	FirmCapacity *int64 `json:"firm_capacity,omitempty" jsonschema_description:"At this headcount the room is full: a check-in is refused; absent: no firm limit."`
+	// ChildrenPerVolunteer: Past this many children per assigned volunteer a check-in warns; absent:
+	// no ratio.
+	ChildrenPerVolunteer *int64 `json:"children_per_volunteer,omitempty" jsonschema_description:"Past this many children per assigned volunteer a check-in warns; absent: no ratio."`
+	// Volunteers: Volunteers assigned to the class.
+	Volunteers int64 `json:"volunteers" jsonschema:"required" jsonschema_description:"Volunteers assigned to the class."`
 	// Children: The class's children: those enrolled in it and those checked in to it that day, by
 	// label.
 	Children []ClassListOutputClassesItemChildrenItem `json:"children" jsonschema:"required" jsonschema_description:"The class's children: those enrolled in it and those checked in to it that day, by label."`
@@ -454,12 +464,22 @@ type ClassListOutputClassesItem struct {
 
 // LogValue renders ClassListOutputClassesItem for logs with personal data redacted.
 func (v ClassListOutputClassesItem) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 6)
+	attrs := make([]slog.Attr, 0, 10)
 	attrs = append(attrs, slog.Any("class_id", v.ClassID))
 	attrs = append(attrs, slog.Any("class_name", v.ClassName))
 	attrs = append(attrs, slog.Any("headcount", v.Headcount))
 	attrs = append(attrs, slog.Any("checked_in", v.CheckedIn))
 	attrs = append(attrs, slog.Any("enrolled", v.Enrolled))
+	if v.SoftCapacity != nil {
+		attrs = append(attrs, slog.Any("soft_capacity", *v.SoftCapacity))
+	}
+	if v.FirmCapacity != nil {
+		attrs = append(attrs, slog.Any("firm_capacity", *v.FirmCapacity))
+	}
+	if v.ChildrenPerVolunteer != nil {
+		attrs = append(attrs, slog.Any("children_per_volunteer", *v.ChildrenPerVolunteer))
+	}
+	attrs = append(attrs, slog.Any("volunteers", v.Volunteers))
 	attrs = append(attrs, slog.Int("children_count", len(v.Children)))
 	return slog.GroupValue(attrs...)
 }
@@ -717,6 +737,9 @@ type CheckinRegisterOutput struct {
 	CheckedInAt time.Time `json:"checked_in_at" jsonschema:"required,format=date-time" jsonschema_description:"When the check-in was registered."`
 	// AlreadyCheckedIn: True when this call found an earlier check-in for the same child and day.
 	AlreadyCheckedIn bool `json:"already_checked_in" jsonschema:"required" jsonschema_description:"True when this call found an earlier check-in for the same child and day."`
+	// CapacityWarning: Set when the check-in took the class past its soft capacity or its children per
+	// volunteer: tell the coordinator.
+	CapacityWarning *string `json:"capacity_warning,omitempty" jsonschema_description:"Set when the check-in took the class past its soft capacity or its children per volunteer: tell the coordinator."`
 	// PickupCode: The pick-up code, returned only by the call that created the check-in, for the
 	// guardian.
 	//
@@ -726,7 +749,7 @@ type CheckinRegisterOutput struct {
 
 // LogValue renders CheckinRegisterOutput for logs with personal data redacted.
 func (v CheckinRegisterOutput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 10)
+	attrs := make([]slog.Attr, 0, 11)
 	attrs = append(attrs, slog.Any("checkin_id", v.CheckinID))
 	attrs = append(attrs, slog.Any("child_id", v.ChildID))
 	attrs = append(attrs, slog.Any("child_handle", v.ChildHandle))
@@ -736,6 +759,9 @@ func (v CheckinRegisterOutput) LogValue() slog.Value {
 	attrs = append(attrs, slog.Any("service_date", v.ServiceDate))
 	attrs = append(attrs, slog.Any("checked_in_at", v.CheckedInAt))
 	attrs = append(attrs, slog.Any("already_checked_in", v.AlreadyCheckedIn))
+	if v.CapacityWarning != nil {
+		attrs = append(attrs, slog.Any("capacity_warning", *v.CapacityWarning))
+	}
 	if v.PickupCode != nil {
 		attrs = append(attrs, slog.Attr{Key: "pickup_code", Value: capability.Redacted("secret")})
 	}

@@ -12,6 +12,45 @@ import (
 	"github.com/google/uuid"
 )
 
+const classLoad = `-- name: ClassLoad :one
+SELECT cl.name, cl.soft_capacity, cl.firm_capacity, cl.children_per_volunteer,
+       app_class_headcount(cl.id, $1::date)::bigint AS headcount,
+       app_class_volunteers(cl.id)::bigint AS volunteers
+FROM classes cl
+WHERE rf_church(cl.church_id, $2::uuid) AND cl.id = $3::uuid
+`
+
+type ClassLoadParams struct {
+	Day      time.Time
+	ChurchID uuid.UUID
+	ClassID  uuid.UUID
+}
+
+type ClassLoadRow struct {
+	Name                 string
+	SoftCapacity         *int32
+	FirmCapacity         *int32
+	ChildrenPerVolunteer *int32
+	Headcount            int64
+	Volunteers           int64
+}
+
+// A class's limits and what a check-in compares them with: the children in it on the day and
+// its volunteers (counted for every role alike; see 00097).
+func (q *Queries) ClassLoad(ctx context.Context, arg ClassLoadParams) (ClassLoadRow, error) {
+	row := q.db.QueryRow(ctx, classLoad, arg.Day, arg.ChurchID, arg.ClassID)
+	var i ClassLoadRow
+	err := row.Scan(
+		&i.Name,
+		&i.SoftCapacity,
+		&i.FirmCapacity,
+		&i.ChildrenPerVolunteer,
+		&i.Headcount,
+		&i.Volunteers,
+	)
+	return i, err
+}
+
 const completeClassIDs = `-- name: CompleteClassIDs :many
 SELECT cl.id
 FROM classes cl
@@ -187,6 +226,22 @@ func (q *Queries) ListVisibleClasses(ctx context.Context, arg ListVisibleClasses
 		return nil, err
 	}
 	return items, nil
+}
+
+const lockClassDay = `-- name: LockClassDay :exec
+SELECT pg_advisory_xact_lock(hashtext('neemias.class_day'), hashtext($1::uuid::text || $2::date::text))
+`
+
+type LockClassDayParams struct {
+	ClassID uuid.UUID
+	Day     time.Time
+}
+
+// Serializes check-ins to one class on one day until the transaction ends, so two at once
+// cannot both take a room's last place (classes rows are not lockable by every role).
+func (q *Queries) LockClassDay(ctx context.Context, arg LockClassDayParams) error {
+	_, err := q.db.Exec(ctx, lockClassDay, arg.ClassID, arg.Day)
+	return err
 }
 
 const usableClasses = `-- name: UsableClasses :many

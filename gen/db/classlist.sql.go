@@ -94,6 +94,8 @@ func (q *Queries) ClassListChildren(ctx context.Context, arg ClassListChildrenPa
 
 const classListClasses = `-- name: ClassListClasses :many
 SELECT cl.id AS class_id, cl.name AS class_name,
+       cl.soft_capacity, cl.firm_capacity, cl.children_per_volunteer,
+       app_class_volunteers(cl.id)::bigint AS volunteers,
        (SELECT count(*) FROM children c
         WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL
           AND rf_guardian_own_children(c.id, $1::uuid, $2::uuid, $3::text))::bigint AS enrolled
@@ -117,9 +119,13 @@ type ClassListClassesParams struct {
 }
 
 type ClassListClassesRow struct {
-	ClassID   uuid.UUID
-	ClassName string
-	Enrolled  int64
+	ClassID              uuid.UUID
+	ClassName            string
+	SoftCapacity         *int32
+	FirmCapacity         *int32
+	ChildrenPerVolunteer *int32
+	Volunteers           int64
+	Enrolled             int64
 }
 
 // The classes of the class list (resource class_list): those the caller may see (a volunteer
@@ -135,7 +141,15 @@ func (q *Queries) ClassListClasses(ctx context.Context, arg ClassListClassesPara
 	items := []ClassListClassesRow{}
 	for rows.Next() {
 		var i ClassListClassesRow
-		if err := rows.Scan(&i.ClassID, &i.ClassName, &i.Enrolled); err != nil {
+		if err := rows.Scan(
+			&i.ClassID,
+			&i.ClassName,
+			&i.SoftCapacity,
+			&i.FirmCapacity,
+			&i.ChildrenPerVolunteer,
+			&i.Volunteers,
+			&i.Enrolled,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -75,13 +75,16 @@ type Church struct {
 }
 
 type Class struct {
-	ID         uuid.UUID
-	ChurchID   uuid.UUID
-	Name       string
-	MinAge     int32
-	MaxAge     int32
-	CreatedAt  time.Time
-	ArchivedAt *time.Time
+	ID                   uuid.UUID
+	ChurchID             uuid.UUID
+	Name                 string
+	MinAge               int32
+	MaxAge               int32
+	CreatedAt            time.Time
+	ArchivedAt           *time.Time
+	SoftCapacity         *int32
+	FirmCapacity         *int32
+	ChildrenPerVolunteer *int32
 }
 
 type ConsentRecord struct {

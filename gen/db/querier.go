@@ -37,6 +37,9 @@ type Querier interface {
 	// only their children's classes: rf_guardian_own_children(NULL) passes every other role and
 	// is NULL for a guardian, so the EXISTS decides for them alone.
 	ClassListClasses(ctx context.Context, arg ClassListClassesParams) ([]ClassListClassesRow, error)
+	// A class's limits and what a check-in compares them with: the children in it on the day and
+	// its volunteers (counted for every role alike; see 00097).
+	ClassLoad(ctx context.Context, arg ClassLoadParams) (ClassLoadRow, error)
 	// Forgets who a pending request was logged in as ("not you?"), so the login page asks again.
 	ClearOAuthAuthRequestUser(ctx context.Context, id uuid.UUID) (int64, error)
 	// Closes an open, unlocked check-in; returns no row when it is closed or locked already.
@@ -144,6 +147,9 @@ type Querier interface {
 	// The roster resource lists them (empty classes with 0), so they need its scope, roster:read,
 	// as its generated query does.
 	ListVisibleClasses(ctx context.Context, arg ListVisibleClassesParams) ([]ListVisibleClassesRow, error)
+	// Serializes check-ins to one class on one day until the transaction ends, so two at once
+	// cannot both take a room's last place (classes rows are not lockable by every role).
+	LockClassDay(ctx context.Context, arg LockClassDayParams) error
 	// Serializes enrollments of one child (church, name, birth date) for the rest of the
 	// transaction, so two identical enrollments at once cannot both pass FindDuplicateChild.
 	LockEnrollment(ctx context.Context, arg LockEnrollmentParams) error

@@ -50,20 +50,22 @@ func (s *Service) ClassList(ctx context.Context, in *capapi.ClassListInput) (*ca
 		// The classes in the query's order; a class only a check-in brought in (a guardian's
 		// child checked in to another room) after them.
 		index := map[uuid.UUID]int{}
-		add := func(id uuid.UUID, name string, enrolled int64) {
-			index[id] = len(out.Classes)
+		add := func(cl db.ClassListClassesRow) {
+			index[cl.ClassID] = len(out.Classes)
 			out.Classes = append(out.Classes, capapi.ClassListOutputClassesItem{
-				ClassID: id, ClassName: name, Enrolled: enrolled, Children: []capapi.ClassListOutputClassesItemChildrenItem{},
+				ClassID: cl.ClassID, ClassName: cl.ClassName, Enrolled: cl.Enrolled, Volunteers: cl.Volunteers,
+				SoftCapacity: limit(cl.SoftCapacity), FirmCapacity: limit(cl.FirmCapacity), ChildrenPerVolunteer: limit(cl.ChildrenPerVolunteer),
+				Children: []capapi.ClassListOutputClassesItemChildrenItem{},
 			})
 		}
 		for _, cl := range classes {
-			add(cl.ClassID, cl.ClassName, cl.Enrolled)
+			add(cl)
 		}
 		keep := childFilter(in.Child, rows)
 		for _, row := range rows {
 			i, ok := index[row.ClassID]
 			if !ok {
-				add(row.ClassID, row.ClassName, 0)
+				add(db.ClassListClassesRow{ClassID: row.ClassID, ClassName: row.ClassName})
 				i = index[row.ClassID]
 			}
 			cl := &out.Classes[i]
@@ -92,6 +94,15 @@ func (s *Service) ClassList(ctx context.Context, in *capapi.ClassListInput) (*ca
 		return nil, err
 	}
 	return out, nil
+}
+
+// limit is a class limit as the output holds it (absent when none).
+func limit(v *int32) *int64 {
+	if v == nil {
+		return nil
+	}
+	n := int64(*v)
+	return &n
 }
 
 func classListItem(r db.ClassListChildrenRow) capapi.ClassListOutputClassesItemChildrenItem {

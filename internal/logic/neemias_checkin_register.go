@@ -123,6 +123,10 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 				return err
 			}
 		}
+		warning, err := roomFor(ctx, q, w, class.id, day)
+		if err != nil {
+			return err
+		}
 		code, salt, hash, err := store.NewPickupCode()
 		if err != nil {
 			return err
@@ -145,6 +149,9 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 				ServiceDate: capability.DateOf(row.ServiceDate),
 				CheckedInAt: row.CheckedInAt,
 				PickupCode:  &code,
+			}
+			if warning != "" {
+				out.CapacityWarning = &warning
 			}
 			st.add(row.ID)
 			return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/mail"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -368,13 +369,98 @@ type Class struct {
 	Volunteers     int
 	Children       int
 	ArchivedAt     *time.Time
+	// The room's limits (nil: none): see ClassLimits.
+	SoftCapacity, FirmCapacity, PerVolunteer *int
+}
+
+// SetClassLimits changes the room limits of the class with this name: the ones given, the ones
+// cleared; the others stay. A capacity below the children in the class now (today, in the
+// church's time zone) is refused, naming the flag and the headcount. One transaction, audited.
+func SetClassLimits(ctx context.Context, st *store.Store, churchSlug, name string, l ClassLimits) (Class, error) {
+	for _, c := range l.Clear {
+		if !slices.Contains([]string{"soft-capacity", "firm-capacity", "per-volunteer"}, c) {
+			return Class{}, fmt.Errorf("--clear %s: give soft-capacity, firm-capacity or per-volunteer", c)
+		}
+	}
+	var c Class
+	err := st.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		ch, err := ChurchBySlug(ctx, tx, churchSlug)
+		if err != nil {
+			return err
+		}
+		if c, err = classByName(ctx, tx, ch, name); err != nil {
+			return err
+		}
+		var headcount int
+		if err := tx.QueryRow(ctx, `SELECT cl.soft_capacity, cl.firm_capacity, cl.children_per_volunteer,
+				(SELECT count(*) FROM checkins ck JOIN churches chu ON chu.id = ck.church_id
+				 WHERE ck.class_id = cl.id AND ck.checked_out_at IS NULL
+				   AND ck.service_date = (now() AT TIME ZONE chu.time_zone)::date)
+			FROM classes cl WHERE cl.id = $1 FOR UPDATE OF cl`, c.ID).Scan(&c.SoftCapacity, &c.FirmCapacity, &c.PerVolunteer, &headcount); err != nil {
+			return err
+		}
+		set := func(dst **int, v *int, clear string) {
+			if v != nil {
+				*dst = v
+			}
+			if slices.Contains(l.Clear, clear) {
+				*dst = nil
+			}
+		}
+		set(&c.SoftCapacity, l.SoftCapacity, "soft-capacity")
+		set(&c.FirmCapacity, l.FirmCapacity, "firm-capacity")
+		set(&c.PerVolunteer, l.PerVolunteer, "per-volunteer")
+		if err := l.check(c.SoftCapacity, c.FirmCapacity); err != nil {
+			return err
+		}
+		if l.FirmCapacity != nil && *l.FirmCapacity < headcount {
+			return fmt.Errorf("--firm-capacity %d is below the %d children in class %q now; wait until some are picked up, or give at least %d", *l.FirmCapacity, headcount, c.Name, headcount)
+		}
+		if l.SoftCapacity != nil && *l.SoftCapacity < headcount {
+			return fmt.Errorf("--soft-capacity %d is below the %d children in class %q now; give at least %d", *l.SoftCapacity, headcount, c.Name, headcount)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE classes SET soft_capacity = $2, firm_capacity = $3, children_per_volunteer = $4 WHERE id = $1`,
+			c.ID, c.SoftCapacity, c.FirmCapacity, c.PerVolunteer); err != nil {
+			return err
+		}
+		return record(ctx, tx, ch.ID, "class.set", c.ID)
+	})
+	return c, err
 }
 
 // NewClass is what `class add` asks for: a name and an age range in completed years, both
-// ends inclusive (0 to 18).
+// ends inclusive (0 to 18), and the room's limits, if any.
 type NewClass struct {
 	Name           string
 	MinAge, MaxAge int
+	Limits         ClassLimits
+}
+
+// ClassLimits are a class's room limits (issue 21): past SoftCapacity children a check-in
+// warns, at FirmCapacity it is refused, past PerVolunteer children per assigned volunteer it
+// warns. Nil: no limit (or, for SetClassLimits, unchanged).
+type ClassLimits struct {
+	SoftCapacity, FirmCapacity, PerVolunteer *int
+	// Clear names the limits to remove ("soft-capacity", "firm-capacity", "per-volunteer").
+	Clear []string
+}
+
+// checkLimits refuses limits that make no room: zero or negative, a soft capacity above the
+// firm one, more than the columns hold. Messages name the flag.
+func (l ClassLimits) check(soft, firm *int) error {
+	for _, c := range []struct {
+		flag string
+		v    *int
+		max  int
+	}{{"--soft-capacity", l.SoftCapacity, 1000}, {"--firm-capacity", l.FirmCapacity, 1000}, {"--per-volunteer", l.PerVolunteer, 100}} {
+		if c.v != nil && (*c.v < 1 || *c.v > c.max) {
+			return fmt.Errorf("%s %d: give 1 to %d children (or --clear %s to remove it)", c.flag, *c.v, c.max, strings.TrimPrefix(c.flag, "--"))
+		}
+	}
+	if soft != nil && firm != nil && *soft > *firm {
+		return fmt.Errorf("--soft-capacity %d is above --firm-capacity %d: the soft one warns before the firm one refuses", *soft, *firm)
+	}
+	return nil
 }
 
 // AddClass adds a class to the church with this slug. Overlapping age ranges are allowed:
@@ -389,7 +475,10 @@ func AddClass(ctx context.Context, st *store.Store, churchSlug string, in NewCla
 	case in.MinAge > in.MaxAge:
 		return Class{}, fmt.Errorf("--min-age %d is above --max-age %d", in.MinAge, in.MaxAge)
 	}
-	c := Class{Name: in.Name, MinAge: in.MinAge, MaxAge: in.MaxAge}
+	if err := in.Limits.check(in.Limits.SoftCapacity, in.Limits.FirmCapacity); err != nil {
+		return Class{}, err
+	}
+	c := Class{Name: in.Name, MinAge: in.MinAge, MaxAge: in.MaxAge, SoftCapacity: in.Limits.SoftCapacity, FirmCapacity: in.Limits.FirmCapacity, PerVolunteer: in.Limits.PerVolunteer}
 	err := st.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		ch, err := ChurchBySlug(ctx, tx, churchSlug)
 		if err != nil {
@@ -402,8 +491,9 @@ func AddClass(ctx context.Context, st *store.Store, churchSlug string, in NewCla
 		if exists {
 			return errClassTaken(in.Name, ch.Slug)
 		}
-		if err := tx.QueryRow(ctx, `INSERT INTO classes (church_id, name, min_age, max_age) VALUES ($1, $2, $3, $4) RETURNING id`,
-			ch.ID, in.Name, in.MinAge, in.MaxAge).Scan(&c.ID); err != nil {
+		if err := tx.QueryRow(ctx, `INSERT INTO classes (church_id, name, min_age, max_age, soft_capacity, firm_capacity, children_per_volunteer)
+			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+			ch.ID, in.Name, in.MinAge, in.MaxAge, in.Limits.SoftCapacity, in.Limits.FirmCapacity, in.Limits.PerVolunteer).Scan(&c.ID); err != nil {
 			return err
 		}
 		return record(ctx, tx, ch.ID, "class.add", c.ID)
@@ -427,6 +517,7 @@ func ListClasses(ctx context.Context, st *store.Store, churchSlug string) ([]Cla
 			return err
 		}
 		rows, err := tx.Query(ctx, `SELECT cl.id, cl.name, cl.min_age, cl.max_age, cl.archived_at,
+				cl.soft_capacity, cl.firm_capacity, cl.children_per_volunteer,
 				(SELECT count(*) FROM volunteer_assignments va WHERE va.church_id = cl.church_id AND va.class_id = cl.id),
 				(SELECT count(*) FROM children c WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL)
 			FROM classes cl WHERE cl.church_id = $1 ORDER BY cl.min_age, cl.max_age, cl.name`, ch.ID)
@@ -435,7 +526,7 @@ func ListClasses(ctx context.Context, st *store.Store, churchSlug string) ([]Cla
 		}
 		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Class, error) {
 			var c Class
-			return c, r.Scan(&c.ID, &c.Name, &c.MinAge, &c.MaxAge, &c.ArchivedAt, &c.Volunteers, &c.Children)
+			return c, r.Scan(&c.ID, &c.Name, &c.MinAge, &c.MaxAge, &c.ArchivedAt, &c.SoftCapacity, &c.FirmCapacity, &c.PerVolunteer, &c.Volunteers, &c.Children)
 		})
 		return err
 	})

@@ -52,3 +52,17 @@ WHERE rf_church(cl.church_id, sqlc.arg(church_id)::uuid)
   AND cl.archived_at IS NULL
   AND rf_volunteer_assigned_classes(cl.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
 ORDER BY cl.min_age, cl.name;
+
+-- name: LockClassDay :exec
+-- Serializes check-ins to one class on one day until the transaction ends, so two at once
+-- cannot both take a room's last place (classes rows are not lockable by every role).
+SELECT pg_advisory_xact_lock(hashtext('neemias.class_day'), hashtext(sqlc.arg(class_id)::uuid::text || sqlc.arg(day)::date::text));
+
+-- name: ClassLoad :one
+-- A class's limits and what a check-in compares them with: the children in it on the day and
+-- its volunteers (counted for every role alike; see 00097).
+SELECT cl.name, cl.soft_capacity, cl.firm_capacity, cl.children_per_volunteer,
+       app_class_headcount(cl.id, sqlc.arg(day)::date)::bigint AS headcount,
+       app_class_volunteers(cl.id)::bigint AS volunteers
+FROM classes cl
+WHERE rf_church(cl.church_id, sqlc.arg(church_id)::uuid) AND cl.id = sqlc.arg(class_id)::uuid;

@@ -4,6 +4,8 @@
 -- only their children's classes: rf_guardian_own_children(NULL) passes every other role and
 -- is NULL for a guardian, so the EXISTS decides for them alone.
 SELECT cl.id AS class_id, cl.name AS class_name,
+       cl.soft_capacity, cl.firm_capacity, cl.children_per_volunteer,
+       app_class_volunteers(cl.id)::bigint AS volunteers,
        (SELECT count(*) FROM children c
         WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL
           AND rf_guardian_own_children(c.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text))::bigint AS enrolled

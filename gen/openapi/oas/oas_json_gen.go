@@ -462,6 +462,12 @@ func (s *CheckinRegisterOutput) encodeFields(e *jx.Encoder) {
 		e.Bool(s.AlreadyCheckedIn)
 	}
 	{
+		if s.CapacityWarning.Set {
+			e.FieldStart("capacity_warning")
+			s.CapacityWarning.Encode(e)
+		}
+	}
+	{
 		e.FieldStart("checked_in_at")
 		json.EncodeDateTime(e, s.CheckedInAt)
 	}
@@ -501,17 +507,18 @@ func (s *CheckinRegisterOutput) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfCheckinRegisterOutput = [10]string{
-	0: "already_checked_in",
-	1: "checked_in_at",
-	2: "checkin_id",
-	3: "child_handle",
-	4: "child_id",
-	5: "child_label",
-	6: "class_id",
-	7: "class_name",
-	8: "pickup_code",
-	9: "service_date",
+var jsonFieldsNameOfCheckinRegisterOutput = [11]string{
+	0:  "already_checked_in",
+	1:  "capacity_warning",
+	2:  "checked_in_at",
+	3:  "checkin_id",
+	4:  "child_handle",
+	5:  "child_id",
+	6:  "child_label",
+	7:  "class_id",
+	8:  "class_name",
+	9:  "pickup_code",
+	10: "service_date",
 }
 
 // Decode decodes CheckinRegisterOutput from json.
@@ -535,8 +542,18 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"already_checked_in\"")
 			}
+		case "capacity_warning":
+			if err := func() error {
+				s.CapacityWarning.Reset()
+				if err := s.CapacityWarning.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"capacity_warning\"")
+			}
 		case "checked_in_at":
-			requiredBitSet[0] |= 1 << 1
+			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
 				v, err := json.DecodeDateTime(d)
 				s.CheckedInAt = v
@@ -548,7 +565,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"checked_in_at\"")
 			}
 		case "checkin_id":
-			requiredBitSet[0] |= 1 << 2
+			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
 				v, err := json.DecodeUUID(d)
 				s.CheckinID = v
@@ -560,7 +577,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"checkin_id\"")
 			}
 		case "child_handle":
-			requiredBitSet[0] |= 1 << 3
+			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
 				v, err := d.Str()
 				s.ChildHandle = string(v)
@@ -572,7 +589,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"child_handle\"")
 			}
 		case "child_id":
-			requiredBitSet[0] |= 1 << 4
+			requiredBitSet[0] |= 1 << 5
 			if err := func() error {
 				v, err := json.DecodeUUID(d)
 				s.ChildID = v
@@ -584,7 +601,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"child_id\"")
 			}
 		case "child_label":
-			requiredBitSet[0] |= 1 << 5
+			requiredBitSet[0] |= 1 << 6
 			if err := func() error {
 				v, err := d.Str()
 				s.ChildLabel = string(v)
@@ -596,7 +613,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"child_label\"")
 			}
 		case "class_id":
-			requiredBitSet[0] |= 1 << 6
+			requiredBitSet[0] |= 1 << 7
 			if err := func() error {
 				v, err := json.DecodeUUID(d)
 				s.ClassID = v
@@ -608,7 +625,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"class_id\"")
 			}
 		case "class_name":
-			requiredBitSet[0] |= 1 << 7
+			requiredBitSet[1] |= 1 << 0
 			if err := func() error {
 				v, err := d.Str()
 				s.ClassName = string(v)
@@ -630,7 +647,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"pickup_code\"")
 			}
 		case "service_date":
-			requiredBitSet[1] |= 1 << 1
+			requiredBitSet[1] |= 1 << 2
 			if err := func() error {
 				v, err := json.DecodeDate(d)
 				s.ServiceDate = v
@@ -651,8 +668,8 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [2]uint8{
-		0b11111111,
-		0b00000010,
+		0b11111101,
+		0b00000101,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -2629,6 +2646,12 @@ func (s *ClassListOutputClassesItem) encodeFields(e *jx.Encoder) {
 		e.ArrEnd()
 	}
 	{
+		if s.ChildrenPerVolunteer.Set {
+			e.FieldStart("children_per_volunteer")
+			s.ChildrenPerVolunteer.Encode(e)
+		}
+	}
+	{
 		e.FieldStart("class_id")
 		json.EncodeUUID(e, s.ClassID)
 	}
@@ -2641,18 +2664,38 @@ func (s *ClassListOutputClassesItem) encodeFields(e *jx.Encoder) {
 		e.Int(s.Enrolled)
 	}
 	{
+		if s.FirmCapacity.Set {
+			e.FieldStart("firm_capacity")
+			s.FirmCapacity.Encode(e)
+		}
+	}
+	{
 		e.FieldStart("headcount")
 		e.Int(s.Headcount)
 	}
+	{
+		if s.SoftCapacity.Set {
+			e.FieldStart("soft_capacity")
+			s.SoftCapacity.Encode(e)
+		}
+	}
+	{
+		e.FieldStart("volunteers")
+		e.Int(s.Volunteers)
+	}
 }
 
-var jsonFieldsNameOfClassListOutputClassesItem = [6]string{
+var jsonFieldsNameOfClassListOutputClassesItem = [10]string{
 	0: "checked_in",
 	1: "children",
-	2: "class_id",
-	3: "class_name",
-	4: "enrolled",
-	5: "headcount",
+	2: "children_per_volunteer",
+	3: "class_id",
+	4: "class_name",
+	5: "enrolled",
+	6: "firm_capacity",
+	7: "headcount",
+	8: "soft_capacity",
+	9: "volunteers",
 }
 
 // Decode decodes ClassListOutputClassesItem from json.
@@ -2660,7 +2703,7 @@ func (s *ClassListOutputClassesItem) Decode(d *jx.Decoder) error {
 	if s == nil {
 		return errors.New("invalid: unable to decode ClassListOutputClassesItem to nil")
 	}
-	var requiredBitSet [1]uint8
+	var requiredBitSet [2]uint8
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
@@ -2694,8 +2737,18 @@ func (s *ClassListOutputClassesItem) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"children\"")
 			}
+		case "children_per_volunteer":
+			if err := func() error {
+				s.ChildrenPerVolunteer.Reset()
+				if err := s.ChildrenPerVolunteer.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"children_per_volunteer\"")
+			}
 		case "class_id":
-			requiredBitSet[0] |= 1 << 2
+			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
 				v, err := json.DecodeUUID(d)
 				s.ClassID = v
@@ -2707,7 +2760,7 @@ func (s *ClassListOutputClassesItem) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"class_id\"")
 			}
 		case "class_name":
-			requiredBitSet[0] |= 1 << 3
+			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
 				v, err := d.Str()
 				s.ClassName = string(v)
@@ -2719,7 +2772,7 @@ func (s *ClassListOutputClassesItem) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"class_name\"")
 			}
 		case "enrolled":
-			requiredBitSet[0] |= 1 << 4
+			requiredBitSet[0] |= 1 << 5
 			if err := func() error {
 				v, err := d.Int()
 				s.Enrolled = int(v)
@@ -2730,8 +2783,18 @@ func (s *ClassListOutputClassesItem) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"enrolled\"")
 			}
+		case "firm_capacity":
+			if err := func() error {
+				s.FirmCapacity.Reset()
+				if err := s.FirmCapacity.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"firm_capacity\"")
+			}
 		case "headcount":
-			requiredBitSet[0] |= 1 << 5
+			requiredBitSet[0] |= 1 << 7
 			if err := func() error {
 				v, err := d.Int()
 				s.Headcount = int(v)
@@ -2742,6 +2805,28 @@ func (s *ClassListOutputClassesItem) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"headcount\"")
 			}
+		case "soft_capacity":
+			if err := func() error {
+				s.SoftCapacity.Reset()
+				if err := s.SoftCapacity.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"soft_capacity\"")
+			}
+		case "volunteers":
+			requiredBitSet[1] |= 1 << 1
+			if err := func() error {
+				v, err := d.Int()
+				s.Volunteers = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"volunteers\"")
+			}
 		default:
 			return errors.Errorf("unexpected field %q", k)
 		}
@@ -2751,8 +2836,9 @@ func (s *ClassListOutputClassesItem) Decode(d *jx.Decoder) error {
 	}
 	// Validate required fields.
 	var failures []validate.FieldError
-	for i, mask := range [1]uint8{
-		0b00111111,
+	for i, mask := range [2]uint8{
+		0b10111011,
+		0b00000010,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -3462,6 +3548,41 @@ func (s OptDateTime) MarshalJSON() ([]byte, error) {
 func (s *OptDateTime) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d, json.DecodeDateTime)
+}
+
+// Encode encodes int as json.
+func (o OptInt) Encode(e *jx.Encoder) {
+	if !o.Set {
+		return
+	}
+	e.Int(int(o.Value))
+}
+
+// Decode decodes int from json.
+func (o *OptInt) Decode(d *jx.Decoder) error {
+	if o == nil {
+		return errors.New("invalid: unable to decode OptInt to nil")
+	}
+	o.Set = true
+	v, err := d.Int()
+	if err != nil {
+		return err
+	}
+	o.Value = int(v)
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s OptInt) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *OptInt) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
 }
 
 // Encode encodes string as json.

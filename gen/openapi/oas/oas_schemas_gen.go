@@ -212,6 +212,9 @@ func (s *CheckinRegisterInput) SetServiceDate(val OptDate) {
 type CheckinRegisterOutput struct {
 	// True when this call found an earlier check-in for the same child and day.
 	AlreadyCheckedIn bool `json:"already_checked_in"`
+	// Set when the check-in took the class past its soft capacity or its children per volunteer: tell the
+	// coordinator.
+	CapacityWarning OptString `json:"capacity_warning"`
 	// When the check-in was registered.
 	CheckedInAt time.Time `json:"checked_in_at"`
 	// The check-in id.
@@ -235,6 +238,11 @@ type CheckinRegisterOutput struct {
 // GetAlreadyCheckedIn returns the value of AlreadyCheckedIn.
 func (s *CheckinRegisterOutput) GetAlreadyCheckedIn() bool {
 	return s.AlreadyCheckedIn
+}
+
+// GetCapacityWarning returns the value of CapacityWarning.
+func (s *CheckinRegisterOutput) GetCapacityWarning() OptString {
+	return s.CapacityWarning
 }
 
 // GetCheckedInAt returns the value of CheckedInAt.
@@ -285,6 +293,11 @@ func (s *CheckinRegisterOutput) GetServiceDate() time.Time {
 // SetAlreadyCheckedIn sets the value of AlreadyCheckedIn.
 func (s *CheckinRegisterOutput) SetAlreadyCheckedIn(val bool) {
 	s.AlreadyCheckedIn = val
+}
+
+// SetCapacityWarning sets the value of CapacityWarning.
+func (s *CheckinRegisterOutput) SetCapacityWarning(val OptString) {
+	s.CapacityWarning = val
 }
 
 // SetCheckedInAt sets the value of CheckedInAt.
@@ -1098,14 +1111,22 @@ type ClassListOutputClassesItem struct {
 	CheckedIn int `json:"checked_in"`
 	// The class's children: those enrolled in it and those checked in to it that day, by label.
 	Children []ClassListOutputClassesItemChildrenItem `json:"children"`
+	// Past this many children per assigned volunteer a check-in warns; absent: no ratio.
+	ChildrenPerVolunteer OptInt `json:"children_per_volunteer"`
 	// The class id.
 	ClassID uuid.UUID `json:"class_id"`
 	// The class name.
 	ClassName string `json:"class_name"`
 	// Children enrolled in the class.
 	Enrolled int `json:"enrolled"`
+	// At this headcount the room is full: a check-in is refused; absent: no firm limit.
+	FirmCapacity OptInt `json:"firm_capacity"`
 	// Children in the class now (checked in, not picked up).
 	Headcount int `json:"headcount"`
+	// Past this headcount a check-in still succeeds, with a warning; absent: no soft limit.
+	SoftCapacity OptInt `json:"soft_capacity"`
+	// Volunteers assigned to the class.
+	Volunteers int `json:"volunteers"`
 }
 
 // GetCheckedIn returns the value of CheckedIn.
@@ -1116,6 +1137,11 @@ func (s *ClassListOutputClassesItem) GetCheckedIn() int {
 // GetChildren returns the value of Children.
 func (s *ClassListOutputClassesItem) GetChildren() []ClassListOutputClassesItemChildrenItem {
 	return s.Children
+}
+
+// GetChildrenPerVolunteer returns the value of ChildrenPerVolunteer.
+func (s *ClassListOutputClassesItem) GetChildrenPerVolunteer() OptInt {
+	return s.ChildrenPerVolunteer
 }
 
 // GetClassID returns the value of ClassID.
@@ -1133,9 +1159,24 @@ func (s *ClassListOutputClassesItem) GetEnrolled() int {
 	return s.Enrolled
 }
 
+// GetFirmCapacity returns the value of FirmCapacity.
+func (s *ClassListOutputClassesItem) GetFirmCapacity() OptInt {
+	return s.FirmCapacity
+}
+
 // GetHeadcount returns the value of Headcount.
 func (s *ClassListOutputClassesItem) GetHeadcount() int {
 	return s.Headcount
+}
+
+// GetSoftCapacity returns the value of SoftCapacity.
+func (s *ClassListOutputClassesItem) GetSoftCapacity() OptInt {
+	return s.SoftCapacity
+}
+
+// GetVolunteers returns the value of Volunteers.
+func (s *ClassListOutputClassesItem) GetVolunteers() int {
+	return s.Volunteers
 }
 
 // SetCheckedIn sets the value of CheckedIn.
@@ -1146,6 +1187,11 @@ func (s *ClassListOutputClassesItem) SetCheckedIn(val int) {
 // SetChildren sets the value of Children.
 func (s *ClassListOutputClassesItem) SetChildren(val []ClassListOutputClassesItemChildrenItem) {
 	s.Children = val
+}
+
+// SetChildrenPerVolunteer sets the value of ChildrenPerVolunteer.
+func (s *ClassListOutputClassesItem) SetChildrenPerVolunteer(val OptInt) {
+	s.ChildrenPerVolunteer = val
 }
 
 // SetClassID sets the value of ClassID.
@@ -1163,9 +1209,24 @@ func (s *ClassListOutputClassesItem) SetEnrolled(val int) {
 	s.Enrolled = val
 }
 
+// SetFirmCapacity sets the value of FirmCapacity.
+func (s *ClassListOutputClassesItem) SetFirmCapacity(val OptInt) {
+	s.FirmCapacity = val
+}
+
 // SetHeadcount sets the value of Headcount.
 func (s *ClassListOutputClassesItem) SetHeadcount(val int) {
 	s.Headcount = val
+}
+
+// SetSoftCapacity sets the value of SoftCapacity.
+func (s *ClassListOutputClassesItem) SetSoftCapacity(val OptInt) {
+	s.SoftCapacity = val
+}
+
+// SetVolunteers sets the value of Volunteers.
+func (s *ClassListOutputClassesItem) SetVolunteers(val int) {
+	s.Volunteers = val
 }
 
 type ClassListOutputClassesItemChildrenItem struct {
@@ -1786,6 +1847,52 @@ func (o OptDateTime) Get() (v time.Time, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptDateTime) Or(d time.Time) time.Time {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptInt returns new OptInt with value set to v.
+func NewOptInt(v int) OptInt {
+	return OptInt{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptInt is optional int.
+type OptInt struct {
+	Value int
+	Set   bool
+}
+
+// IsSet returns true if OptInt was set.
+func (o OptInt) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptInt) Reset() {
+	var v int
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptInt) SetTo(v int) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptInt) Get() (v int, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptInt) Or(d int) int {
 	if v, ok := o.Get(); ok {
 		return v
 	}
