@@ -568,12 +568,18 @@ func TestPickupAdultsUnderRowLevelSecurity(t *testing.T) {
 			if n != tc.restrictions {
 				t.Errorf("%s reads %d restrictions of k1, want %d", tc.role, n, tc.restrictions)
 			}
+			// The restriction binds every role; its note is for those who may read restrictions.
+			var restricted bool
 			var found string
-			if err := q.row(ctx, tx, "PickupRestriction", map[string]any{"child_id": f.k1, "adult_name": "carlos  restrito"}, &found); err != nil {
+			if err := q.row(ctx, tx, "PickupRestriction", map[string]any{"child_id": f.k1, "adult_name": "carlos  restrito", "role": tc.role}, &restricted, &found); err != nil {
 				return err
 			}
-			if found != note {
-				t.Errorf("%s: app_pickup_restriction = %q, want the note whatever the role", tc.role, found)
+			wantNote := note
+			if tc.restrictions == 0 {
+				wantNote = ""
+			}
+			if !restricted || found != wantNote {
+				t.Errorf("%s: PickupRestriction = %v %q, want restricted with note %q", tc.role, restricted, found, wantNote)
 			}
 			return nil
 		})

@@ -25,14 +25,14 @@ func TestUpgradeRerunsRepeatableFirst(t *testing.T) {
 	ctx := context.Background()
 	url := storetest.NewEmptyDatabase(t)
 
-	// The older release: every migration but 00096.
+	// The older release: the migrations before 00096.
 	older := fstest.MapFS{}
 	names, err := fs.Glob(store.MigrationsFS(), "*.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range names {
-		if n == pickupMigration {
+		if n >= pickupMigration {
 			continue
 		}
 		b, err := fs.ReadFile(store.MigrationsFS(), n)
@@ -68,8 +68,8 @@ func TestUpgradeRerunsRepeatableFirst(t *testing.T) {
 	for _, m := range applied {
 		got = append(got, m.Name)
 	}
-	if len(got) != 2 || got[0] != rowFilterMigration || got[1] != pickupMigration {
-		t.Fatalf("upgrade applied %v, want %s re-run, then %s", got, rowFilterMigration, pickupMigration)
+	if len(got) < 2 || got[0] != rowFilterMigration || got[1] != pickupMigration {
+		t.Fatalf("upgrade applied %v, want %s re-run, then %s and the later ones", got, rowFilterMigration, pickupMigration)
 	}
 	var n int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_policies WHERE tablename = 'pickup_adults'`).Scan(&n); err != nil || n == 0 {
