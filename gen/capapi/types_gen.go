@@ -515,11 +515,21 @@ type ClassListOutputClassesItemChildrenItem struct {
 	PickedUpBy *string `json:"picked_up_by,omitempty" jsonschema_description:"The adult who took the child home, as on the child's pick-up list; only with pickups:read." jsonschema_extras:"x-pii=guardian_name,x-visible-with=pickups:read"`
 	// ReleasedBy: The staff member or volunteer who released the child.
 	ReleasedBy *string `json:"released_by,omitempty" jsonschema_description:"The staff member or volunteer who released the child."`
+	// Allergies: The child's allergies ("amendoim"), to read before anything is given to eat; only
+	// with health:read.
+	//
+	// Personal data (health): left out unless the caller has health:read; never logged.
+	Allergies *string `json:"allergies,omitempty" jsonschema_description:"The child's allergies (\"amendoim\"), to read before anything is given to eat; only with health:read." jsonschema_extras:"x-pii=health,x-visible-with=health:read"`
+	// MedicalNotes: What the class must know of the child's health (asthma, medication times); only
+	// with health:read.
+	//
+	// Personal data (health): left out unless the caller has health:read; never logged.
+	MedicalNotes *string `json:"medical_notes,omitempty" jsonschema_description:"What the class must know of the child's health (asthma, medication times); only with health:read." jsonschema_extras:"x-pii=health,x-visible-with=health:read"`
 }
 
 // LogValue renders ClassListOutputClassesItemChildrenItem for logs with personal data redacted.
 func (v ClassListOutputClassesItemChildrenItem) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 8)
+	attrs := make([]slog.Attr, 0, 10)
 	attrs = append(attrs, slog.Any("handle", v.Handle))
 	attrs = append(attrs, slog.Attr{Key: "label", Value: capability.Redacted("child_name")})
 	attrs = append(attrs, slog.Any("status", v.Status))
@@ -537,6 +547,12 @@ func (v ClassListOutputClassesItemChildrenItem) LogValue() slog.Value {
 	}
 	if v.ReleasedBy != nil {
 		attrs = append(attrs, slog.Any("released_by", *v.ReleasedBy))
+	}
+	if v.Allergies != nil {
+		attrs = append(attrs, slog.Attr{Key: "allergies", Value: capability.Redacted("health")})
+	}
+	if v.MedicalNotes != nil {
+		attrs = append(attrs, slog.Attr{Key: "medical_notes", Value: capability.Redacted("health")})
 	}
 	return slog.GroupValue(attrs...)
 }
@@ -740,6 +756,16 @@ type CheckinRegisterOutput struct {
 	// CapacityWarning: Set when the check-in took the class past its soft capacity or its children per
 	// volunteer: tell the coordinator.
 	CapacityWarning *string `json:"capacity_warning,omitempty" jsonschema_description:"Set when the check-in took the class past its soft capacity or its children per volunteer: tell the coordinator."`
+	// Allergies: The child's allergies ("amendoim"), to read before anything is given to eat; only
+	// with health:read.
+	//
+	// Personal data (health): left out unless the caller has health:read; never logged.
+	Allergies *string `json:"allergies,omitempty" jsonschema_description:"The child's allergies (\"amendoim\"), to read before anything is given to eat; only with health:read." jsonschema_extras:"x-pii=health,x-visible-with=health:read"`
+	// MedicalNotes: What the class must know of the child's health (asthma, medication times); only
+	// with health:read.
+	//
+	// Personal data (health): left out unless the caller has health:read; never logged.
+	MedicalNotes *string `json:"medical_notes,omitempty" jsonschema_description:"What the class must know of the child's health (asthma, medication times); only with health:read." jsonschema_extras:"x-pii=health,x-visible-with=health:read"`
 	// PickupCode: The pick-up code, returned only by the call that created the check-in, for the
 	// guardian.
 	//
@@ -749,7 +775,7 @@ type CheckinRegisterOutput struct {
 
 // LogValue renders CheckinRegisterOutput for logs with personal data redacted.
 func (v CheckinRegisterOutput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 11)
+	attrs := make([]slog.Attr, 0, 13)
 	attrs = append(attrs, slog.Any("checkin_id", v.CheckinID))
 	attrs = append(attrs, slog.Any("child_id", v.ChildID))
 	attrs = append(attrs, slog.Any("child_handle", v.ChildHandle))
@@ -761,6 +787,12 @@ func (v CheckinRegisterOutput) LogValue() slog.Value {
 	attrs = append(attrs, slog.Any("already_checked_in", v.AlreadyCheckedIn))
 	if v.CapacityWarning != nil {
 		attrs = append(attrs, slog.Any("capacity_warning", *v.CapacityWarning))
+	}
+	if v.Allergies != nil {
+		attrs = append(attrs, slog.Attr{Key: "allergies", Value: capability.Redacted("health")})
+	}
+	if v.MedicalNotes != nil {
+		attrs = append(attrs, slog.Attr{Key: "medical_notes", Value: capability.Redacted("health")})
 	}
 	if v.PickupCode != nil {
 		attrs = append(attrs, slog.Attr{Key: "pickup_code", Value: capability.Redacted("secret")})
@@ -991,6 +1023,16 @@ type ChildEnrollInput struct {
 	BirthDate capability.Date `json:"birth_date" jsonschema:"required,format=date" jsonschema_description:"The child's birth date (YYYY-MM-DD)." jsonschema_extras:"x-pii=birth_date"`
 	// ClassID: The class; default: the class for the child's age.
 	ClassID *uuid.UUID `json:"class_id,omitempty" jsonschema:"format=uuid" jsonschema_description:"The class; default: the class for the child's age."`
+	// Allergies: The child's allergies, as the guardian gives them ("amendoim, dipirona"); shown at
+	// the door to the class's volunteers. Never a phone or document number.
+	//
+	// Personal data (health); never logged.
+	Allergies *string `json:"allergies,omitempty" jsonschema:"minLength=1,maxLength=300" jsonschema_description:"The child's allergies, as the guardian gives them (\"amendoim, dipirona\"); shown at the door to the class's volunteers. Never a phone or document number." jsonschema_extras:"x-pii=health"`
+	// MedicalNotes: What the class must know of the child's health (asthma, medication times). Never a
+	// phone or document number.
+	//
+	// Personal data (health); never logged.
+	MedicalNotes *string `json:"medical_notes,omitempty" jsonschema:"minLength=1,maxLength=500" jsonschema_description:"What the class must know of the child's health (asthma, medication times). Never a phone or document number." jsonschema_extras:"x-pii=health"`
 	// Guardian: The guardian enrolling the child.
 	Guardian ChildEnrollInputGuardian `json:"guardian" jsonschema:"required" jsonschema_description:"The guardian enrolling the child."`
 	// Consent: The guardian's consent to the processing of the child's data.
@@ -999,11 +1041,17 @@ type ChildEnrollInput struct {
 
 // LogValue renders ChildEnrollInput for logs with personal data redacted.
 func (v ChildEnrollInput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 5)
+	attrs := make([]slog.Attr, 0, 7)
 	attrs = append(attrs, slog.Attr{Key: "name", Value: capability.Redacted("child_name")})
 	attrs = append(attrs, slog.Attr{Key: "birth_date", Value: capability.Redacted("birth_date")})
 	if v.ClassID != nil {
 		attrs = append(attrs, slog.Any("class_id", *v.ClassID))
+	}
+	if v.Allergies != nil {
+		attrs = append(attrs, slog.Attr{Key: "allergies", Value: capability.Redacted("health")})
+	}
+	if v.MedicalNotes != nil {
+		attrs = append(attrs, slog.Attr{Key: "medical_notes", Value: capability.Redacted("health")})
 	}
 	attrs = append(attrs, slog.Any("guardian", v.Guardian))
 	attrs = append(attrs, slog.Any("consent", v.Consent))
@@ -1273,6 +1321,12 @@ func (o *ClassListOutputClassesItemChildrenItem) finalize(granted capability.Sco
 	if !granted.Has("pickups:read") {
 		o.PickedUpBy = nil
 	}
+	if !granted.Has("health:read") {
+		o.Allergies = nil
+	}
+	if !granted.Has("health:read") {
+		o.MedicalNotes = nil
+	}
 }
 
 // Finalize prepares the output of pickup_adults for the wire: fields the granted scopes do not
@@ -1306,6 +1360,12 @@ func (o *PickupAdultsOutputAuthorizedItem) finalize(granted capability.ScopeSet)
 func (o *CheckinRegisterOutput) Finalize(granted capability.ScopeSet) {
 	if !granted.Has("children:read") {
 		capability.ShortNames(1, func(int) *string { return &o.ChildLabel })
+	}
+	if !granted.Has("health:read") {
+		o.Allergies = nil
+	}
+	if !granted.Has("health:read") {
+		o.MedicalNotes = nil
 	}
 }
 

@@ -193,7 +193,7 @@ func (q *Queries) GetCheckinForCheckout(ctx context.Context, arg GetCheckinForCh
 }
 
 const getChildForCheckin = `-- name: GetChildForCheckin :one
-SELECT c.id, c.class_id, c.handle, c.name, cl.name AS class_name
+SELECT c.id, c.class_id, c.handle, c.name, cl.name AS class_name, c.allergies, c.medical_notes
 FROM children c
 LEFT JOIN classes cl ON cl.id = c.class_id AND cl.church_id = c.church_id
 WHERE rf_church(c.church_id, $1::uuid)
@@ -211,11 +211,13 @@ type GetChildForCheckinParams struct {
 }
 
 type GetChildForCheckinRow struct {
-	ID        uuid.UUID
-	ClassID   *uuid.UUID
-	Handle    string
-	Name      string
-	ClassName *string
+	ID           uuid.UUID
+	ClassID      *uuid.UUID
+	Handle       string
+	Name         string
+	ClassName    *string
+	Allergies    *string
+	MedicalNotes *string
 }
 
 // The child to check in, if the caller may see it, with its handle, name (for the label) and class.
@@ -233,6 +235,8 @@ func (q *Queries) GetChildForCheckin(ctx context.Context, arg GetChildForCheckin
 		&i.Handle,
 		&i.Name,
 		&i.ClassName,
+		&i.Allergies,
+		&i.MedicalNotes,
 	)
 	return i, err
 }

@@ -14,7 +14,7 @@ import (
 
 const classListChildren = `-- name: ClassListChildren :many
 SELECT cl.id AS class_id, cl.name AS class_name,
-       c.id AS child_id, c.handle, c.name AS child_name,
+       c.id AS child_id, c.handle, c.name AS child_name, c.allergies, c.medical_notes,
        ck.id AS checkin_id, ck.checked_in_at, ck.checked_out_at, ck.picked_up_by_name,
        coalesce(app_user_name(ck.checked_out_by), '')::text AS released_by
 FROM children c
@@ -43,6 +43,8 @@ type ClassListChildrenRow struct {
 	ChildID        uuid.UUID
 	Handle         string
 	ChildName      string
+	Allergies      *string
+	MedicalNotes   *string
 	CheckinID      *uuid.UUID
 	CheckedInAt    *time.Time
 	CheckedOutAt   *time.Time
@@ -76,6 +78,8 @@ func (q *Queries) ClassListChildren(ctx context.Context, arg ClassListChildrenPa
 			&i.ChildID,
 			&i.Handle,
 			&i.ChildName,
+			&i.Allergies,
+			&i.MedicalNotes,
 			&i.CheckinID,
 			&i.CheckedInAt,
 			&i.CheckedOutAt,

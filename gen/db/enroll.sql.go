@@ -13,18 +13,21 @@ import (
 )
 
 const insertChild = `-- name: InsertChild :one
-INSERT INTO children (church_id, name, birth_date, class_id, created_by)
+INSERT INTO children (church_id, name, birth_date, class_id, created_by, allergies, medical_notes)
 VALUES ($1::uuid, $2::text, $3::date,
-        $4::uuid, $5::uuid)
+        $4::uuid, $5::uuid,
+        $6::text, $7::text)
 RETURNING id, class_id, created_at
 `
 
 type InsertChildParams struct {
-	ChurchID  uuid.UUID
-	Name      string
-	BirthDate time.Time
-	ClassID   *uuid.UUID
-	CreatedBy uuid.UUID
+	ChurchID     uuid.UUID
+	Name         string
+	BirthDate    time.Time
+	ClassID      *uuid.UUID
+	CreatedBy    uuid.UUID
+	Allergies    *string
+	MedicalNotes *string
 }
 
 type InsertChildRow struct {
@@ -42,6 +45,8 @@ func (q *Queries) InsertChild(ctx context.Context, arg InsertChildParams) (Inser
 		arg.BirthDate,
 		arg.ClassID,
 		arg.CreatedBy,
+		arg.Allergies,
+		arg.MedicalNotes,
 	)
 	var i InsertChildRow
 	err := row.Scan(&i.ID, &i.ClassID, &i.CreatedAt)

@@ -55,15 +55,17 @@ type Checkin struct {
 }
 
 type Child struct {
-	ID         uuid.UUID
-	ChurchID   uuid.UUID
-	Name       string
-	BirthDate  time.Time
-	ClassID    *uuid.UUID
-	CreatedAt  time.Time
-	CreatedBy  *uuid.UUID
-	ArchivedAt *time.Time
-	Handle     string
+	ID           uuid.UUID
+	ChurchID     uuid.UUID
+	Name         string
+	BirthDate    time.Time
+	ClassID      *uuid.UUID
+	CreatedAt    time.Time
+	CreatedBy    *uuid.UUID
+	ArchivedAt   *time.Time
+	Handle       string
+	Allergies    *string
+	MedicalNotes *string
 }
 
 type Church struct {

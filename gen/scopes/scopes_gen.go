@@ -17,6 +17,7 @@ const (
 	ChildrenRead   = "children:read"
 	ChildrenWrite  = "children:write"
 	GuardiansRead  = "guardians:read"
+	HealthRead     = "health:read"
 	PickupsRead    = "pickups:read"
 	PickupsWrite   = "pickups:write"
 )
@@ -34,6 +35,7 @@ var matrix = capability.NewScopeMatrix(
 		{Name: "children:read", Description: "Child-level personal data (names, birth dates). LGPD/ECA-sensitive.", En: "See children's personal data (names, birth dates)", Pt: "Ver dados pessoais de crianças (nomes, datas de nascimento)", Sensitive: true},
 		{Name: "children:write", Description: "Enroll children with their guardian and the guardian's consent.", En: "Enroll children with guardian consent", Pt: "Matricular crianças com o consentimento do responsável", Sensitive: true},
 		{Name: "guardians:read", Description: "Guardians' contact data (phone numbers).", En: "See guardians' phone numbers", Pt: "Ver telefones dos responsáveis", Sensitive: true},
+		{Name: "health:read", Description: "Children's allergies and medical notes: health data (LGPD art. 11), for the volunteers of the child's class at the door, and for staff.", En: "See children's allergies and medical notes, to keep them safe in class", Pt: "Ver alergias e observações médicas das crianças, para cuidar delas na turma", Sensitive: true},
 		{Name: "pickups:read", Description: "Who may take a child home (guardians and trusted adults) and, for staff and class volunteers, who must not; and who took each child.", En: "See who may take children home, and who took them", Pt: "Ver quem pode buscar as crianças, e quem as buscou", Sensitive: true},
 		{Name: "pickups:write", Description: "Manage who may take a child home; a guardian only their own children's trusted adults, staff also adults who must not.", En: "Manage who may take children home", Pt: "Gerenciar quem pode buscar as crianças", Sensitive: true},
 	},
@@ -52,9 +54,9 @@ var matrix = capability.NewScopeMatrix(
 		"neemias_child_find":          "children:read",
 	},
 	[]capability.RoleScopes{
-		{Role: "ADMIN", Scopes: []string{"roster:read", "attendance:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read", "pickups:read", "pickups:write"}},
-		{Role: "CADASTRO", Scopes: []string{"roster:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read", "pickups:read", "pickups:write"}},
-		{Role: "VOLUNTARIO", Scopes: []string{"roster:read", "attendance:read", "checkins:read", "checkins:write", "pickups:read"}},
+		{Role: "ADMIN", Scopes: []string{"roster:read", "attendance:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read", "health:read", "pickups:read", "pickups:write"}},
+		{Role: "CADASTRO", Scopes: []string{"roster:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read", "health:read", "pickups:read", "pickups:write"}},
+		{Role: "VOLUNTARIO", Scopes: []string{"roster:read", "attendance:read", "checkins:read", "checkins:write", "health:read", "pickups:read"}},
 		{Role: "RESPONSAVEL", Scopes: []string{"checkins:read", "checkins:write", "guardians:read", "pickups:read", "pickups:write"}},
 	},
 )

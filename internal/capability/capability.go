@@ -41,6 +41,8 @@ const (
 	PIIBirthDate     PIICategory = "birth_date"
 	PIIGuardianName  PIICategory = "guardian_name"
 	PIIGuardianPhone PIICategory = "guardian_phone"
+	// PIIHealth is health data (LGPD art. 11): allergies, medical notes.
+	PIIHealth PIICategory = "health"
 	// PIIPrivateNote is free text about a person for its readers only (a pick-up
 	// restriction's note, which may tell of a custody order).
 	PIIPrivateNote PIICategory = "private_note"

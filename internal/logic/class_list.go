@@ -109,6 +109,7 @@ func classListItem(r db.ClassListChildrenRow) capapi.ClassListOutputClassesItemC
 	item := capapi.ClassListOutputClassesItemChildrenItem{
 		Handle: r.Handle, Label: r.ChildName, Status: "not_here",
 		CheckinID: r.CheckinID, CheckedInAt: r.CheckedInAt, PickedUpAt: r.CheckedOutAt,
+		Allergies: r.Allergies, MedicalNotes: r.MedicalNotes, // left out by Finalize without health:read
 	}
 	switch {
 	case r.CheckedOutAt != nil:

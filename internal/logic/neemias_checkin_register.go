@@ -149,6 +149,8 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 				ServiceDate: capability.DateOf(row.ServiceDate),
 				CheckedInAt: row.CheckedInAt,
 				PickupCode:  &code,
+				// The door's alerts; Finalize leaves them out without health:read.
+				Allergies: child.Allergies, MedicalNotes: child.MedicalNotes,
 			}
 			if warning != "" {
 				out.CapacityWarning = &warning
@@ -234,5 +236,7 @@ func repeatedCheckin(r db.GetCheckinByChildDateRow, child db.GetChildForCheckinR
 		ServiceDate:      capability.DateOf(r.ServiceDate),
 		CheckedInAt:      r.CheckedInAt,
 		AlreadyCheckedIn: true,
+		Allergies:        child.Allergies,
+		MedicalNotes:     child.MedicalNotes,
 	}
 }

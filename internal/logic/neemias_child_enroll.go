@@ -53,7 +53,16 @@ func (s *Service) ChildEnroll(ctx context.Context, in *capapi.ChildEnrollInput) 
 		if err != nil {
 			return err
 		}
-		p := db.InsertChildParams{ChurchID: w.ChurchID, Name: name, BirthDate: in.BirthDate.Time(), CreatedBy: w.UserID}
+		allergies, err := healthText("allergies", in.Allergies)
+		if err != nil {
+			return err
+		}
+		notes, err := healthText("medical_notes", in.MedicalNotes)
+		if err != nil {
+			return err
+		}
+		p := db.InsertChildParams{ChurchID: w.ChurchID, Name: name, BirthDate: in.BirthDate.Time(), CreatedBy: w.UserID,
+			Allergies: allergies, MedicalNotes: notes}
 		if placed {
 			p.ClassID = &classID
 		}

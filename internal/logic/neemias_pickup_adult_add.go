@@ -76,9 +76,6 @@ func (s *Service) PickupAdultAdd(ctx context.Context, in *capapi.PickupAdultAddI
 	return out, nil
 }
 
-// noteScanner finds phone numbers and document numbers (CPF, ...) by pattern.
-var noteScanner = pii.NewScanner(nil)
-
 // checkPickupEntry refuses an entry whose name or note carries what belongs elsewhere or
 // nowhere: digits in a name, a phone or a document number in a note, a restriction without a
 // note.
@@ -92,29 +89,8 @@ func checkPickupEntry(name, note string, authorized bool) error {
 	if note == "" {
 		return nil
 	}
-	found, err := noteScanner.ScanValue(note)
-	if err != nil {
-		return err
-	}
-	if len(found) > 0 || digitRun(note) >= 8 {
+	if pii.HoldsNumbers(note) {
 		return &errs.Invalid{Field: "note", Reason: "looks like it holds a phone or document number (CPF, RG); write what the volunteer must do without personal numbers (an adult's phone goes in phone)"}
 	}
 	return nil
-}
-
-// digitRun is the longest run of digits in s, spaces, dots, dashes and parentheses between
-// them ignored: eight or more is a phone or a document number.
-func digitRun(s string) int {
-	best, run := 0, 0
-	for _, r := range s {
-		switch {
-		case unicode.IsDigit(r):
-			run++
-			best = max(best, run)
-		case r == ' ' || r == '.' || r == '-' || r == '(' || r == ')' || r == '/':
-		default:
-			run = 0
-		}
-	}
-	return best
 }

@@ -137,9 +137,10 @@ type class struct {
 }
 
 type child struct {
-	id      uuid.UUID
-	name    string
-	classID *uuid.UUID
+	id                      uuid.UUID
+	name                    string
+	classID                 *uuid.UUID
+	allergies, medicalNotes *string
 }
 
 type guardian struct {
@@ -179,7 +180,7 @@ func load(ctx context.Context, tx pgx.Tx, church uuid.UUID) (*current, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err = tx.Query(ctx, `SELECT id, name, birth_date, class_id FROM children WHERE church_id = $1 AND archived_at IS NULL`, church)
+	rows, err = tx.Query(ctx, `SELECT id, name, birth_date, class_id, allergies, medical_notes FROM children WHERE church_id = $1 AND archived_at IS NULL`, church)
 	if err != nil {
 		return nil, err
 	}
@@ -187,10 +188,10 @@ func load(ctx context.Context, tx pgx.Tx, church uuid.UUID) (*current, error) {
 		k     child
 		birth time.Time
 	)
-	if _, err := pgx.ForEachRow(rows, []any{&k.id, &k.name, &birth, &k.classID}, func() error {
+	if _, err := pgx.ForEachRow(rows, []any{&k.id, &k.name, &birth, &k.classID, &k.allergies, &k.medicalNotes}, func() error {
 		key := childKey(k.name, birth)
 		c.children[key] = append(c.children[key], k)
-		k.classID = nil
+		k.classID, k.allergies, k.medicalNotes = nil, nil, nil
 		return nil
 	}); err != nil {
 		return nil, err
@@ -270,11 +271,22 @@ func (c *current) byAge(birth, today time.Time) *uuid.UUID {
 }
 
 type childPlan struct {
-	id             uuid.UUID
-	isNew, changed bool
-	name           string
-	birth          time.Time
-	classID        *uuid.UUID
+	id                      uuid.UUID
+	isNew, changed          bool
+	name                    string
+	birth                   time.Time
+	classID                 *uuid.UUID
+	allergies, medicalNotes *string
+}
+
+// health sets a health field from its cell: a non-empty cell that differs replaces it (an
+// empty one keeps what the roster has), and reports whether it changed.
+func health(dst **string, cell string) bool {
+	if cell == "" || (*dst != nil && **dst == cell) {
+		return false
+	}
+	*dst = &cell
+	return true
 }
 
 type guardianPlan struct {
@@ -342,6 +354,8 @@ func plan(cur *current, rows []Row, today time.Time, rep *Report) *changes {
 			switch existing := cur.children[key]; len(existing) {
 			case 0:
 				cp = &childPlan{id: uuid.New(), isNew: true, name: r.ChildName, birth: r.BirthDate}
+				health(&cp.allergies, r.Allergies)
+				health(&cp.medicalNotes, r.MedicalNotes)
 				if explicit != nil {
 					cp.classID = &explicit.id
 				} else {
@@ -349,9 +363,12 @@ func plan(cur *current, rows []Row, today time.Time, rep *Report) *changes {
 				}
 			case 1:
 				e := existing[0]
-				cp = &childPlan{id: e.id, name: e.name, birth: r.BirthDate, classID: e.classID}
+				cp = &childPlan{id: e.id, name: e.name, birth: r.BirthDate, classID: e.classID, allergies: e.allergies, medicalNotes: e.medicalNotes}
 				if e.name != r.ChildName {
 					cp.name, cp.changed = r.ChildName, true
+				}
+				if a, m := health(&cp.allergies, r.Allergies), health(&cp.medicalNotes, r.MedicalNotes); a || m {
+					cp.changed = true
 				}
 				switch {
 				case explicit != nil:
@@ -441,18 +458,22 @@ func plan(cur *current, rows []Row, today time.Time, rep *Report) *changes {
 // order, and returns the ids of the children it created or changed.
 func (ch *changes) write(ctx context.Context, tx pgx.Tx, church uuid.UUID) ([]uuid.UUID, error) {
 	var (
-		newIDs, updIDs         []uuid.UUID
-		newNames, updNames     []string
-		newBirths              []time.Time
-		newClasses, updClasses []*uuid.UUID
-		targets                []uuid.UUID
+		newIDs, updIDs             []uuid.UUID
+		newNames, updNames         []string
+		newAllergies, updAllergies []*string
+		newNotes, updNotes         []*string
+		newBirths                  []time.Time
+		newClasses, updClasses     []*uuid.UUID
+		targets                    []uuid.UUID
 	)
 	for _, c := range ch.children {
 		switch {
 		case c.isNew:
 			newIDs, newNames, newBirths, newClasses = append(newIDs, c.id), append(newNames, c.name), append(newBirths, c.birth), append(newClasses, c.classID)
+			newAllergies, newNotes = append(newAllergies, c.allergies), append(newNotes, c.medicalNotes)
 		case c.changed:
 			updIDs, updNames, updClasses = append(updIDs, c.id), append(updNames, c.name), append(updClasses, c.classID)
+			updAllergies, updNotes = append(updAllergies, c.allergies), append(updNotes, c.medicalNotes)
 		default:
 			continue
 		}
@@ -488,12 +509,13 @@ func (ch *changes) write(ctx context.Context, tx pgx.Tx, church uuid.UUID) ([]uu
 		sql  string
 		args []any
 	}{
-		{len(newIDs), `INSERT INTO children (id, church_id, name, birth_date, class_id)
-			SELECT u.id, $1, u.name, u.birth, u.class FROM unnest($2::uuid[], $3::text[], $4::date[], $5::uuid[]) AS u(id, name, birth, class)`,
-			[]any{church, newIDs, newNames, newBirths, newClasses}},
-		{len(updIDs), `UPDATE children c SET name = u.name, class_id = u.class
-			FROM unnest($2::uuid[], $3::text[], $4::uuid[]) AS u(id, name, class) WHERE c.church_id = $1 AND c.id = u.id`,
-			[]any{church, updIDs, updNames, updClasses}},
+		{len(newIDs), `INSERT INTO children (id, church_id, name, birth_date, class_id, allergies, medical_notes)
+			SELECT u.id, $1, u.name, u.birth, u.class, u.allergies, u.notes
+			FROM unnest($2::uuid[], $3::text[], $4::date[], $5::uuid[], $6::text[], $7::text[]) AS u(id, name, birth, class, allergies, notes)`,
+			[]any{church, newIDs, newNames, newBirths, newClasses, newAllergies, newNotes}},
+		{len(updIDs), `UPDATE children c SET name = u.name, class_id = u.class, allergies = u.allergies, medical_notes = u.notes
+			FROM unnest($2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::text[]) AS u(id, name, class, allergies, notes) WHERE c.church_id = $1 AND c.id = u.id`,
+			[]any{church, updIDs, updNames, updClasses, updAllergies, updNotes}},
 		{len(gNewIDs), `INSERT INTO guardians (id, church_id, name, phone)
 			SELECT u.id, $1, u.name, u.phone FROM unnest($2::uuid[], $3::text[], $4::text[]) AS u(id, name, phone)`,
 			[]any{church, gNewIDs, gNewNames, gNewPhones}},

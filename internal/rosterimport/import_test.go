@@ -423,3 +423,52 @@ func BenchmarkImport5000(b *testing.B) {
 		}
 	}
 }
+
+// TestImportHealthAlerts (issue 21): an "Alergias" and an "Observações médicas" column (or
+// their English names) fill the children's alerts; a re-import with the same cells changes
+// nothing, an empty cell keeps what the roster has, a new cell updates it; a cell holding a
+// phone or a CPF refuses its row, naming the column, and writes nothing of it.
+func TestImportHealthAlerts(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	church(t, st, "central")
+	file := "Nome;Nascimento;Responsável;Telefone;Consentimento;Alergias;Observações médicas\n" +
+		"Lia Alerta;10/05/2019;Rosa Alerta;(11) 90000-3001;v1;amendoim;asma\n" +
+		"Rui Alerta;11/06/2018;Rosa Alerta;(11) 90000-3001;v1;;\n" +
+		"Téo Alerta;12/07/2020;Rosa Alerta;(11) 90000-3001;v1;ligar 11 98765-4321;\n"
+	rep := importBytes(t, st, []byte(file), rosterimport.Options{Church: "central"})
+	if rep.Imported != 2 || len(rep.Refused) != 1 || !strings.Contains(rep.Refused[0].Reason.EN, "allergies column looks like it holds a phone") {
+		t.Fatalf("imported %d, refused %+v", rep.Imported, rep.Refused)
+	}
+	alerts := func() string {
+		t.Helper()
+		var out []string
+		err := st.InSystemTx(context.Background(), func(ctx context.Context, tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, `SELECT name || ':' || coalesce(allergies, '-') || ':' || coalesce(medical_notes, '-') FROM children ORDER BY name`)
+			if err != nil {
+				return err
+			}
+			out, err = pgx.CollectRows(rows, pgx.RowTo[string])
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := alerts(); got != "Lia Alerta:amendoim:asma Rui Alerta:-:-" {
+		t.Errorf("after the import: %s", got)
+	}
+	if again := importBytes(t, st, []byte(file), rosterimport.Options{Church: "central"}); again.Children.Updated != 0 {
+		t.Errorf("the same file again updated %d children", again.Children.Updated)
+	}
+	english := "Name;Birth date;Guardian;Phone;Consent;Allergies;Medical notes\n" +
+		"Lia Alerta;10/05/2019;Rosa Alerta;(11) 90000-3001;v1;;\n" +
+		"Rui Alerta;11/06/2018;Rosa Alerta;(11) 90000-3001;v1;lactose;\n"
+	if rep := importBytes(t, st, []byte(english), rosterimport.Options{Church: "central"}); rep.Children.Updated != 1 {
+		t.Errorf("English headers: %+v", rep.Children)
+	}
+	if got := alerts(); got != "Lia Alerta:amendoim:asma Rui Alerta:lactose:-" {
+		t.Errorf("after the English file: %s", got)
+	}
+}

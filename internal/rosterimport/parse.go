@@ -18,6 +18,8 @@ import (
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/neemias/neemias-mcp/internal/pii"
 )
 
 // Field is a column the importer understands.
@@ -33,6 +35,10 @@ const (
 	FieldConsent      Field = "consent"
 	FieldLegalBasis   Field = "legal_basis"
 	FieldClass        Field = "class"
+	// FieldAllergies and FieldMedicalNotes are health data (LGPD art. 11): shown only under
+	// health:read, and an empty cell never erases what the roster has.
+	FieldAllergies    Field = "allergies"
+	FieldMedicalNotes Field = "medical_notes"
 )
 
 // Column documents one field: the header names it is recognized by (compared after folding:
@@ -53,6 +59,8 @@ var Columns = []Column{
 	{FieldConsent, false, []string{"consentimento", "versão do consentimento", "termo", "versão do termo", "consent", "consent version", "consent_version"}},
 	{FieldLegalBasis, false, []string{"base legal", "legal basis", "legal_basis"}},
 	{FieldClass, false, []string{"turma", "classe", "sala", "class"}},
+	{FieldAllergies, false, []string{"alergias", "alergia", "allergies", "allergy"}},
+	{FieldMedicalNotes, false, []string{"observações médicas", "observação médica", "observações de saúde", "saúde", "medical notes", "medical_notes", "health notes"}},
 }
 
 var aliasIndex = func() map[string]Field {
@@ -128,6 +136,8 @@ type Row struct {
 	LegalBasis  string
 	// Class is the class column's cell as written (empty: place by age).
 	Class string
+	// Allergies and MedicalNotes are the health cells, spaces squeezed; empty: none given.
+	Allergies, MedicalNotes string
 }
 
 // File is a parsed roster file.
@@ -329,6 +339,22 @@ func parseRow(line int, cell func(Field) string, today time.Time) (Row, *Refusal
 	row.TextVersion = version
 	if row.TextVersion == "" {
 		row.TextVersion = NoTextVersion
+	}
+	for _, h := range []struct {
+		dst       *string
+		field     Field
+		max       int
+		namePT, n string
+	}{{&row.Allergies, FieldAllergies, 300, "alergias", "allergies"}, {&row.MedicalNotes, FieldMedicalNotes, 500, "observações médicas", "medical notes"}} {
+		t := strings.Join(strings.Fields(cell(h.field)), " ")
+		switch {
+		case utf8.RuneCountInString(t) > h.max:
+			return bad(fmt.Sprintf("a coluna %s tem mais de %d letras", h.namePT, h.max), fmt.Sprintf("the %s column has more than %d characters", h.n, h.max))
+		case t != "" && pii.HoldsNumbers(t):
+			return bad(fmt.Sprintf("a coluna %s parece trazer um telefone ou documento (CPF, RG); escreva só o que a turma precisa saber", h.namePT),
+				fmt.Sprintf("the %s column looks like it holds a phone or document number (CPF, RG); write only what the class must know", h.n))
+		}
+		*h.dst = t
 	}
 	return row, nil
 }

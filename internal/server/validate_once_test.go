@@ -19,9 +19,9 @@ func TestInputValidatedOnceWithOneWording(t *testing.T) {
 		name, tool, args, field, reason string
 	}{
 		{"format", "neemias_checkin_register", `{"child_id":"` + canary + `"}`, "child_id", "must be a UUID such as 7c9e6679-7425-40de-944b-e07fc1f90ae7"},
-		{"required", "neemias_checkin_register", `{}`, "child_id", "is required"},
+		{"required", "neemias_child_find", `{}`, "name", "is required"},
 		{"unknown field", "neemias_checkin_register", `{"child_id":"7c9e6679-7425-40de-944b-e07fc1f90ae7","` + canary + `":1}`, canary, "is not a known field"},
-		{"length", "neemias_checkout_register", `{"checkin_id":"7c9e6679-7425-40de-944b-e07fc1f90ae7","pickup_code":"ab"}`, "pickup_code", "must be at least 4 characters long"},
+		{"length", "neemias_checkout_register", `{"checkin_id":"7c9e6679-7425-40de-944b-e07fc1f90ae7","pickup_code":"ab","picked_up_by":"Marta"}`, "pickup_code", "must be at least 4 characters long"},
 		{"type", "neemias_child_find", `{"name":7}`, "name", "must be a string, got integer"},
 	}
 	for _, tt := range tests {

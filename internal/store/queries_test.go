@@ -156,7 +156,7 @@ func TestCustomQueriesCheckinAndCheckout(t *testing.T) {
 			var clName *string
 			if err := q.row(ctx, tx, "GetChildForCheckin", map[string]any{
 				"church_id": c.ChurchID, "child_id": child, "role": c.Role, "user_id": c.UserID,
-			}, &cid, &class, &handle, &name, &clName); err != nil {
+			}, &cid, &class, &handle, &name, &clName, new(*string), new(*string)); err != nil {
 				return err
 			}
 			if len(handle) != 6 || name == "" {
@@ -342,6 +342,7 @@ func TestCustomQueriesEnrollAndClasses(t *testing.T) {
 			var gotClass *uuid.UUID
 			if err := q.row(ctx, tx, "InsertChild", map[string]any{
 				"church_id": c.ChurchID, "name": "Criança Nova", "birth_date": birth, "class_id": class, "created_by": c.UserID,
+				"allergies": nil, "medical_notes": nil,
 			}, &child, &gotClass, &created); err != nil {
 				return err
 			}

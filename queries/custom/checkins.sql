@@ -8,7 +8,7 @@ ON CONFLICT (church_id, service_date) DO NOTHING;
 
 -- name: GetChildForCheckin :one
 -- The child to check in, if the caller may see it, with its handle, name (for the label) and class.
-SELECT c.id, c.class_id, c.handle, c.name, cl.name AS class_name
+SELECT c.id, c.class_id, c.handle, c.name, cl.name AS class_name, c.allergies, c.medical_notes
 FROM children c
 LEFT JOIN classes cl ON cl.id = c.class_id AND cl.church_id = c.church_id
 WHERE rf_church(c.church_id, sqlc.arg(church_id)::uuid)

@@ -29,7 +29,7 @@ LIMIT 1000;
 -- Check-in and check-out resolve a child named by handle, label or first name against these
 -- same rows (internal/logic/resolve.go), so a label read here names the same child there.
 SELECT cl.id AS class_id, cl.name AS class_name,
-       c.id AS child_id, c.handle, c.name AS child_name,
+       c.id AS child_id, c.handle, c.name AS child_name, c.allergies, c.medical_notes,
        ck.id AS checkin_id, ck.checked_in_at, ck.checked_out_at, ck.picked_up_by_name,
        coalesce(app_user_name(ck.checked_out_by), '')::text AS released_by
 FROM children c

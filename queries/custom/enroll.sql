@@ -1,9 +1,10 @@
 -- name: InsertChild :one
 -- neemias_child_enroll writes the child, the guardian, the link and the consent in one
 -- store.InTx; only ADMIN and CADASTRO may (row-level security). Returns nothing personal.
-INSERT INTO children (church_id, name, birth_date, class_id, created_by)
+INSERT INTO children (church_id, name, birth_date, class_id, created_by, allergies, medical_notes)
 VALUES (sqlc.arg(church_id)::uuid, sqlc.arg(name)::text, sqlc.arg(birth_date)::date,
-        sqlc.narg(class_id)::uuid, sqlc.arg(created_by)::uuid)
+        sqlc.narg(class_id)::uuid, sqlc.arg(created_by)::uuid,
+        sqlc.narg(allergies)::text, sqlc.narg(medical_notes)::text)
 RETURNING id, class_id, created_at;
 
 -- name: InsertGuardian :one

@@ -71,9 +71,9 @@ CREATE OR REPLACE FUNCTION app_role_has_scope(scope text, caller_role text DEFAU
     LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
     SELECT CASE caller_role
-        WHEN 'ADMIN' THEN scope IN ('roster:read', 'attendance:read', 'checkins:read', 'checkins:write', 'children:read', 'children:write', 'guardians:read', 'pickups:read', 'pickups:write')
-        WHEN 'CADASTRO' THEN scope IN ('roster:read', 'checkins:read', 'checkins:write', 'children:read', 'children:write', 'guardians:read', 'pickups:read', 'pickups:write')
-        WHEN 'VOLUNTARIO' THEN scope IN ('roster:read', 'attendance:read', 'checkins:read', 'checkins:write', 'pickups:read')
+        WHEN 'ADMIN' THEN scope IN ('roster:read', 'attendance:read', 'checkins:read', 'checkins:write', 'children:read', 'children:write', 'guardians:read', 'health:read', 'pickups:read', 'pickups:write')
+        WHEN 'CADASTRO' THEN scope IN ('roster:read', 'checkins:read', 'checkins:write', 'children:read', 'children:write', 'guardians:read', 'health:read', 'pickups:read', 'pickups:write')
+        WHEN 'VOLUNTARIO' THEN scope IN ('roster:read', 'attendance:read', 'checkins:read', 'checkins:write', 'health:read', 'pickups:read')
         WHEN 'RESPONSAVEL' THEN scope IN ('checkins:read', 'checkins:write', 'guardians:read', 'pickups:read', 'pickups:write')
         ELSE false
     END

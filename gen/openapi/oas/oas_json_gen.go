@@ -458,6 +458,12 @@ func (s *CheckinRegisterOutput) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CheckinRegisterOutput) encodeFields(e *jx.Encoder) {
 	{
+		if s.Allergies.Set {
+			e.FieldStart("allergies")
+			s.Allergies.Encode(e)
+		}
+	}
+	{
 		e.FieldStart("already_checked_in")
 		e.Bool(s.AlreadyCheckedIn)
 	}
@@ -496,6 +502,12 @@ func (s *CheckinRegisterOutput) encodeFields(e *jx.Encoder) {
 		e.Str(s.ClassName)
 	}
 	{
+		if s.MedicalNotes.Set {
+			e.FieldStart("medical_notes")
+			s.MedicalNotes.Encode(e)
+		}
+	}
+	{
 		if s.PickupCode.Set {
 			e.FieldStart("pickup_code")
 			s.PickupCode.Encode(e)
@@ -507,18 +519,20 @@ func (s *CheckinRegisterOutput) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfCheckinRegisterOutput = [11]string{
-	0:  "already_checked_in",
-	1:  "capacity_warning",
-	2:  "checked_in_at",
-	3:  "checkin_id",
-	4:  "child_handle",
-	5:  "child_id",
-	6:  "child_label",
-	7:  "class_id",
-	8:  "class_name",
-	9:  "pickup_code",
-	10: "service_date",
+var jsonFieldsNameOfCheckinRegisterOutput = [13]string{
+	0:  "allergies",
+	1:  "already_checked_in",
+	2:  "capacity_warning",
+	3:  "checked_in_at",
+	4:  "checkin_id",
+	5:  "child_handle",
+	6:  "child_id",
+	7:  "child_label",
+	8:  "class_id",
+	9:  "class_name",
+	10: "medical_notes",
+	11: "pickup_code",
+	12: "service_date",
 }
 
 // Decode decodes CheckinRegisterOutput from json.
@@ -530,8 +544,18 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
+		case "allergies":
+			if err := func() error {
+				s.Allergies.Reset()
+				if err := s.Allergies.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"allergies\"")
+			}
 		case "already_checked_in":
-			requiredBitSet[0] |= 1 << 0
+			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
 				v, err := d.Bool()
 				s.AlreadyCheckedIn = bool(v)
@@ -553,7 +577,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"capacity_warning\"")
 			}
 		case "checked_in_at":
-			requiredBitSet[0] |= 1 << 2
+			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
 				v, err := json.DecodeDateTime(d)
 				s.CheckedInAt = v
@@ -565,7 +589,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"checked_in_at\"")
 			}
 		case "checkin_id":
-			requiredBitSet[0] |= 1 << 3
+			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
 				v, err := json.DecodeUUID(d)
 				s.CheckinID = v
@@ -577,7 +601,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"checkin_id\"")
 			}
 		case "child_handle":
-			requiredBitSet[0] |= 1 << 4
+			requiredBitSet[0] |= 1 << 5
 			if err := func() error {
 				v, err := d.Str()
 				s.ChildHandle = string(v)
@@ -589,7 +613,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"child_handle\"")
 			}
 		case "child_id":
-			requiredBitSet[0] |= 1 << 5
+			requiredBitSet[0] |= 1 << 6
 			if err := func() error {
 				v, err := json.DecodeUUID(d)
 				s.ChildID = v
@@ -601,7 +625,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"child_id\"")
 			}
 		case "child_label":
-			requiredBitSet[0] |= 1 << 6
+			requiredBitSet[0] |= 1 << 7
 			if err := func() error {
 				v, err := d.Str()
 				s.ChildLabel = string(v)
@@ -613,7 +637,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"child_label\"")
 			}
 		case "class_id":
-			requiredBitSet[0] |= 1 << 7
+			requiredBitSet[1] |= 1 << 0
 			if err := func() error {
 				v, err := json.DecodeUUID(d)
 				s.ClassID = v
@@ -625,7 +649,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"class_id\"")
 			}
 		case "class_name":
-			requiredBitSet[1] |= 1 << 0
+			requiredBitSet[1] |= 1 << 1
 			if err := func() error {
 				v, err := d.Str()
 				s.ClassName = string(v)
@@ -635,6 +659,16 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"class_name\"")
+			}
+		case "medical_notes":
+			if err := func() error {
+				s.MedicalNotes.Reset()
+				if err := s.MedicalNotes.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"medical_notes\"")
 			}
 		case "pickup_code":
 			if err := func() error {
@@ -647,7 +681,7 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"pickup_code\"")
 			}
 		case "service_date":
-			requiredBitSet[1] |= 1 << 2
+			requiredBitSet[1] |= 1 << 4
 			if err := func() error {
 				v, err := json.DecodeDate(d)
 				s.ServiceDate = v
@@ -668,8 +702,8 @@ func (s *CheckinRegisterOutput) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [2]uint8{
-		0b11111101,
-		0b00000101,
+		0b11111010,
+		0b00010011,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -1426,6 +1460,12 @@ func (s *ChildEnrollInput) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ChildEnrollInput) encodeFields(e *jx.Encoder) {
 	{
+		if s.Allergies.Set {
+			e.FieldStart("allergies")
+			s.Allergies.Encode(e)
+		}
+	}
+	{
 		e.FieldStart("birth_date")
 		json.EncodeDate(e, s.BirthDate)
 	}
@@ -1444,17 +1484,25 @@ func (s *ChildEnrollInput) encodeFields(e *jx.Encoder) {
 		s.Guardian.Encode(e)
 	}
 	{
+		if s.MedicalNotes.Set {
+			e.FieldStart("medical_notes")
+			s.MedicalNotes.Encode(e)
+		}
+	}
+	{
 		e.FieldStart("name")
 		e.Str(s.Name)
 	}
 }
 
-var jsonFieldsNameOfChildEnrollInput = [5]string{
-	0: "birth_date",
-	1: "class_id",
-	2: "consent",
-	3: "guardian",
-	4: "name",
+var jsonFieldsNameOfChildEnrollInput = [7]string{
+	0: "allergies",
+	1: "birth_date",
+	2: "class_id",
+	3: "consent",
+	4: "guardian",
+	5: "medical_notes",
+	6: "name",
 }
 
 // Decode decodes ChildEnrollInput from json.
@@ -1466,8 +1514,18 @@ func (s *ChildEnrollInput) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
+		case "allergies":
+			if err := func() error {
+				s.Allergies.Reset()
+				if err := s.Allergies.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"allergies\"")
+			}
 		case "birth_date":
-			requiredBitSet[0] |= 1 << 0
+			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
 				v, err := json.DecodeDate(d)
 				s.BirthDate = v
@@ -1489,7 +1547,7 @@ func (s *ChildEnrollInput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"class_id\"")
 			}
 		case "consent":
-			requiredBitSet[0] |= 1 << 2
+			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
 				if err := s.Consent.Decode(d); err != nil {
 					return err
@@ -1499,7 +1557,7 @@ func (s *ChildEnrollInput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"consent\"")
 			}
 		case "guardian":
-			requiredBitSet[0] |= 1 << 3
+			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
 				if err := s.Guardian.Decode(d); err != nil {
 					return err
@@ -1508,8 +1566,18 @@ func (s *ChildEnrollInput) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"guardian\"")
 			}
+		case "medical_notes":
+			if err := func() error {
+				s.MedicalNotes.Reset()
+				if err := s.MedicalNotes.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"medical_notes\"")
+			}
 		case "name":
-			requiredBitSet[0] |= 1 << 4
+			requiredBitSet[0] |= 1 << 6
 			if err := func() error {
 				v, err := d.Str()
 				s.Name = string(v)
@@ -1530,7 +1598,7 @@ func (s *ChildEnrollInput) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00011101,
+		0b01011010,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -2894,6 +2962,12 @@ func (s *ClassListOutputClassesItemChildrenItem) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *ClassListOutputClassesItemChildrenItem) encodeFields(e *jx.Encoder) {
 	{
+		if s.Allergies.Set {
+			e.FieldStart("allergies")
+			s.Allergies.Encode(e)
+		}
+	}
+	{
 		if s.CheckedInAt.Set {
 			e.FieldStart("checked_in_at")
 			s.CheckedInAt.Encode(e, json.EncodeDateTime)
@@ -2912,6 +2986,12 @@ func (s *ClassListOutputClassesItemChildrenItem) encodeFields(e *jx.Encoder) {
 	{
 		e.FieldStart("label")
 		e.Str(s.Label)
+	}
+	{
+		if s.MedicalNotes.Set {
+			e.FieldStart("medical_notes")
+			s.MedicalNotes.Encode(e)
+		}
 	}
 	{
 		if s.PickedUpAt.Set {
@@ -2937,15 +3017,17 @@ func (s *ClassListOutputClassesItemChildrenItem) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfClassListOutputClassesItemChildrenItem = [8]string{
-	0: "checked_in_at",
-	1: "checkin_id",
-	2: "handle",
-	3: "label",
-	4: "picked_up_at",
-	5: "picked_up_by",
-	6: "released_by",
-	7: "status",
+var jsonFieldsNameOfClassListOutputClassesItemChildrenItem = [10]string{
+	0: "allergies",
+	1: "checked_in_at",
+	2: "checkin_id",
+	3: "handle",
+	4: "label",
+	5: "medical_notes",
+	6: "picked_up_at",
+	7: "picked_up_by",
+	8: "released_by",
+	9: "status",
 }
 
 // Decode decodes ClassListOutputClassesItemChildrenItem from json.
@@ -2953,10 +3035,20 @@ func (s *ClassListOutputClassesItemChildrenItem) Decode(d *jx.Decoder) error {
 	if s == nil {
 		return errors.New("invalid: unable to decode ClassListOutputClassesItemChildrenItem to nil")
 	}
-	var requiredBitSet [1]uint8
+	var requiredBitSet [2]uint8
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
+		case "allergies":
+			if err := func() error {
+				s.Allergies.Reset()
+				if err := s.Allergies.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"allergies\"")
+			}
 		case "checked_in_at":
 			if err := func() error {
 				s.CheckedInAt.Reset()
@@ -2978,7 +3070,7 @@ func (s *ClassListOutputClassesItemChildrenItem) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"checkin_id\"")
 			}
 		case "handle":
-			requiredBitSet[0] |= 1 << 2
+			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
 				v, err := d.Str()
 				s.Handle = string(v)
@@ -2990,7 +3082,7 @@ func (s *ClassListOutputClassesItemChildrenItem) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"handle\"")
 			}
 		case "label":
-			requiredBitSet[0] |= 1 << 3
+			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
 				v, err := d.Str()
 				s.Label = string(v)
@@ -3000,6 +3092,16 @@ func (s *ClassListOutputClassesItemChildrenItem) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"label\"")
+			}
+		case "medical_notes":
+			if err := func() error {
+				s.MedicalNotes.Reset()
+				if err := s.MedicalNotes.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"medical_notes\"")
 			}
 		case "picked_up_at":
 			if err := func() error {
@@ -3032,7 +3134,7 @@ func (s *ClassListOutputClassesItemChildrenItem) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"released_by\"")
 			}
 		case "status":
-			requiredBitSet[0] |= 1 << 7
+			requiredBitSet[1] |= 1 << 1
 			if err := func() error {
 				if err := s.Status.Decode(d); err != nil {
 					return err
@@ -3050,8 +3152,9 @@ func (s *ClassListOutputClassesItemChildrenItem) Decode(d *jx.Decoder) error {
 	}
 	// Validate required fields.
 	var failures []validate.FieldError
-	for i, mask := range [1]uint8{
-		0b10001100,
+	for i, mask := range [2]uint8{
+		0b00011000,
+		0b00000010,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.

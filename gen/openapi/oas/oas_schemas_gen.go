@@ -210,6 +210,8 @@ func (s *CheckinRegisterInput) SetServiceDate(val OptDate) {
 
 // Ref: #/components/schemas/CheckinRegisterOutput
 type CheckinRegisterOutput struct {
+	// The child's allergies ("amendoim"), to read before anything is given to eat; only with health:read.
+	Allergies OptString `json:"allergies"`
 	// True when this call found an earlier check-in for the same child and day.
 	AlreadyCheckedIn bool `json:"already_checked_in"`
 	// Set when the check-in took the class past its soft capacity or its children per volunteer: tell the
@@ -229,10 +231,17 @@ type CheckinRegisterOutput struct {
 	ClassID uuid.UUID `json:"class_id"`
 	// The class's name.
 	ClassName string `json:"class_name"`
+	// What the class must know of the child's health (asthma, medication times); only with health:read.
+	MedicalNotes OptString `json:"medical_notes"`
 	// The pick-up code, returned only by the call that created the check-in, for the guardian.
 	PickupCode OptString `json:"pickup_code"`
 	// The service day.
 	ServiceDate time.Time `json:"service_date"`
+}
+
+// GetAllergies returns the value of Allergies.
+func (s *CheckinRegisterOutput) GetAllergies() OptString {
+	return s.Allergies
 }
 
 // GetAlreadyCheckedIn returns the value of AlreadyCheckedIn.
@@ -280,6 +289,11 @@ func (s *CheckinRegisterOutput) GetClassName() string {
 	return s.ClassName
 }
 
+// GetMedicalNotes returns the value of MedicalNotes.
+func (s *CheckinRegisterOutput) GetMedicalNotes() OptString {
+	return s.MedicalNotes
+}
+
 // GetPickupCode returns the value of PickupCode.
 func (s *CheckinRegisterOutput) GetPickupCode() OptString {
 	return s.PickupCode
@@ -288,6 +302,11 @@ func (s *CheckinRegisterOutput) GetPickupCode() OptString {
 // GetServiceDate returns the value of ServiceDate.
 func (s *CheckinRegisterOutput) GetServiceDate() time.Time {
 	return s.ServiceDate
+}
+
+// SetAllergies sets the value of Allergies.
+func (s *CheckinRegisterOutput) SetAllergies(val OptString) {
+	s.Allergies = val
 }
 
 // SetAlreadyCheckedIn sets the value of AlreadyCheckedIn.
@@ -333,6 +352,11 @@ func (s *CheckinRegisterOutput) SetClassID(val uuid.UUID) {
 // SetClassName sets the value of ClassName.
 func (s *CheckinRegisterOutput) SetClassName(val string) {
 	s.ClassName = val
+}
+
+// SetMedicalNotes sets the value of MedicalNotes.
+func (s *CheckinRegisterOutput) SetMedicalNotes(val OptString) {
+	s.MedicalNotes = val
 }
 
 // SetPickupCode sets the value of PickupCode.
@@ -628,6 +652,9 @@ func (s *CheckoutRegisterOutput) SetReleasedBy(val string) {
 
 // Ref: #/components/schemas/ChildEnrollInput
 type ChildEnrollInput struct {
+	// The child's allergies, as the guardian gives them ("amendoim, dipirona"); shown at the door to the
+	// class's volunteers. Never a phone or document number.
+	Allergies OptString `json:"allergies"`
 	// The child's birth date (YYYY-MM-DD).
 	BirthDate time.Time `json:"birth_date"`
 	// The class; default: the class for the child's age.
@@ -636,8 +663,16 @@ type ChildEnrollInput struct {
 	Consent ChildEnrollInputConsent `json:"consent"`
 	// The guardian enrolling the child.
 	Guardian ChildEnrollInputGuardian `json:"guardian"`
+	// What the class must know of the child's health (asthma, medication times). Never a phone or document
+	// number.
+	MedicalNotes OptString `json:"medical_notes"`
 	// The child's full name.
 	Name string `json:"name"`
+}
+
+// GetAllergies returns the value of Allergies.
+func (s *ChildEnrollInput) GetAllergies() OptString {
+	return s.Allergies
 }
 
 // GetBirthDate returns the value of BirthDate.
@@ -660,9 +695,19 @@ func (s *ChildEnrollInput) GetGuardian() ChildEnrollInputGuardian {
 	return s.Guardian
 }
 
+// GetMedicalNotes returns the value of MedicalNotes.
+func (s *ChildEnrollInput) GetMedicalNotes() OptString {
+	return s.MedicalNotes
+}
+
 // GetName returns the value of Name.
 func (s *ChildEnrollInput) GetName() string {
 	return s.Name
+}
+
+// SetAllergies sets the value of Allergies.
+func (s *ChildEnrollInput) SetAllergies(val OptString) {
+	s.Allergies = val
 }
 
 // SetBirthDate sets the value of BirthDate.
@@ -683,6 +728,11 @@ func (s *ChildEnrollInput) SetConsent(val ChildEnrollInputConsent) {
 // SetGuardian sets the value of Guardian.
 func (s *ChildEnrollInput) SetGuardian(val ChildEnrollInputGuardian) {
 	s.Guardian = val
+}
+
+// SetMedicalNotes sets the value of MedicalNotes.
+func (s *ChildEnrollInput) SetMedicalNotes(val OptString) {
+	s.MedicalNotes = val
 }
 
 // SetName sets the value of Name.
@@ -1230,6 +1280,8 @@ func (s *ClassListOutputClassesItem) SetVolunteers(val int) {
 }
 
 type ClassListOutputClassesItemChildrenItem struct {
+	// The child's allergies ("amendoim"), to read before anything is given to eat; only with health:read.
+	Allergies OptString `json:"allergies"`
 	// When the child was checked in.
 	CheckedInAt OptDateTime `json:"checked_in_at"`
 	// The check-in id, once checked in.
@@ -1239,6 +1291,8 @@ type ClassListOutputClassesItemChildrenItem struct {
 	// The child's full name with children:read; otherwise first name and last initial, lengthened until
 	// distinct in the class.
 	Label string `json:"label"`
+	// What the class must know of the child's health (asthma, medication times); only with health:read.
+	MedicalNotes OptString `json:"medical_notes"`
 	// When the child was picked up.
 	PickedUpAt OptDateTime `json:"picked_up_at"`
 	// The adult who took the child home, as on the child's pick-up list; only with pickups:read.
@@ -1247,6 +1301,11 @@ type ClassListOutputClassesItemChildrenItem struct {
 	ReleasedBy OptString `json:"released_by"`
 	// Where the child is that day.
 	Status ClassListOutputClassesItemChildrenItemStatus `json:"status"`
+}
+
+// GetAllergies returns the value of Allergies.
+func (s *ClassListOutputClassesItemChildrenItem) GetAllergies() OptString {
+	return s.Allergies
 }
 
 // GetCheckedInAt returns the value of CheckedInAt.
@@ -1269,6 +1328,11 @@ func (s *ClassListOutputClassesItemChildrenItem) GetLabel() string {
 	return s.Label
 }
 
+// GetMedicalNotes returns the value of MedicalNotes.
+func (s *ClassListOutputClassesItemChildrenItem) GetMedicalNotes() OptString {
+	return s.MedicalNotes
+}
+
 // GetPickedUpAt returns the value of PickedUpAt.
 func (s *ClassListOutputClassesItemChildrenItem) GetPickedUpAt() OptDateTime {
 	return s.PickedUpAt
@@ -1289,6 +1353,11 @@ func (s *ClassListOutputClassesItemChildrenItem) GetStatus() ClassListOutputClas
 	return s.Status
 }
 
+// SetAllergies sets the value of Allergies.
+func (s *ClassListOutputClassesItemChildrenItem) SetAllergies(val OptString) {
+	s.Allergies = val
+}
+
 // SetCheckedInAt sets the value of CheckedInAt.
 func (s *ClassListOutputClassesItemChildrenItem) SetCheckedInAt(val OptDateTime) {
 	s.CheckedInAt = val
@@ -1307,6 +1376,11 @@ func (s *ClassListOutputClassesItemChildrenItem) SetHandle(val string) {
 // SetLabel sets the value of Label.
 func (s *ClassListOutputClassesItemChildrenItem) SetLabel(val string) {
 	s.Label = val
+}
+
+// SetMedicalNotes sets the value of MedicalNotes.
+func (s *ClassListOutputClassesItemChildrenItem) SetMedicalNotes(val OptString) {
+	s.MedicalNotes = val
 }
 
 // SetPickedUpAt sets the value of PickedUpAt.

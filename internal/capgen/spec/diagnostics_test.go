@@ -144,7 +144,7 @@ var brokenCases = []struct {
 		`testdata/broken/pii_on_array.yaml:49:9: pii rule on array field "tags" (pii rules apply to scalar fields); make the items objects and put the rule on their field`,
 	}},
 	{"pii_unknown_category", []string{
-		`testdata/broken/pii_unknown_category.yaml:44:25: pii rule of field "owner" has unknown category "guardian_nmae" (did you mean "guardian_name"?); use one of child_name, birth_date, guardian_name, guardian_phone, private_note, secret`,
+		`testdata/broken/pii_unknown_category.yaml:44:25: pii rule of field "owner" has unknown category "guardian_nmae" (did you mean "guardian_name"?); use one of child_name, birth_date, guardian_name, guardian_phone, health, private_note, secret`,
 	}},
 	{"pii_unknown_scope", []string{
 		`testdata/broken/pii_unknown_scope.yaml:44:54: pii rule of field "owner" names unknown scope "owners:read" (did you mean "things:read"?); declare it under scopes or fix the name`,

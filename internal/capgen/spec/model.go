@@ -115,7 +115,7 @@ type Field struct {
 
 // PII is the personal-data rule of a field.
 type PII struct {
-	Category    string `yaml:"category" jsonschema:"required,enum=child_name,enum=birth_date,enum=guardian_name,enum=guardian_phone,enum=private_note,enum=secret" jsonschema_description:"What kind of personal data the field holds (private_note: free text about a person, such as a pick-up restriction's note)."`
+	Category    string `yaml:"category" jsonschema:"required,enum=child_name,enum=birth_date,enum=guardian_name,enum=guardian_phone,enum=health,enum=private_note,enum=secret" jsonschema_description:"What kind of personal data the field holds (private_note: free text about a person, such as a pick-up restriction's note)."`
 	VisibleWith string `yaml:"visible_with" jsonschema_description:"Output fields only: the scope a caller needs to receive it; otherwise it is left out."`
 	// Otherwise replaces leaving the field out: callers without visible_with receive the
 	// value in a reduced form instead, the same for every capability that declares it.

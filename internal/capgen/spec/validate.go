@@ -59,7 +59,7 @@ const (
 var (
 	fieldTypes    = []string{"string", "integer", "number", "boolean", "array", "object"}
 	fieldFormats  = []string{"uuid", "date", "date-time", "email", "uri"}
-	piiCategories = []string{"child_name", "birth_date", "guardian_name", "guardian_phone", "private_note", "secret"}
+	piiCategories = []string{"child_name", "birth_date", "guardian_name", "guardian_phone", "health", "private_note", "secret"}
 	whereOps      = []string{"=", "<", "<=", ">", ">="}
 )
 
