@@ -460,13 +460,13 @@ are; --clear removes one. A capacity below the children in the class now is refu
 				return err
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tAGES\tVOLUNTEERS\tCHILDREN\tLIMITS\tSTATUS")
+			fmt.Fprintln(tw, "NAME\tAGES\tVOLUNTEERS\tCHILDREN\tSTATUS\tLIMITS")
 			for _, cl := range cs {
 				status := "active"
 				if cl.ArchivedAt != nil {
 					status = "archived"
 				}
-				fmt.Fprintf(tw, "%s\t%d-%d\t%d\t%d\t%s\t%s\n", cl.Name, cl.MinAge, cl.MaxAge, cl.Volunteers, cl.Children, limitsText(cl), status)
+				fmt.Fprintf(tw, "%s\t%d-%d\t%d\t%d\t%s\t%s\n", cl.Name, cl.MinAge, cl.MaxAge, cl.Volunteers, cl.Children, status, limitsText(cl))
 			}
 			return tw.Flush()
 		},

@@ -104,7 +104,7 @@ func TestOnboardingWalkthrough(t *testing.T) {
 	if !strings.Contains(dry, "nothing was written") || !strings.Contains(dry, "linha/line 10:") {
 		t.Errorf("dry run report:\n%s", dry)
 	}
-	childrenPerClass := regexp.MustCompile(`(?m)\s(\d+)\s+active$`)
+	childrenPerClass := regexp.MustCompile(`(?m)\s(\d+)\s+active\s`)
 	placed := func() (n int) {
 		for _, m := range childrenPerClass.FindAllStringSubmatch(must("", "class", "list", "--church", "central"), -1) {
 			c, _ := strconv.Atoi(m[1])

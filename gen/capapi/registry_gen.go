@@ -56,7 +56,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		Name:        ResourceTemplateAttendanceSummary,
 		Kind:        capability.KindResourceTemplate,
 		Title:       "Attendance summary",
-		Description: "Check-in counts per service day and class in a date range, for questions like \"how many kids attended in June?\". Defaults to the last 30 days; at most 366 days per read.",
+		Description: "How many different children came in a date range, and the check-ins per service day and class, for questions like \"how many kids attended in June?\" (answer with children, not check-ins: a child who came on 4 Sundays is one child and 4 check-ins). States the church's today; an empty range names the nearest service day with data. Defaults to the last 30 days; at most 366 days per read.",
 		URITemplate: ResourceTemplateAttendanceSummary,
 		MIMEType:    "application/json",
 		Scope:       "attendance:read",
@@ -71,7 +71,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		InputPII:  []capability.FieldRule{},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 60000,
-		Summary:   "{{plural .total_checkins \"check-in\" \"check-ins\"}} from {{.from}} to {{.to}}, over {{plural (distinct .days \"date\") \"service day\" \"service days\"}} in {{plural (distinct .days \"class_id\") \"class\" \"classes\"}}.",
+		Summary:   "From {{.from}} to {{.to}}, {{plural .children \"different child\" \"different children\"}} came: {{plural .total_checkins \"check-in\" \"check-ins\"}} over {{plural (distinct .days \"date\") \"service day\" \"service days\"}} in {{plural (distinct .days \"class_id\") \"class\" \"classes\"}}{{if .covers}}, counting only {{.covers}}{{end}}.{{if .nearest_day}} No check-ins in that range; the nearest service day with check-ins is {{.nearest_day}}.{{end}} Today is {{.today}} ({{.time_zone}}).",
 		Source:    "spec/capabilities.yaml resources.attendance_summary",
 	},
 	{

@@ -239,18 +239,38 @@ type AttendanceSummaryOutput struct {
 	From capability.Date `json:"from" jsonschema:"required,format=date" jsonschema_description:"First day of the range."`
 	// To: Last day of the range.
 	To capability.Date `json:"to" jsonschema:"required,format=date" jsonschema_description:"Last day of the range."`
-	// TotalCheckins: Check-ins in the range.
-	TotalCheckins int64 `json:"total_checkins" jsonschema:"required" jsonschema_description:"Check-ins in the range."`
+	// Children: Different children who came in the range: the answer to "how many kids attended?".
+	Children int64 `json:"children" jsonschema:"required" jsonschema_description:"Different children who came in the range: the answer to \"how many kids attended?\"."`
+	// TotalCheckins: Check-ins in the range (a child who came on 4 Sundays counts 4).
+	TotalCheckins int64 `json:"total_checkins" jsonschema:"required" jsonschema_description:"Check-ins in the range (a child who came on 4 Sundays counts 4)."`
+	// Today: The church's today, in its time zone.
+	Today capability.Date `json:"today" jsonschema:"required,format=date" jsonschema_description:"The church's today, in its time zone."`
+	// TimeZone: The church's time zone (IANA).
+	TimeZone string `json:"time_zone" jsonschema:"required" jsonschema_description:"The church's time zone (IANA)."`
+	// Covers: Set when the answer covers only some of the church's classes (a volunteer's own): which
+	// ones.
+	Covers *string `json:"covers,omitempty" jsonschema_description:"Set when the answer covers only some of the church's classes (a volunteer's own): which ones."`
+	// NearestDay: Set when the range has no check-ins: the nearest service day that has some.
+	NearestDay *capability.Date `json:"nearest_day,omitempty" jsonschema:"format=date" jsonschema_description:"Set when the range has no check-ins: the nearest service day that has some."`
 	// Days: One entry per service day and class with check-ins, ordered by day.
 	Days []AttendanceSummaryOutputDaysItem `json:"days" jsonschema:"required" jsonschema_description:"One entry per service day and class with check-ins, ordered by day."`
 }
 
 // LogValue renders AttendanceSummaryOutput for logs with personal data redacted.
 func (v AttendanceSummaryOutput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 4)
+	attrs := make([]slog.Attr, 0, 9)
 	attrs = append(attrs, slog.Any("from", v.From))
 	attrs = append(attrs, slog.Any("to", v.To))
+	attrs = append(attrs, slog.Any("children", v.Children))
 	attrs = append(attrs, slog.Any("total_checkins", v.TotalCheckins))
+	attrs = append(attrs, slog.Any("today", v.Today))
+	attrs = append(attrs, slog.Any("time_zone", v.TimeZone))
+	if v.Covers != nil {
+		attrs = append(attrs, slog.Any("covers", *v.Covers))
+	}
+	if v.NearestDay != nil {
+		attrs = append(attrs, slog.Any("nearest_day", *v.NearestDay))
+	}
 	attrs = append(attrs, slog.Int("days_count", len(v.Days)))
 	return slog.GroupValue(attrs...)
 }

@@ -16,6 +16,15 @@ type Querier interface {
 	// acts as (role, and whether it is enabled).
 	APIKeyForVerify(ctx context.Context, id uuid.UUID) (APIKeyForVerifyRow, error)
 	ActiveSigningKey(ctx context.Context) (ActiveSigningKeyRow, error)
+	// How many different children checked in from from_day to to_day (attendance_summary): the
+	// answer to "how many kids came?", which summing the days' check-ins overstates.
+	AttendanceChildren(ctx context.Context, arg AttendanceChildrenParams) (int64, error)
+	// The classes an attendance answer covers: the names of those the caller may see and how many
+	// of the church's it may not (a volunteer sees their own), so the answer can say it is partial.
+	AttendanceCoverage(ctx context.Context, arg AttendanceCoverageParams) (AttendanceCoverageRow, error)
+	// The service day with check-ins the caller may see nearest to the range from_day..to_day
+	// (for an empty answer to name where data is); none when there is none at all.
+	AttendanceNearestDay(ctx context.Context, arg AttendanceNearestDayParams) ([]time.Time, error)
 	// Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml resources.attendance_summary). Row filters: church, volunteer_assigned_classes.
 	AttendanceSummary(ctx context.Context, arg AttendanceSummaryParams) ([]AttendanceSummaryRow, error)
 	// Resource "neemias://checkins/{date}" (spec/capabilities.yaml resources.checkins_by_date). Row filters: church, guardian_own_children, volunteer_assigned_classes.

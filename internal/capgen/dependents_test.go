@@ -89,8 +89,8 @@ func TestOneLineEditChangesOnlyItsDependents(t *testing.T) {
 			// A tool's description is registry data, the Handler method's doc comment and the
 			// OpenAPI operation's description (gen/schemas embeds a copy of the document).
 			name:      "one tool's description",
-			old:       "by name, with ids, names and class only. Searches are limited per caller.",
-			new:       "by name, with ids, names and class only. Searches are rate-limited per caller.",
+			old:       "Searches are limited per caller.",
+			new:       "Searches are rate-limited per caller.",
 			wantFiles: []string{"gen/capapi/handler_gen.go", "gen/capapi/registry_gen.go", "gen/openapi/openapi.json", "gen/schemas/openapi.json"},
 		},
 		{

@@ -28,8 +28,8 @@ func TestRealSpecViews(t *testing.T) {
 	singular := map[string]struct{ output, want string }{
 		"checkins_by_date": {`{"date":"2026-07-05","checkins":[{"class_id":"a"}]}`,
 			"1 check-in on 2026-07-05 in 1 class."},
-		"attendance_summary": {`{"from":"2026-06-07","to":"2026-06-07","total_checkins":1,"days":[{"date":"2026-06-07","class_id":"a","checkins":1}]}`,
-			"1 check-in from 2026-06-07 to 2026-06-07, over 1 service day in 1 class."},
+		"attendance_summary": {`{"from":"2026-06-07","to":"2026-06-07","children":1,"total_checkins":1,"today":"2026-06-08","time_zone":"America/Sao_Paulo","days":[{"date":"2026-06-07","class_id":"a","checkins":1}]}`,
+			"From 2026-06-07 to 2026-06-07, 1 different child came: 1 check-in over 1 service day in 1 class. Today is 2026-06-08 (America/Sao_Paulo)."},
 		"class_list": {`{"date":"2026-07-05","today":"2026-07-05","time_zone":"America/Sao_Paulo","classes":[{"class_id":"a"}]}`,
 			"1 class on 2026-07-05 (today is 2026-07-05, America/Sao_Paulo)."},
 		"pickup_adults": {`{"child_handle":"K7Q2MX","child_label":"Ana S.","authorized":[{"adult_id":"g1"}],"not_authorized":[]}`,
@@ -38,8 +38,8 @@ func TestRealSpecViews(t *testing.T) {
 	cases := map[string]struct{ output, want string }{
 		"checkins_by_date": {`{"date":"2026-07-05","checkins":[{"class_id":"a"},{"class_id":"b"},{"class_id":"a"}]}`,
 			"3 check-ins on 2026-07-05 in 2 classes."},
-		"attendance_summary": {`{"from":"2026-06-01","to":"2026-06-30","total_checkins":212,"days":[{"date":"2026-06-07","class_id":"a","checkins":200},{"date":"2026-06-14","class_id":"b","checkins":12}]}`,
-			"212 check-ins from 2026-06-01 to 2026-06-30, over 2 service days in 2 classes."},
+		"attendance_summary": {`{"from":"2026-06-01","to":"2026-06-30","children":150,"total_checkins":212,"today":"2026-07-01","time_zone":"America/Sao_Paulo","covers":"your classes: Jardim, Primários","days":[{"date":"2026-06-07","class_id":"a","checkins":200},{"date":"2026-06-14","class_id":"b","checkins":12}]}`,
+			"From 2026-06-01 to 2026-06-30, 150 different children came: 212 check-ins over 2 service days in 2 classes, counting only your classes: Jardim, Primários. Today is 2026-07-01 (America/Sao_Paulo)."},
 		"class_list": {`{"date":"2026-07-05","today":"2026-07-06","time_zone":"America/Sao_Paulo","classes":[{"class_id":"a"},{"class_id":"b"}]}`,
 			"2 classes on 2026-07-05 (today is 2026-07-06, America/Sao_Paulo)."},
 		// child_label is personal data a summary may name: it has otherwise: short_name, and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
@@ -24,12 +25,15 @@ const (
 // to defaults to today in the church's time zone, from to 30 days before to; the range holds at most
 // 366 days, both ends included. A class_id the caller may not use (unknown, another church's,
 // or not a volunteer's own) is an *errs.Invalid rather than an empty answer, so the agent
-// learns its mistake. Counts only, so no audit entry.
+// learns its mistake. The answer leads with the different children (AttendanceChildren: a
+// child of 4 Sundays is one child), states the church's today, names the nearest service day
+// with data when the range has none, and says which classes it covers when the caller sees
+// only some. Counts only, so no audit entry.
 func (s *Service) AttendanceSummary(ctx context.Context, in *capapi.AttendanceSummaryInput) (*capapi.AttendanceSummaryOutput, error) {
 	var out *capapi.AttendanceSummaryOutput
 	c := newCall(capapi.CapAttendanceSummary, in)
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, _ *txState) error {
-		today, err := s.churchToday(ctx, q, w.ChurchID)
+		today, zone, err := s.churchClock(ctx, q, w.ChurchID)
 		if err != nil {
 			return err
 		}
@@ -56,7 +60,7 @@ func (s *Service) AttendanceSummary(ctx context.Context, in *capapi.AttendanceSu
 			return err
 		}
 		out = &capapi.AttendanceSummaryOutput{
-			From: from, To: to,
+			From: from, To: to, Today: today, TimeZone: zone,
 			Days: make([]capapi.AttendanceSummaryOutputDaysItem, 0, len(rows)),
 		}
 		for _, r := range rows {
@@ -64,6 +68,33 @@ func (s *Service) AttendanceSummary(ctx context.Context, in *capapi.AttendanceSu
 				Date: capability.DateOf(r.ServiceDate), ClassID: r.ClassID, ClassName: r.ClassName, Checkins: r.Checkins,
 			})
 			out.TotalCheckins += r.Checkins
+		}
+		if out.Children, err = q.AttendanceChildren(ctx, db.AttendanceChildrenParams{
+			ChurchID: w.ChurchID, Role: w.Role, UserID: w.UserID, FromDay: from.Time(), ToDay: to.Time(), ClassID: in.ClassID,
+		}); err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			near, err := q.AttendanceNearestDay(ctx, db.AttendanceNearestDayParams{
+				ChurchID: w.ChurchID, Role: w.Role, UserID: w.UserID, FromDay: from.Time(), ToDay: to.Time(), ClassID: in.ClassID,
+			})
+			if err != nil {
+				return err
+			}
+			if len(near) == 1 {
+				d := capability.DateOf(near[0])
+				out.NearestDay = &d
+			}
+		}
+		if in.ClassID == nil {
+			cov, err := q.AttendanceCoverage(ctx, db.AttendanceCoverageParams{ChurchID: w.ChurchID, Role: w.Role, UserID: w.UserID})
+			if err != nil {
+				return err
+			}
+			if cov.Hidden > 0 {
+				covers := "your classes: " + strings.Join(cov.Visible, ", ")
+				out.Covers = &covers
+			}
 		}
 		return nil
 	})

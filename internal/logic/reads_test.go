@@ -143,7 +143,8 @@ func TestAttendanceSummaryRangesAndFilters(t *testing.T) {
 
 	t.Run("defaults: last 30 days to today in Sao Paulo", func(t *testing.T) {
 		got := mustInvoke[capapi.AttendanceSummaryOutput](e, admin, capapi.CapAttendanceSummary, map[string]any{})
-		want := &capapi.AttendanceSummaryOutput{From: today.AddDays(-30), To: today, TotalCheckins: 3,
+		want := &capapi.AttendanceSummaryOutput{From: today.AddDays(-30), To: today, Children: 3, TotalCheckins: 3,
+			Today: today, TimeZone: "America/Sao_Paulo",
 			Days: []capapi.AttendanceSummaryOutputDaysItem{
 				{Date: day, ClassID: a.c2, ClassName: "Grandes", Checkins: 1},
 				{Date: day, ClassID: a.c1, ClassName: "Pequenos", Checkins: 2},
@@ -154,8 +155,27 @@ func TestAttendanceSummaryRangesAndFilters(t *testing.T) {
 	})
 	t.Run("only to: from is 30 days before", func(t *testing.T) {
 		got := mustInvoke[capapi.AttendanceSummaryOutput](e, admin, capapi.CapAttendanceSummary, map[string]any{"to": ds(day.AddDays(-1))})
-		if got.From != day.AddDays(-31) || got.TotalCheckins != 0 || len(got.Days) != 0 {
-			t.Errorf("got %v", got)
+		if got.From != day.AddDays(-31) || got.TotalCheckins != 0 || len(got.Days) != 0 || got.Children != 0 ||
+			got.NearestDay == nil || *got.NearestDay != day {
+			t.Errorf("got %v; want an empty range naming the nearest day with data, %s", got, day)
+		}
+	})
+	t.Run("different children, not check-ins; a volunteer is told the answer covers their classes", func(t *testing.T) {
+		// k1 came a second Sunday: 4 check-ins, 3 children (a world of its own, so the
+		// other cases keep theirs).
+		e := newEnv(t, logic.WithClock(func() time.Time { return clock() }))
+		a := e.a
+		admin, vol := a.as(store.RoleAdmin), a.as(store.RoleVoluntario)
+		e.exec(`INSERT INTO service_days (church_id, service_date) VALUES ($1, $2) ON CONFLICT DO NOTHING`, a.id, day.AddDays(-7).Time())
+		e.exec(`INSERT INTO checkins (church_id, child_id, class_id, service_date, checked_in_by, pickup_code_salt, pickup_code_hash)
+			SELECT church_id, child_id, class_id, $2, checked_in_by, pickup_code_salt, pickup_code_hash FROM checkins WHERE id = $1`, a.ck1, day.AddDays(-7).Time())
+		got := mustInvoke[capapi.AttendanceSummaryOutput](e, admin, capapi.CapAttendanceSummary, map[string]any{})
+		if got.Children != 3 || got.TotalCheckins != 4 || got.Covers != nil {
+			t.Errorf("admin: %d children, %d check-ins, covers %v; want 3, 4, nil", got.Children, got.TotalCheckins, got.Covers)
+		}
+		got = mustInvoke[capapi.AttendanceSummaryOutput](e, vol, capapi.CapAttendanceSummary, map[string]any{})
+		if got.Children != 2 || got.TotalCheckins != 3 || got.Covers == nil || *got.Covers != "your classes: Pequenos" {
+			t.Errorf("volunteer: %d children, %d check-ins, covers %v; want 2, 3, your classes: Pequenos", got.Children, got.TotalCheckins, got.Covers)
 		}
 	})
 	t.Run("volunteer: own classes only", func(t *testing.T) {

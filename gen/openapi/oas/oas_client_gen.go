@@ -31,8 +31,10 @@ func trimTrailingSlashes(u *url.URL) {
 type Invoker interface {
 	// AttendanceSummary invokes attendanceSummary operation.
 	//
-	// Check-in counts per service day and class in a date range, for questions like "how many kids
-	// attended in June?". Defaults to the last 30 days; at most 366 days per read.
+	// How many different children came in a date range, and the check-ins per service day and class, for
+	// questions like "how many kids attended in June?" (answer with children, not check-ins: a child who
+	// came on 4 Sundays is one child and 4 check-ins). States the church's today; an empty range names the
+	// nearest service day with data. Defaults to the last 30 days; at most 366 days per read.
 	//
 	// GET /attendance/summary
 	AttendanceSummary(ctx context.Context, params AttendanceSummaryParams) (*AttendanceSummaryOutput, error)
@@ -172,8 +174,10 @@ func (c *Client) requestURL(ctx context.Context) *url.URL {
 
 // AttendanceSummary invokes attendanceSummary operation.
 //
-// Check-in counts per service day and class in a date range, for questions like "how many kids
-// attended in June?". Defaults to the last 30 days; at most 366 days per read.
+// How many different children came in a date range, and the check-ins per service day and class, for
+// questions like "how many kids attended in June?" (answer with children, not check-ins: a child who
+// came on 4 Sundays is one child and 4 check-ins). States the church's today; an empty range names the
+// nearest service day with data. Defaults to the last 30 days; at most 366 days per read.
 //
 // GET /attendance/summary
 func (c *Client) AttendanceSummary(ctx context.Context, params AttendanceSummaryParams) (*AttendanceSummaryOutput, error) {

@@ -35,8 +35,10 @@ func (c *codeRecorder) Unwrap() http.ResponseWriter {
 
 // handleAttendanceSummaryRequest handles attendanceSummary operation.
 //
-// Check-in counts per service day and class in a date range, for questions like "how many kids
-// attended in June?". Defaults to the last 30 days; at most 366 days per read.
+// How many different children came in a date range, and the check-ins per service day and class, for
+// questions like "how many kids attended in June?" (answer with children, not check-ins: a child who
+// came on 4 Sundays is one child and 4 check-ins). States the church's today; an empty range names the
+// nearest service day with data. Defaults to the last 30 days; at most 366 days per read.
 //
 // GET /attendance/summary
 func (s *Server) handleAttendanceSummaryRequest(args [0]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {

@@ -23,6 +23,16 @@ func (s *AttendanceSummaryOutput) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *AttendanceSummaryOutput) encodeFields(e *jx.Encoder) {
 	{
+		e.FieldStart("children")
+		e.Int(s.Children)
+	}
+	{
+		if s.Covers.Set {
+			e.FieldStart("covers")
+			s.Covers.Encode(e)
+		}
+	}
+	{
 		e.FieldStart("days")
 		e.ArrStart()
 		for _, elem := range s.Days {
@@ -35,8 +45,22 @@ func (s *AttendanceSummaryOutput) encodeFields(e *jx.Encoder) {
 		json.EncodeDate(e, s.From)
 	}
 	{
+		if s.NearestDay.Set {
+			e.FieldStart("nearest_day")
+			s.NearestDay.Encode(e, json.EncodeDate)
+		}
+	}
+	{
+		e.FieldStart("time_zone")
+		e.Str(s.TimeZone)
+	}
+	{
 		e.FieldStart("to")
 		json.EncodeDate(e, s.To)
+	}
+	{
+		e.FieldStart("today")
+		json.EncodeDate(e, s.Today)
 	}
 	{
 		e.FieldStart("total_checkins")
@@ -44,11 +68,16 @@ func (s *AttendanceSummaryOutput) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfAttendanceSummaryOutput = [4]string{
-	0: "days",
-	1: "from",
-	2: "to",
-	3: "total_checkins",
+var jsonFieldsNameOfAttendanceSummaryOutput = [9]string{
+	0: "children",
+	1: "covers",
+	2: "days",
+	3: "from",
+	4: "nearest_day",
+	5: "time_zone",
+	6: "to",
+	7: "today",
+	8: "total_checkins",
 }
 
 // Decode decodes AttendanceSummaryOutput from json.
@@ -56,12 +85,34 @@ func (s *AttendanceSummaryOutput) Decode(d *jx.Decoder) error {
 	if s == nil {
 		return errors.New("invalid: unable to decode AttendanceSummaryOutput to nil")
 	}
-	var requiredBitSet [1]uint8
+	var requiredBitSet [2]uint8
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
-		case "days":
+		case "children":
 			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := d.Int()
+				s.Children = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"children\"")
+			}
+		case "covers":
+			if err := func() error {
+				s.Covers.Reset()
+				if err := s.Covers.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"covers\"")
+			}
+		case "days":
+			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
 				s.Days = make([]AttendanceSummaryOutputDaysItem, 0)
 				if err := d.Arr(func(d *jx.Decoder) error {
@@ -79,7 +130,7 @@ func (s *AttendanceSummaryOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"days\"")
 			}
 		case "from":
-			requiredBitSet[0] |= 1 << 1
+			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
 				v, err := json.DecodeDate(d)
 				s.From = v
@@ -90,8 +141,30 @@ func (s *AttendanceSummaryOutput) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"from\"")
 			}
+		case "nearest_day":
+			if err := func() error {
+				s.NearestDay.Reset()
+				if err := s.NearestDay.Decode(d, json.DecodeDate); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"nearest_day\"")
+			}
+		case "time_zone":
+			requiredBitSet[0] |= 1 << 5
+			if err := func() error {
+				v, err := d.Str()
+				s.TimeZone = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"time_zone\"")
+			}
 		case "to":
-			requiredBitSet[0] |= 1 << 2
+			requiredBitSet[0] |= 1 << 6
 			if err := func() error {
 				v, err := json.DecodeDate(d)
 				s.To = v
@@ -102,8 +175,20 @@ func (s *AttendanceSummaryOutput) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"to\"")
 			}
+		case "today":
+			requiredBitSet[0] |= 1 << 7
+			if err := func() error {
+				v, err := json.DecodeDate(d)
+				s.Today = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"today\"")
+			}
 		case "total_checkins":
-			requiredBitSet[0] |= 1 << 3
+			requiredBitSet[1] |= 1 << 0
 			if err := func() error {
 				v, err := d.Int()
 				s.TotalCheckins = int(v)
@@ -123,8 +208,9 @@ func (s *AttendanceSummaryOutput) Decode(d *jx.Decoder) error {
 	}
 	// Validate required fields.
 	var failures []validate.FieldError
-	for i, mask := range [1]uint8{
-		0b00001111,
+	for i, mask := range [2]uint8{
+		0b11101101,
+		0b00000001,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.

@@ -41,14 +41,34 @@ func (s *ApiKey) SetRoles(val []string) {
 
 // Ref: #/components/schemas/AttendanceSummaryOutput
 type AttendanceSummaryOutput struct {
+	// Different children who came in the range: the answer to "how many kids attended?".
+	Children int `json:"children"`
+	// Set when the answer covers only some of the church's classes (a volunteer's own): which ones.
+	Covers OptString `json:"covers"`
 	// One entry per service day and class with check-ins, ordered by day.
 	Days []AttendanceSummaryOutputDaysItem `json:"days"`
 	// First day of the range.
 	From time.Time `json:"from"`
+	// Set when the range has no check-ins: the nearest service day that has some.
+	NearestDay OptDate `json:"nearest_day"`
+	// The church's time zone (IANA).
+	TimeZone string `json:"time_zone"`
 	// Last day of the range.
 	To time.Time `json:"to"`
-	// Check-ins in the range.
+	// The church's today, in its time zone.
+	Today time.Time `json:"today"`
+	// Check-ins in the range (a child who came on 4 Sundays counts 4).
 	TotalCheckins int `json:"total_checkins"`
+}
+
+// GetChildren returns the value of Children.
+func (s *AttendanceSummaryOutput) GetChildren() int {
+	return s.Children
+}
+
+// GetCovers returns the value of Covers.
+func (s *AttendanceSummaryOutput) GetCovers() OptString {
+	return s.Covers
 }
 
 // GetDays returns the value of Days.
@@ -61,14 +81,39 @@ func (s *AttendanceSummaryOutput) GetFrom() time.Time {
 	return s.From
 }
 
+// GetNearestDay returns the value of NearestDay.
+func (s *AttendanceSummaryOutput) GetNearestDay() OptDate {
+	return s.NearestDay
+}
+
+// GetTimeZone returns the value of TimeZone.
+func (s *AttendanceSummaryOutput) GetTimeZone() string {
+	return s.TimeZone
+}
+
 // GetTo returns the value of To.
 func (s *AttendanceSummaryOutput) GetTo() time.Time {
 	return s.To
 }
 
+// GetToday returns the value of Today.
+func (s *AttendanceSummaryOutput) GetToday() time.Time {
+	return s.Today
+}
+
 // GetTotalCheckins returns the value of TotalCheckins.
 func (s *AttendanceSummaryOutput) GetTotalCheckins() int {
 	return s.TotalCheckins
+}
+
+// SetChildren sets the value of Children.
+func (s *AttendanceSummaryOutput) SetChildren(val int) {
+	s.Children = val
+}
+
+// SetCovers sets the value of Covers.
+func (s *AttendanceSummaryOutput) SetCovers(val OptString) {
+	s.Covers = val
 }
 
 // SetDays sets the value of Days.
@@ -81,9 +126,24 @@ func (s *AttendanceSummaryOutput) SetFrom(val time.Time) {
 	s.From = val
 }
 
+// SetNearestDay sets the value of NearestDay.
+func (s *AttendanceSummaryOutput) SetNearestDay(val OptDate) {
+	s.NearestDay = val
+}
+
+// SetTimeZone sets the value of TimeZone.
+func (s *AttendanceSummaryOutput) SetTimeZone(val string) {
+	s.TimeZone = val
+}
+
 // SetTo sets the value of To.
 func (s *AttendanceSummaryOutput) SetTo(val time.Time) {
 	s.To = val
+}
+
+// SetToday sets the value of Today.
+func (s *AttendanceSummaryOutput) SetToday(val time.Time) {
+	s.Today = val
 }
 
 // SetTotalCheckins sets the value of TotalCheckins.

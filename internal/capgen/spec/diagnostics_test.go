@@ -257,9 +257,6 @@ var brokenCases = []struct {
 	{"tool_with_query", []string{
 		`testdata/broken/tool_with_query.yaml:70:5: tool "demo_thing_rename" has a query (generated queries are for resources); remove it and write the tool's SQL in queries/custom/`,
 	}},
-	{"resource_query_and_queries", []string{
-		`testdata/broken/resource_query_and_queries.yaml:35:5: resource "thing" has both query and queries; keep one: query: (generated SQL) or queries: (hand-written queries/custom/ queries)`,
-	}},
 	{"resource_query_name", []string{
 		`testdata/broken/resource_query_name.yaml:35:15: resource "thing": query name "get_thing" is not a sqlc query name; use the query's -- name: such as ClassListChildren`,
 	}},

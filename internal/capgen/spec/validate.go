@@ -330,9 +330,6 @@ func (v *validator) capability(p, name string, c Capability, isTool bool) {
 		if c.AuditAction != "" {
 			v.errorf(v.keyAt(p+".audit_action"), "remove it; every resource is audited as read", "resource %q has an audit_action", name)
 		}
-		if len(c.Queries) > 0 && c.Query != nil {
-			v.errorf(v.keyAt(p+".queries"), "keep one: query: (generated SQL) or queries: (hand-written queries/custom/ queries)", "resource %q has both query and queries", name)
-		}
 		for i, q := range c.Queries {
 			if !sqlcQueryName.MatchString(q) {
 				v.errorf(v.at(fmt.Sprintf("%s.queries[%d]", p, i)), "use the query's -- name: such as ClassListChildren", "resource %q: query name %q is not a sqlc query name", name, q)

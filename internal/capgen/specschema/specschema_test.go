@@ -125,7 +125,6 @@ var loaderOnly = map[string]string{
 	"row_filter_sqlc_arg":                "what the SQL may refer to is the loader's concern",
 	"tool_query_name":                    "resources and tools share a definition; the loader checks tool-only keys",
 	"resource_query_name":                "the loader checks query names (see tool_query_name)",
-	"resource_query_and_queries":         "which keys exclude each other is left to the loader",
 	"tool_without_audit_action":          "resources and tools share a definition; the loader checks tool-only keys",
 	"tool_without_queries":               "resources and tools share a definition; the loader checks tool-only keys",
 	"tool_name_prefix":                   "the prefix is data (server.tool_prefix)",
