@@ -140,12 +140,11 @@ func isParticle(w string) bool {
 	return false
 }
 
-var foldAccents = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-
 // FoldName is the form in which names and labels are compared: lower case, without accents,
 // single spaces, no periods. "Ána  S." and "ana s" fold alike.
 func FoldName(s string) string {
-	t, _, err := transform.String(foldAccents, s)
+	// A chain keeps state between calls: one per call, since FoldName runs concurrently.
+	t, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), s)
 	if err != nil {
 		t = s
 	}

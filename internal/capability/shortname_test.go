@@ -1,6 +1,7 @@
 package capability
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -48,4 +49,23 @@ func TestFoldName(t *testing.T) {
 			t.Errorf("FoldName(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestFoldNameConcurrently: FoldName runs in every concurrent check-in (a shared
+// transform.Chain keeps state and once crashed a replica under load: slice bounds out of
+// range in golang.org/x/text/transform); go test -race sees any sharing.
+func TestFoldNameConcurrently(t *testing.T) {
+	t.Parallel()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 2000 {
+				if got := FoldName("Ána  Conceição"); got != "ana conceicao" {
+					t.Errorf("FoldName = %q", got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
