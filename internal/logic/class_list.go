@@ -2,7 +2,6 @@ package logic
 
 import (
 	"context"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -82,7 +81,7 @@ func (s *Service) ClassList(ctx context.Context, in *capapi.ClassListInput) (*ca
 		}
 		kept := out.Classes[:0]
 		for _, cl := range out.Classes {
-			if in.Class != nil && !sameClass(*in.Class, cl) || in.Child != nil && len(cl.Children) == 0 {
+			if in.Class != nil && !namesClass(*in.Class, cl.ClassID, cl.ClassName) || in.Child != nil && len(cl.Children) == 0 {
 				continue
 			}
 			kept = append(kept, cl)
@@ -143,11 +142,4 @@ func childFilter(child *string, rows []db.ClassListChildrenRow) func(db.ClassLis
 	return func(r db.ClassListChildrenRow) bool {
 		return firstWord(capability.FoldName(r.ChildName)) == first
 	}
-}
-
-// sameClass reports whether the class the caller named (name, accents and case aside, or id)
-// is cl.
-func sameClass(named string, cl capapi.ClassListOutputClassesItem) bool {
-	return capability.FoldName(named) == capability.FoldName(cl.ClassName) ||
-		strings.EqualFold(strings.TrimSpace(named), cl.ClassID.String())
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
+	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/store"
@@ -75,7 +76,7 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 			if err != nil {
 				return err
 			}
-			cq := childQuery{field: "child", text: *in.Child, fullNames: w.Scopes.Has(scopeChildrenRead)}
+			cq := childQuery{field: "child", text: *in.Child, fullNames: w.Scopes.Has(scopes.ChildrenRead)}
 			if class != nil {
 				cq.class = &class.id
 			}
@@ -184,10 +185,6 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 	}
 	return out, nil
 }
-
-// scopeChildrenRead is the scope under which a caller sees children's full names, so may
-// also name them by full name.
-const scopeChildrenRead = "children:read"
 
 // oneOf checks that at most one of two alternative inputs is given, and, when required, one.
 func oneOf(a string, hasA bool, b string, hasB bool, required bool) error {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
+	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/audit"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
@@ -65,7 +66,7 @@ func (s *Service) CheckoutRegister(ctx context.Context, in *capapi.CheckoutRegis
 				return err
 			}
 			found, err := pick(children, childQuery{
-				field: "child", text: *in.Child, fullNames: w.Scopes.Has(scopeChildrenRead), checkedIn: true,
+				field: "child", text: *in.Child, fullNames: w.Scopes.Has(scopes.ChildrenRead), checkedIn: true,
 			})
 			if err != nil {
 				return err
@@ -185,7 +186,7 @@ func (s *Service) pickupAdult(ctx context.Context, q *db.Queries, w who, st *txS
 	}
 	st.action, st.outcome = "checkout.not_listed", audit.Denied
 	names := ""
-	if w.Scopes.Has(scopePickupsRead) {
+	if w.Scopes.Has(scopes.PickupsRead) { // a caller who may read the list is shown it
 		list := make([]string, len(adults))
 		for i, a := range adults {
 			list[i] = a.Name
@@ -198,9 +199,6 @@ func (s *Service) pickupAdult(ctx context.Context, q *db.Queries, w who, st *txS
 	}
 	return db.PickupAdultsForCheckoutRow{}, &errs.Invalid{Field: "picked_up_by", Reason: reason, Detail: names}
 }
-
-// scopePickupsRead lets a caller read a child's pick-up list, so a refusal may name it.
-const scopePickupsRead = "pickups:read"
 
 func checkoutOutput(ck db.GetCheckinForCheckoutRow, at time.Time, by, releasedBy string, repeat bool) *capapi.CheckoutRegisterOutput {
 	return &capapi.CheckoutRegisterOutput{

@@ -35,7 +35,7 @@ func (s *Service) PickupAdultAdd(ctx context.Context, in *capapi.PickupAdultAddI
 	var out *capapi.PickupAdultAddOutput
 	c := newCall(capapi.CapPickupAdultAdd, in)
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, st *txState) error {
-		if !authorized && w.Role != store.RoleAdmin && w.Role != store.RoleCadastro {
+		if !authorized && !w.staff() {
 			return &errs.Invalid{Field: "authorized", Reason: "only staff (ADMIN, CADASTRO) record an adult who must not take a child home; ask the church office, which checks the document"}
 		}
 		child, err := pickupChild(ctx, q, w, in.Child)

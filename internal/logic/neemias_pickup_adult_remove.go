@@ -6,7 +6,6 @@ import (
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/internal/errs"
-	"github.com/neemias/neemias-mcp/internal/store"
 )
 
 // capgen:capability neemias_pickup_adult_remove
@@ -28,7 +27,7 @@ func (s *Service) PickupAdultRemove(ctx context.Context, in *capapi.PickupAdultR
 			return notFound(err)
 		}
 		st.add(entry.ChildID)
-		if !entry.Authorized && w.Role != store.RoleAdmin && w.Role != store.RoleCadastro {
+		if !entry.Authorized && !w.staff() {
 			return errs.ErrNotFound
 		}
 		if entry.RemovedAt != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/neemias/neemias-mcp/gen/db"
+	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 )
@@ -32,7 +33,7 @@ func (c dayChild) open() bool { return c.CheckinID != nil && c.CheckedOutAt == n
 // Naming a child this way reads the class list, so it needs the class list's scope; a token
 // without it names the child by child_id.
 func dayChildren(ctx context.Context, q *db.Queries, w who, day capability.Date) ([]dayChild, error) {
-	if !w.Scopes.Has(scopeCheckinsRead) {
+	if !w.Scopes.Has(scopes.CheckinsRead) {
 		return nil, &errs.Invalid{Field: "child", Reason: "naming a child by handle, label or name reads the class list, which needs checkins:read; give child_id, or authorize checkins:read"}
 	}
 	rows, err := q.ClassListChildren(ctx, db.ClassListChildrenParams{
@@ -56,9 +57,6 @@ func dayChildren(ctx context.Context, q *db.Queries, w who, day capability.Date)
 	}
 	return out, nil
 }
-
-// scopeCheckinsRead is the class list's scope (spec: class_list).
-const scopeCheckinsRead = "checkins:read"
 
 // normalizeHandle reads a handle as a person may type it: any case, spaces or dashes, and the
 // Crockford confusables (O for 0, I and L for 1).
@@ -179,14 +177,19 @@ func pickClass(ctx context.Context, q *db.Queries, w who, field, text string) (d
 	if err != nil {
 		return db.UsableClassesRow{}, err
 	}
-	want := capability.FoldName(text)
 	names := make([]string, 0, len(classes))
 	for _, cl := range classes {
-		if capability.FoldName(cl.Name) == want || cl.ID.String() == strings.ToLower(strings.TrimSpace(text)) {
+		if namesClass(text, cl.ID, cl.Name) {
 			return cl, nil
 		}
 		names = append(names, cl.Name)
 	}
 	return db.UsableClassesRow{}, &errs.Invalid{Field: field, Reason: fmt.Sprintf(
 		"is not a class you may use; yours: %s", strings.Join(names, ", "))}
+}
+
+// namesClass reports whether a class given by a person or a model (its name, accents and case
+// aside, or its id) is the class with this id and name.
+func namesClass(text string, id uuid.UUID, name string) bool {
+	return capability.FoldName(text) == capability.FoldName(name) || strings.EqualFold(strings.TrimSpace(text), id.String())
 }

@@ -21,6 +21,10 @@ import (
 // who is the verified caller of a request.
 type who struct{ principal.Principal }
 
+// staff reports whether the caller is church staff (ADMIN, CADASTRO): the roles SQL's
+// app_is_staff() names, who alone record or lift a pick-up restriction.
+func (w who) staff() bool { return w.Role == store.RoleAdmin || w.Role == store.RoleCadastro }
+
 // caller is the store context of the caller: row-level security and the generated queries'
 // scope check (rf_has_scope, on its effective scopes) act on it.
 func (w who) caller() store.Caller { return store.CallerFor(w.Principal) }

@@ -445,8 +445,9 @@ type ClassLimits struct {
 	Clear []string
 }
 
-// checkLimits refuses limits that make no room: zero or negative, a soft capacity above the
-// firm one, more than the columns hold. Messages name the flag.
+// check refuses limits that make no room: zero or negative, more than the columns hold, a
+// soft capacity above the firm one (soft and firm: the values the class will have). Messages
+// name the flag.
 func (l ClassLimits) check(soft, firm *int) error {
 	for _, c := range []struct {
 		flag string
