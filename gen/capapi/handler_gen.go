@@ -42,12 +42,13 @@ type Handler interface {
 	AttendanceSummary(ctx context.Context, in *AttendanceSummaryInput) (*AttendanceSummaryOutput, error)
 	// CheckinsByDate handles resource "neemias://checkins/{date}".
 	//
-	// Who checked in on a service day and whether they were picked up. Child names only with
-	// children:read; otherwise use child_id.
+	// Who checked in on a service day, per class, and whether they were picked up, by child label
+	// (full names with children:read, otherwise first name and last initial) and handle. For who is in
+	// a class now and who took a child home, use the class list.
 	//
 	// Scope: checkins:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml resources.checkins_by_date
 	CheckinsByDate(ctx context.Context, in *CheckinsByDateInput) (*CheckinsByDateOutput, error)
-	// ClassList handles resource "neemias://checkin/classes{?date,class,child}".
+	// ClassList handles resource "neemias://checkin/classes{?date,class,child,limit,offset}".
 	//
 	// The check-in list of a service day (default: the church's today): per class you may see, its
 	// children with a handle and a label, whether each is not here yet, checked in or picked up (when,

@@ -65,7 +65,7 @@ const (
 	ResourceTemplateRosterChild       = "neemias://roster/children/{id}"
 	ResourceTemplateAttendanceSummary = "neemias://attendance/summary{?from,to,class_id}"
 	ResourceTemplateCheckinsByDate    = "neemias://checkins/{date}"
-	ResourceTemplateClassList         = "neemias://checkin/classes{?date,class,child}"
+	ResourceTemplateClassList         = "neemias://checkin/classes{?date,class,child,limit,offset}"
 	ResourceTemplatePickupAdults      = "neemias://children/{child}/pickup-adults"
 	ToolCheckinRegister               = "neemias_checkin_register"
 	ToolCheckoutRegister              = "neemias_checkout_register"

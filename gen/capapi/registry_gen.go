@@ -71,7 +71,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		InputPII:  []capability.FieldRule{},
 		OutputPII: []capability.FieldRule{},
 		TTLMillis: 60000,
-		Summary:   "From {{.from}} to {{.to}}, {{plural .children \"different child\" \"different children\"}} came: {{plural .total_checkins \"check-in\" \"check-ins\"}} over {{plural (distinct .days \"date\") \"service day\" \"service days\"}} in {{plural (distinct .days \"class_id\") \"class\" \"classes\"}}{{if .covers}}, counting only {{.covers}}{{end}}.{{if .nearest_day}} No check-ins in that range; the nearest service day with check-ins is {{.nearest_day}}.{{end}} Today is {{.today}} ({{.time_zone}}).",
+		Summary:   "From {{.from}} to {{.to}}, {{plural .children \"different child\" \"different children\"}} came: {{plural .total_checkins \"check-in\" \"check-ins\"}} over {{plural (distinct .days \"date\") \"service day\" \"service days\"}} in {{plural (len .classes) \"class\" \"classes\"}}{{if .covers}}, counting only {{.covers}}{{end}}.{{if .nearest_day}} No check-ins in that range; the nearest service day with check-ins is {{.nearest_day}}.{{end}} Today is {{.today}} ({{.time_zone}}).",
 		Source:    "spec/capabilities.yaml resources.attendance_summary",
 	},
 	{
@@ -79,7 +79,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		Name:        ResourceTemplateCheckinsByDate,
 		Kind:        capability.KindResourceTemplate,
 		Title:       "Check-ins of a day",
-		Description: "Who checked in on a service day and whether they were picked up. Child names only with children:read; otherwise use child_id.",
+		Description: "Who checked in on a service day, per class, and whether they were picked up, by child label (full names with children:read, otherwise first name and last initial) and handle. For who is in a class now and who took a child home, use the class list.",
 		URITemplate: ResourceTemplateCheckinsByDate,
 		MIMEType:    "application/json",
 		Scope:       "checkins:read",
@@ -91,11 +91,11 @@ var registry = capability.NewRegistry([]capability.Capability{
 		},
 		InputPII: []capability.FieldRule{},
 		OutputPII: []capability.FieldRule{
-			{Path: "checkins[].child_name", Category: "child_name", VisibleWith: "children:read"},
+			{Path: "classes[].checkins[].child_label", Category: "child_name", VisibleWith: "children:read", Otherwise: "short_name"},
 		},
 		TTLMillis: 5000,
 		Example:   []byte("{\"date\":\"$day\"}"),
-		Summary:   "{{plural (len .checkins) \"check-in\" \"check-ins\"}} on {{.date}} in {{plural (distinct .checkins \"class_id\") \"class\" \"classes\"}}.",
+		Summary:   "{{plural .total \"check-in\" \"check-ins\"}} on {{.date}} in {{plural (len .classes) \"class\" \"classes\"}}.",
 		Source:    "spec/capabilities.yaml resources.checkins_by_date",
 	},
 	{
@@ -113,6 +113,8 @@ var registry = capability.NewRegistry([]capability.Capability{
 			{Name: "date", Type: "string", Format: "date", Required: false, Completable: false},
 			{Name: "class", Type: "string", Format: "", Required: false, Completable: false},
 			{Name: "child", Type: "string", Format: "", Required: false, Completable: false},
+			{Name: "limit", Type: "integer", Format: "", Required: false, Completable: false},
+			{Name: "offset", Type: "integer", Format: "", Required: false, Completable: false},
 		},
 		InputPII: []capability.FieldRule{
 			{Path: "child", Category: "child_name", VisibleWith: ""},
@@ -123,8 +125,9 @@ var registry = capability.NewRegistry([]capability.Capability{
 			{Path: "classes[].children[].allergies", Category: "health", VisibleWith: "health:read"},
 			{Path: "classes[].children[].medical_notes", Category: "health", VisibleWith: "health:read"},
 		},
+		NotInText: []string{"classes[].class_id", "classes[].children[].checkin_id"},
 		TTLMillis: 5000,
-		Summary:   "{{plural (len .classes) \"class\" \"classes\"}} on {{.date}} (today is {{.today}}, {{.time_zone}}).",
+		Summary:   "{{plural (len .classes) \"class\" \"classes\"}} on {{.date}} (today is {{.today}}, {{.time_zone}}){{if .next_offset}}, {{.total_classes}} in all with {{plural .total_children \"child\" \"children\"}}: call again with offset {{.next_offset}} for the next classes{{end}}.",
 		Source:    "spec/capabilities.yaml resources.class_list",
 	},
 	{
@@ -315,6 +318,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		OutputPII: []capability.FieldRule{
 			{Path: "children[].name", Category: "child_name", VisibleWith: "children:read"},
 		},
+		NotInText: []string{"children[].class_id"},
 		TTLMillis: 0,
 		Example:   []byte("{\"name\":\"sentinela\"}"),
 		Summary:   "{{plural (len .children) \"child\" \"children\"}} found{{if .more}}, and {{.more}} more: give more of the name{{end}}.",

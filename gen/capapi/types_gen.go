@@ -254,11 +254,14 @@ type AttendanceSummaryOutput struct {
 	NearestDay *capability.Date `json:"nearest_day,omitempty" jsonschema:"format=date" jsonschema_description:"Set when the range has no check-ins: the nearest service day that has some."`
 	// Days: One entry per service day and class with check-ins, ordered by day.
 	Days []AttendanceSummaryOutputDaysItem `json:"days" jsonschema:"required" jsonschema_description:"One entry per service day and class with check-ins, ordered by day."`
+	// Classes: One entry per class with check-ins in the range, by name: "how many kids came to
+	// Maternal in June?".
+	Classes []AttendanceSummaryOutputClassesItem `json:"classes" jsonschema:"required" jsonschema_description:"One entry per class with check-ins in the range, by name: \"how many kids came to Maternal in June?\"."`
 }
 
 // LogValue renders AttendanceSummaryOutput for logs with personal data redacted.
 func (v AttendanceSummaryOutput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 9)
+	attrs := make([]slog.Attr, 0, 10)
 	attrs = append(attrs, slog.Any("from", v.From))
 	attrs = append(attrs, slog.Any("to", v.To))
 	attrs = append(attrs, slog.Any("children", v.Children))
@@ -272,6 +275,7 @@ func (v AttendanceSummaryOutput) LogValue() slog.Value {
 		attrs = append(attrs, slog.Any("nearest_day", *v.NearestDay))
 	}
 	attrs = append(attrs, slog.Int("days_count", len(v.Days)))
+	attrs = append(attrs, slog.Int("classes_count", len(v.Classes)))
 	return slog.GroupValue(attrs...)
 }
 
@@ -285,19 +289,16 @@ func (v AttendanceSummaryOutput) GoString() string { return v.String() }
 type AttendanceSummaryOutputDaysItem struct {
 	// Date: The service day.
 	Date capability.Date `json:"date" jsonschema:"required,format=date" jsonschema_description:"The service day."`
-	// ClassID: The class id.
-	ClassID uuid.UUID `json:"class_id" jsonschema:"required,format=uuid" jsonschema_description:"The class id."`
-	// ClassName: The class name.
-	ClassName string `json:"class_name" jsonschema:"required" jsonschema_description:"The class name."`
+	// ClassName: The class name (its id is in classes).
+	ClassName string `json:"class_name" jsonschema:"required" jsonschema_description:"The class name (its id is in classes)."`
 	// Checkins: Check-ins that day in that class.
 	Checkins int64 `json:"checkins" jsonschema:"required" jsonschema_description:"Check-ins that day in that class."`
 }
 
 // LogValue renders AttendanceSummaryOutputDaysItem for logs with personal data redacted.
 func (v AttendanceSummaryOutputDaysItem) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 4)
+	attrs := make([]slog.Attr, 0, 3)
 	attrs = append(attrs, slog.Any("date", v.Date))
-	attrs = append(attrs, slog.Any("class_id", v.ClassID))
 	attrs = append(attrs, slog.Any("class_name", v.ClassName))
 	attrs = append(attrs, slog.Any("checkins", v.Checkins))
 	return slog.GroupValue(attrs...)
@@ -308,6 +309,36 @@ func (v AttendanceSummaryOutputDaysItem) String() string { return capability.Log
 
 // GoString is String, so %#v never prints personal data either.
 func (v AttendanceSummaryOutputDaysItem) GoString() string { return v.String() }
+
+// AttendanceSummaryOutputClassesItem is an element of AttendanceSummaryOutput.Classes.
+type AttendanceSummaryOutputClassesItem struct {
+	// ClassID: The class id.
+	ClassID uuid.UUID `json:"class_id" jsonschema:"required,format=uuid" jsonschema_description:"The class id."`
+	// ClassName: The class name.
+	ClassName string `json:"class_name" jsonschema:"required" jsonschema_description:"The class name."`
+	// Children: Different children who came to the class in the range.
+	Children int64 `json:"children" jsonschema:"required" jsonschema_description:"Different children who came to the class in the range."`
+	// Checkins: Check-ins in the class in the range.
+	Checkins int64 `json:"checkins" jsonschema:"required" jsonschema_description:"Check-ins in the class in the range."`
+}
+
+// LogValue renders AttendanceSummaryOutputClassesItem for logs with personal data redacted.
+func (v AttendanceSummaryOutputClassesItem) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 4)
+	attrs = append(attrs, slog.Any("class_id", v.ClassID))
+	attrs = append(attrs, slog.Any("class_name", v.ClassName))
+	attrs = append(attrs, slog.Any("children", v.Children))
+	attrs = append(attrs, slog.Any("checkins", v.Checkins))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders AttendanceSummaryOutputClassesItem like LogValue, so fmt and %v never print personal data.
+func (v AttendanceSummaryOutputClassesItem) String() string {
+	return capability.LogString(v.LogValue())
+}
+
+// GoString is String, so %#v never prints personal data either.
+func (v AttendanceSummaryOutputClassesItem) GoString() string { return v.String() }
 
 // CheckinsByDateInput is the input of resource "neemias://checkins/{date}".
 type CheckinsByDateInput struct {
@@ -332,15 +363,18 @@ func (v CheckinsByDateInput) GoString() string { return v.String() }
 type CheckinsByDateOutput struct {
 	// Date: The service day.
 	Date capability.Date `json:"date" jsonschema:"required,format=date" jsonschema_description:"The service day."`
-	// Checkins: The day's check-ins, in check-in order.
-	Checkins []CheckinsByDateOutputCheckinsItem `json:"checkins" jsonschema:"required" jsonschema_description:"The day's check-ins, in check-in order."`
+	// Total: The day's check-ins in all the classes listed.
+	Total int64 `json:"total" jsonschema:"required" jsonschema_description:"The day's check-ins in all the classes listed."`
+	// Classes: One entry per class with check-ins that day, by class name.
+	Classes []CheckinsByDateOutputClassesItem `json:"classes" jsonschema:"required" jsonschema_description:"One entry per class with check-ins that day, by class name."`
 }
 
 // LogValue renders CheckinsByDateOutput for logs with personal data redacted.
 func (v CheckinsByDateOutput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 2)
+	attrs := make([]slog.Attr, 0, 3)
 	attrs = append(attrs, slog.Any("date", v.Date))
-	attrs = append(attrs, slog.Int("checkins_count", len(v.Checkins)))
+	attrs = append(attrs, slog.Any("total", v.Total))
+	attrs = append(attrs, slog.Int("classes_count", len(v.Classes)))
 	return slog.GroupValue(attrs...)
 }
 
@@ -350,36 +384,49 @@ func (v CheckinsByDateOutput) String() string { return capability.LogString(v.Lo
 // GoString is String, so %#v never prints personal data either.
 func (v CheckinsByDateOutput) GoString() string { return v.String() }
 
-// CheckinsByDateOutputCheckinsItem is an element of CheckinsByDateOutput.Checkins.
-type CheckinsByDateOutputCheckinsItem struct {
-	// CheckinID: The check-in id.
-	CheckinID uuid.UUID `json:"checkin_id" jsonschema:"required,format=uuid" jsonschema_description:"The check-in id."`
-	// ChildID: The child id.
-	ChildID uuid.UUID `json:"child_id" jsonschema:"required,format=uuid" jsonschema_description:"The child id."`
-	// ChildName: The child's full name; returned only with children:read.
-	//
-	// Personal data (child_name): left out unless the caller has children:read; never logged.
-	ChildName *string `json:"child_name,omitempty" jsonschema_description:"The child's full name; returned only with children:read." jsonschema_extras:"x-pii=child_name,x-visible-with=children:read"`
-	// ClassID: The class id.
-	ClassID uuid.UUID `json:"class_id" jsonschema:"required,format=uuid" jsonschema_description:"The class id."`
+// CheckinsByDateOutputClassesItem is an element of CheckinsByDateOutput.Classes.
+type CheckinsByDateOutputClassesItem struct {
 	// ClassName: The class name.
 	ClassName string `json:"class_name" jsonschema:"required" jsonschema_description:"The class name."`
+	// Checkins: The class's check-ins, in check-in order.
+	Checkins []CheckinsByDateOutputClassesItemCheckinsItem `json:"checkins" jsonschema:"required" jsonschema_description:"The class's check-ins, in check-in order."`
+}
+
+// LogValue renders CheckinsByDateOutputClassesItem for logs with personal data redacted.
+func (v CheckinsByDateOutputClassesItem) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 2)
+	attrs = append(attrs, slog.Any("class_name", v.ClassName))
+	attrs = append(attrs, slog.Int("checkins_count", len(v.Checkins)))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders CheckinsByDateOutputClassesItem like LogValue, so fmt and %v never print personal data.
+func (v CheckinsByDateOutputClassesItem) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v CheckinsByDateOutputClassesItem) GoString() string { return v.String() }
+
+// CheckinsByDateOutputClassesItemCheckinsItem is an element of
+// CheckinsByDateOutputClassesItem.Checkins.
+type CheckinsByDateOutputClassesItemCheckinsItem struct {
+	// ChildHandle: The child's handle: give it as child to the check-in and check-out tools.
+	ChildHandle string `json:"child_handle" jsonschema:"required" jsonschema_description:"The child's handle: give it as child to the check-in and check-out tools."`
+	// ChildLabel: The child's full name with children:read; otherwise first name and last initial,
+	// lengthened until distinct in the class.
+	//
+	// Personal data (child_name): a short name unless the caller has children:read; never logged.
+	ChildLabel string `json:"child_label" jsonschema:"required" jsonschema_description:"The child's full name with children:read; otherwise first name and last initial, lengthened until distinct in the class." jsonschema_extras:"x-pii=child_name,x-visible-with=children:read"`
 	// CheckedInAt: When the child was checked in.
 	CheckedInAt time.Time `json:"checked_in_at" jsonschema:"required,format=date-time" jsonschema_description:"When the child was checked in."`
 	// CheckedOutAt: When the child was picked up; absent while still in class.
 	CheckedOutAt *time.Time `json:"checked_out_at,omitempty" jsonschema:"format=date-time" jsonschema_description:"When the child was picked up; absent while still in class."`
 }
 
-// LogValue renders CheckinsByDateOutputCheckinsItem for logs with personal data redacted.
-func (v CheckinsByDateOutputCheckinsItem) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 7)
-	attrs = append(attrs, slog.Any("checkin_id", v.CheckinID))
-	attrs = append(attrs, slog.Any("child_id", v.ChildID))
-	if v.ChildName != nil {
-		attrs = append(attrs, slog.Attr{Key: "child_name", Value: capability.Redacted("child_name")})
-	}
-	attrs = append(attrs, slog.Any("class_id", v.ClassID))
-	attrs = append(attrs, slog.Any("class_name", v.ClassName))
+// LogValue renders CheckinsByDateOutputClassesItemCheckinsItem for logs with personal data redacted.
+func (v CheckinsByDateOutputClassesItemCheckinsItem) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 4)
+	attrs = append(attrs, slog.Any("child_handle", v.ChildHandle))
+	attrs = append(attrs, slog.Attr{Key: "child_label", Value: capability.Redacted("child_name")})
 	attrs = append(attrs, slog.Any("checked_in_at", v.CheckedInAt))
 	if v.CheckedOutAt != nil {
 		attrs = append(attrs, slog.Any("checked_out_at", *v.CheckedOutAt))
@@ -387,13 +434,16 @@ func (v CheckinsByDateOutputCheckinsItem) LogValue() slog.Value {
 	return slog.GroupValue(attrs...)
 }
 
-// String renders CheckinsByDateOutputCheckinsItem like LogValue, so fmt and %v never print personal data.
-func (v CheckinsByDateOutputCheckinsItem) String() string { return capability.LogString(v.LogValue()) }
+// String renders CheckinsByDateOutputClassesItemCheckinsItem like LogValue, so fmt and %v never print personal data.
+func (v CheckinsByDateOutputClassesItemCheckinsItem) String() string {
+	return capability.LogString(v.LogValue())
+}
 
 // GoString is String, so %#v never prints personal data either.
-func (v CheckinsByDateOutputCheckinsItem) GoString() string { return v.String() }
+func (v CheckinsByDateOutputClassesItemCheckinsItem) GoString() string { return v.String() }
 
-// ClassListInput is the input of resource "neemias://checkin/classes{?date,class,child}".
+// ClassListInput is the input of resource
+// "neemias://checkin/classes{?date,class,child,limit,offset}".
 type ClassListInput struct {
 	// Date: The service day (YYYY-MM-DD). Default: the church's today.
 	Date *capability.Date `json:"date,omitempty" jsonschema:"format=date" jsonschema_description:"The service day (YYYY-MM-DD). Default: the church's today."`
@@ -404,11 +454,16 @@ type ClassListInput struct {
 	//
 	// Personal data (child_name); never logged.
 	Child *string `json:"child,omitempty" jsonschema:"minLength=1,maxLength=60" jsonschema_description:"Only the children with this first name, or with the first name of the child of this handle (all of them, so labels read as in the full list)." jsonschema_extras:"x-pii=child_name"`
+	// Limit: Children per page (default 120); a page holds whole classes, at least one.
+	Limit *int64 `json:"limit,omitempty" jsonschema:"minimum=1,maximum=2000" jsonschema_description:"Children per page (default 120); a page holds whole classes, at least one."`
+	// Offset: The first class of the page, counted from 0 in the list's order: the next_offset of the
+	// page before. Default 0.
+	Offset *int64 `json:"offset,omitempty" jsonschema:"minimum=0" jsonschema_description:"The first class of the page, counted from 0 in the list's order: the next_offset of the page before. Default 0."`
 }
 
 // LogValue renders ClassListInput for logs with personal data redacted.
 func (v ClassListInput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 3)
+	attrs := make([]slog.Attr, 0, 5)
 	if v.Date != nil {
 		attrs = append(attrs, slog.Any("date", *v.Date))
 	}
@@ -417,6 +472,12 @@ func (v ClassListInput) LogValue() slog.Value {
 	}
 	if v.Child != nil {
 		attrs = append(attrs, slog.Attr{Key: "child", Value: capability.Redacted("child_name")})
+	}
+	if v.Limit != nil {
+		attrs = append(attrs, slog.Any("limit", *v.Limit))
+	}
+	if v.Offset != nil {
+		attrs = append(attrs, slog.Any("offset", *v.Offset))
 	}
 	return slog.GroupValue(attrs...)
 }
@@ -427,10 +488,17 @@ func (v ClassListInput) String() string { return capability.LogString(v.LogValue
 // GoString is String, so %#v never prints personal data either.
 func (v ClassListInput) GoString() string { return v.String() }
 
-// ClassListOutput is the output of resource "neemias://checkin/classes{?date,class,child}".
+// ClassListOutput is the output of resource
+// "neemias://checkin/classes{?date,class,child,limit,offset}".
 type ClassListOutput struct {
 	// Date: The service day listed.
 	Date capability.Date `json:"date" jsonschema:"required,format=date" jsonschema_description:"The service day listed."`
+	// TotalClasses: Classes in the whole list (all pages).
+	TotalClasses int64 `json:"total_classes" jsonschema:"required" jsonschema_description:"Classes in the whole list (all pages)."`
+	// TotalChildren: Children in the whole list (all pages).
+	TotalChildren int64 `json:"total_children" jsonschema:"required" jsonschema_description:"Children in the whole list (all pages)."`
+	// NextOffset: Set when more classes follow: give it as offset for the next page.
+	NextOffset *int64 `json:"next_offset,omitempty" jsonschema_description:"Set when more classes follow: give it as offset for the next page."`
 	// Today: The church's today, in its time zone.
 	Today capability.Date `json:"today" jsonschema:"required,format=date" jsonschema_description:"The church's today, in its time zone."`
 	// TimeZone: The church's time zone (IANA), in which times and today are meant.
@@ -441,8 +509,13 @@ type ClassListOutput struct {
 
 // LogValue renders ClassListOutput for logs with personal data redacted.
 func (v ClassListOutput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 4)
+	attrs := make([]slog.Attr, 0, 7)
 	attrs = append(attrs, slog.Any("date", v.Date))
+	attrs = append(attrs, slog.Any("total_classes", v.TotalClasses))
+	attrs = append(attrs, slog.Any("total_children", v.TotalChildren))
+	if v.NextOffset != nil {
+		attrs = append(attrs, slog.Any("next_offset", *v.NextOffset))
+	}
 	attrs = append(attrs, slog.Any("today", v.Today))
 	attrs = append(attrs, slog.Any("time_zone", v.TimeZone))
 	attrs = append(attrs, slog.Int("classes_count", len(v.Classes)))
@@ -457,8 +530,8 @@ func (v ClassListOutput) GoString() string { return v.String() }
 
 // ClassListOutputClassesItem is an element of ClassListOutput.Classes.
 type ClassListOutputClassesItem struct {
-	// ClassID: The class id.
-	ClassID uuid.UUID `json:"class_id" jsonschema:"required,format=uuid" jsonschema_description:"The class id."`
+	// ClassID: The class id (the class input takes the name too).
+	ClassID uuid.UUID `json:"class_id" jsonschema:"required,format=uuid" jsonschema_description:"The class id (the class input takes the name too)."`
 	// ClassName: The class name.
 	ClassName string `json:"class_name" jsonschema:"required" jsonschema_description:"The class name."`
 	// Headcount: Children in the class now (checked in, not picked up).
@@ -1290,24 +1363,30 @@ func (o *AttendanceSummaryOutput) Finalize(_ capability.ScopeSet) {
 	if o.Days == nil {
 		o.Days = []AttendanceSummaryOutputDaysItem{}
 	}
+	if o.Classes == nil {
+		o.Classes = []AttendanceSummaryOutputClassesItem{}
+	}
 }
 
 // Finalize prepares the output of checkins_by_date for the wire: fields the granted scopes do not
 // cover are removed (or shortened, where the spec says otherwise: short_name), and required
 // lists are never null.
 func (o *CheckinsByDateOutput) Finalize(granted capability.ScopeSet) {
-	if o.Checkins == nil {
-		o.Checkins = []CheckinsByDateOutputCheckinsItem{}
+	if o.Classes == nil {
+		o.Classes = []CheckinsByDateOutputClassesItem{}
 	}
-	for i := range o.Checkins {
-		o.Checkins[i].finalize(granted)
+	for i := range o.Classes {
+		o.Classes[i].finalize(granted)
 	}
 }
 
 // finalize is Finalize for an element of checkins_by_date's output.
-func (o *CheckinsByDateOutputCheckinsItem) finalize(granted capability.ScopeSet) {
+func (o *CheckinsByDateOutputClassesItem) finalize(granted capability.ScopeSet) {
 	if !granted.Has("children:read") {
-		o.ChildName = nil
+		capability.ShortNames(len(o.Checkins), func(i int) *string { return &o.Checkins[i].ChildLabel })
+	}
+	if o.Checkins == nil {
+		o.Checkins = []CheckinsByDateOutputClassesItemCheckinsItem{}
 	}
 }
 

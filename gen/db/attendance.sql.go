@@ -47,6 +47,71 @@ func (q *Queries) AttendanceChildren(ctx context.Context, arg AttendanceChildren
 	return column_1, err
 }
 
+const attendanceClasses = `-- name: AttendanceClasses :many
+SELECT ck.class_id, cl.name AS class_name,
+       count(DISTINCT ck.child_id)::bigint AS children,
+       count(*)::bigint AS checkins
+FROM checkins ck
+JOIN classes cl ON cl.id = ck.class_id AND cl.church_id = ck.church_id
+WHERE rf_has_scope('attendance:read')
+  AND rf_church(ck.church_id, $1::uuid)
+  AND rf_volunteer_assigned_classes(ck.class_id, $1::uuid, $2::uuid, $3::text)
+  AND ck.service_date BETWEEN $4::date AND $5::date
+  AND ($6::uuid IS NULL OR ck.class_id = $6::uuid)
+GROUP BY ck.class_id, cl.name
+ORDER BY cl.name
+`
+
+type AttendanceClassesParams struct {
+	ChurchID uuid.UUID
+	UserID   uuid.UUID
+	Role     string
+	FromDay  time.Time
+	ToDay    time.Time
+	ClassID  *uuid.UUID
+}
+
+type AttendanceClassesRow struct {
+	ClassID   uuid.UUID
+	ClassName string
+	Children  int64
+	Checkins  int64
+}
+
+// Per class, the different children and the check-ins from from_day to to_day
+// (attendance_summary's classes): "how many kids came to Maternal in June?".
+func (q *Queries) AttendanceClasses(ctx context.Context, arg AttendanceClassesParams) ([]AttendanceClassesRow, error) {
+	rows, err := q.db.Query(ctx, attendanceClasses,
+		arg.ChurchID,
+		arg.UserID,
+		arg.Role,
+		arg.FromDay,
+		arg.ToDay,
+		arg.ClassID,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AttendanceClassesRow{}
+	for rows.Next() {
+		var i AttendanceClassesRow
+		if err := rows.Scan(
+			&i.ClassID,
+			&i.ClassName,
+			&i.Children,
+			&i.Checkins,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const attendanceCoverage = `-- name: AttendanceCoverage :one
 SELECT coalesce(array_agg(cl.name ORDER BY cl.min_age, cl.name)
                 FILTER (WHERE rf_volunteer_assigned_classes(cl.id, $1::uuid, $2::uuid, $3::text)),

@@ -75,14 +75,14 @@ func (q *Queries) AttendanceSummary(ctx context.Context, arg AttendanceSummaryPa
 }
 
 const checkinsByDate = `-- name: CheckinsByDate :many
-SELECT checkin_id, child_id, child_name, class_id, class_name, checked_in_at, checked_out_at
+SELECT child_id, child_handle, child_name, class_name, checked_in_at, checked_out_at
 FROM v_checkins
 WHERE rf_has_scope('checkins:read')
   AND rf_church(church_id, $1::uuid)
   AND rf_guardian_own_children(child_id, $1::uuid, $2::uuid, $3::text)
   AND rf_volunteer_assigned_classes(class_id, $1::uuid, $2::uuid, $3::text)
   AND service_date = $4::date
-ORDER BY checked_in_at, checkin_id
+ORDER BY class_name, checked_in_at, checkin_id
 LIMIT 5000
 `
 
@@ -94,10 +94,9 @@ type CheckinsByDateParams struct {
 }
 
 type CheckinsByDateRow struct {
-	CheckinID    uuid.UUID
 	ChildID      uuid.UUID
+	ChildHandle  string
 	ChildName    string
-	ClassID      uuid.UUID
 	ClassName    string
 	CheckedInAt  time.Time
 	CheckedOutAt *time.Time
@@ -119,10 +118,9 @@ func (q *Queries) CheckinsByDate(ctx context.Context, arg CheckinsByDateParams) 
 	for rows.Next() {
 		var i CheckinsByDateRow
 		if err := rows.Scan(
-			&i.CheckinID,
 			&i.ChildID,
+			&i.ChildHandle,
 			&i.ChildName,
-			&i.ClassID,
 			&i.ClassName,
 			&i.CheckedInAt,
 			&i.CheckedOutAt,

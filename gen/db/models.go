@@ -320,6 +320,7 @@ type VCheckin struct {
 	ServiceDate  time.Time
 	CheckedInAt  time.Time
 	CheckedOutAt *time.Time
+	ChildHandle  string
 }
 
 type VChildDetail struct {

@@ -19,6 +19,9 @@ type Querier interface {
 	// How many different children checked in from from_day to to_day (attendance_summary): the
 	// answer to "how many kids came?", which summing the days' check-ins overstates.
 	AttendanceChildren(ctx context.Context, arg AttendanceChildrenParams) (int64, error)
+	// Per class, the different children and the check-ins from from_day to to_day
+	// (attendance_summary's classes): "how many kids came to Maternal in June?".
+	AttendanceClasses(ctx context.Context, arg AttendanceClassesParams) ([]AttendanceClassesRow, error)
 	// The classes an attendance answer covers: the names of those the caller may see and how many
 	// of the church's it may not (a volunteer sees their own), so the answer can say it is partial.
 	AttendanceCoverage(ctx context.Context, arg AttendanceCoverageParams) (AttendanceCoverageRow, error)

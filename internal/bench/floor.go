@@ -81,12 +81,14 @@ func (f *Floor) tx(ctx context.Context, capID string, action *string, audited bo
 	})
 }
 
+type floorClass struct {
+	ClassName string         `json:"class_name"`
+	Checkins  []floorCheckin `json:"checkins"`
+}
+
 type floorCheckin struct {
-	CheckinID    uuid.UUID  `json:"checkin_id"`
-	ChildID      uuid.UUID  `json:"child_id"`
-	ChildName    string     `json:"child_name"`
-	ClassID      uuid.UUID  `json:"class_id"`
-	ClassName    string     `json:"class_name"`
+	ChildHandle  string     `json:"child_handle"`
+	ChildLabel   string     `json:"child_label"`
 	CheckedInAt  time.Time  `json:"checked_in_at"`
 	CheckedOutAt *time.Time `json:"checked_out_at,omitempty"`
 }
@@ -98,8 +100,9 @@ func (f *Floor) checkins(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var out struct {
-		Date     string         `json:"date"`
-		Checkins []floorCheckin `json:"checkins"`
+		Date    string       `json:"date"`
+		Total   int          `json:"total"`
+		Classes []floorClass `json:"classes"`
 	}
 	out.Date = day.Format(time.DateOnly)
 	err = f.tx(r.Context(), capapi.CapCheckinsByDate, ptr("read"), true, func(q *db.Queries) ([]uuid.UUID, error) {
@@ -109,10 +112,17 @@ func (f *Floor) checkins(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		out.Checkins = make([]floorCheckin, 0, len(rows))
+		out.Classes = []floorClass{}
 		targets := make([]uuid.UUID, 0, len(rows))
 		for _, x := range rows {
-			out.Checkins = append(out.Checkins, floorCheckin(x))
+			if n := len(out.Classes); n == 0 || out.Classes[n-1].ClassName != x.ClassName {
+				out.Classes = append(out.Classes, floorClass{ClassName: x.ClassName})
+			}
+			cl := &out.Classes[len(out.Classes)-1]
+			cl.Checkins = append(cl.Checkins, floorCheckin{
+				ChildHandle: x.ChildHandle, ChildLabel: x.ChildName, CheckedInAt: x.CheckedInAt, CheckedOutAt: x.CheckedOutAt,
+			})
+			out.Total++
 			targets = append(targets, x.ChildID)
 		}
 		return targets, nil

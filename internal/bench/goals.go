@@ -29,6 +29,8 @@ type Figures struct {
 	// PeakRSSMB and ReadyMS are the server process's; negative when not measured.
 	PeakRSSMB float64
 	ReadyMS   float64
+	// ToolCosts are the tool-output figures of the seed's questions (toolcost.go).
+	ToolCosts []ToolCost
 }
 
 func (f Figures) cell(target, op string) (Stats, bool) {
@@ -81,6 +83,7 @@ func EvaluateGoals(f Figures) []Goal {
 	out = append(out, scaleGoal(f.Scale))
 	out = append(out, limitGoal("peak RSS ≤ 80 MB", f.PeakRSSMB, goalPeakRSSMB, "MB"))
 	out = append(out, limitGoal("start to ready ≤ 300 ms", f.ReadyMS, goalReadyMS, "ms"))
+	out = append(out, toolCostGoal(f.ToolCosts))
 	return out
 }
 

@@ -31,7 +31,11 @@ func PrintReport(w io.Writer, r *Results) {
 		fmt.Fprintln(w)
 		printScale(w, r.Scale)
 	}
-	fmt.Fprintln(w, "\ngoals (issue 8):")
+	if len(r.ToolCosts) > 0 {
+		fmt.Fprintln(w, "\ntool output the model reads (characters / 4 = tokens; docs/tool-output.md):")
+		PrintToolCosts(w, r.ToolCosts)
+	}
+	fmt.Fprintln(w, "\ngoals (issues 8 and 21):")
 	for _, g := range r.Goals {
 		mark := "missed"
 		if g.Met {

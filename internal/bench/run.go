@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/seed"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
@@ -57,7 +58,9 @@ type Results struct {
 	Scale      []ScaleResult `json:"scale,omitempty"`
 	// PeakRSSAfterScaleMB is the server's peak after the cost-growth mode too.
 	PeakRSSAfterScaleMB float64 `json:"peak_rss_after_scale_mb,omitempty"`
-	Goals               []Goal  `json:"goals"`
+	// ToolCosts are what the seed's questions cost the model, per role (toolcost.go).
+	ToolCosts []ToolCost `json:"tool_costs"`
+	Goals     []Goal     `json:"goals"`
 	// Notes say how to read figures that need it (the check-in's cycle, errors).
 	Notes []string `json:"notes,omitempty"`
 }
@@ -170,6 +173,17 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		HTTP: NewHTTPClient(cfg.Clients), Floor: floorURL, FloorAudit: floorAuditURL, Server: srv.BaseURL, Token: tok, Fix: fix,
 	}}
 
+	volTok, err := srv.TokenFor(ctx, d.URL, seed.DemoVoluntarioEmail)
+	if err != nil {
+		return nil, err
+	}
+	logf("tool output: the seed's questions as ADMIN and VOLUNTARIO")
+	res.ToolCosts, err = MeasureToolCosts(ctx, srv.BaseURL+"/mcp", map[string]string{"ADMIN": tok, "VOLUNTARIO": volTok},
+		[]string{"ADMIN", "VOLUNTARIO"}, ToolQuestions(fix.BusiestDay, fix.MonthFrom, fix.MonthTo))
+	if err != nil {
+		return nil, err
+	}
+
 	if !cfg.SkipMain {
 		cells, err := e.measure(ctx, cfg.Targets, cfg.Ops, cfg.Rounds, cfg.Duration, "")
 		if err != nil {
@@ -189,7 +203,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		}
 	}
 	res.Notes = notes(res)
-	res.Goals = EvaluateGoals(Figures{Cells: res.Cells, Scale: res.Scale, PeakRSSMB: res.PeakRSSMB, ReadyMS: res.ReadyMS})
+	res.Goals = EvaluateGoals(Figures{Cells: res.Cells, Scale: res.Scale, PeakRSSMB: res.PeakRSSMB, ReadyMS: res.ReadyMS, ToolCosts: res.ToolCosts})
 	return res, nil
 }
 

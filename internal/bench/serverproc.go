@@ -112,8 +112,13 @@ func (p *ServerProc) waitReady(ctx context.Context, start time.Time) error {
 // Token mints an access token for the demo ADMIN with `neemias-mcp token`, for this server's
 // public URL (the issuer and audience the server checks).
 func (p *ServerProc) Token(ctx context.Context, dbURL string) (string, error) {
+	return p.TokenFor(ctx, dbURL, seed.DemoAdminEmail)
+}
+
+// TokenFor is Token for the demo user of email, with every scope of their role.
+func (p *ServerProc) TokenFor(ctx context.Context, dbURL, email string) (string, error) {
 	cmd := exec.CommandContext(ctx, p.Binary, "token", "--database-url", dbURL, "--public-url", p.BaseURL,
-		"--email", seed.DemoAdminEmail, "--ttl", "6h")
+		"--email", email, "--ttl", "6h")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

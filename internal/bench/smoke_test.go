@@ -63,8 +63,19 @@ func TestSmoke(t *testing.T) {
 	if len(res.Scale) != 2 || res.Scale[1].Plans[OpCheckins] == "" {
 		t.Errorf("cost growth: %d scales, plan %q", len(res.Scale), res.Scale[len(res.Scale)-1].Plans[OpCheckins])
 	}
-	if len(res.Goals) != 7 {
-		t.Errorf("%d goals, want 7", len(res.Goals))
+	if len(res.Goals) != 8 {
+		t.Errorf("%d goals, want 8", len(res.Goals))
+	}
+	// The seed's questions were measured for both roles (the budgets are TestToolOutputBudget's).
+	roles := map[string]int{}
+	for _, c := range res.ToolCosts {
+		roles[c.Role]++
+		if c.TextChars == 0 || c.StructuredChars == 0 {
+			t.Errorf("tool cost %+v: an empty answer", c)
+		}
+	}
+	if roles["ADMIN"] != 6 || roles["VOLUNTARIO"] != 5 {
+		t.Errorf("tool costs per role %v, want ADMIN 6, VOLUNTARIO 5", roles)
 	}
 	var report strings.Builder
 	PrintReport(&report, res)

@@ -103,6 +103,9 @@ type Capability struct {
 	Inputs    []Variable
 	InputPII  []FieldRule
 	OutputPII []FieldRule
+	// NotInText are the JSON paths ("classes[].children[].checkin_id") of the output fields
+	// that tool results' text leaves out (spec in_text: false; RenderText).
+	NotInText []string
 	// NoReadTool turns off the read-only tool twin of a resource (every resource is also a
 	// tool by default: most clients let the model call tools but not read resources).
 	NoReadTool bool
@@ -112,7 +115,7 @@ type Capability struct {
 	// the test fixture's named values (spec.ExampleNames); see ExampleArgs. Empty: none.
 	Example json.RawMessage
 	// Summary is the spec's summary template (see ParseSummary): the sentence tool results'
-	// text content starts with; empty means the text is the JSON alone.
+	// text content starts with, before the rendered output (RenderText).
 	Summary string
 	// Source is where the spec defines it ("spec/capabilities.yaml tools.neemias_checkin_register"),
 	// for error messages and docs.

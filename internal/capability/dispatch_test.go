@@ -58,7 +58,7 @@ func (r *recorder) AttendanceSummary(_ context.Context, in *capapi.AttendanceSum
 
 func (r *recorder) CheckinsByDate(_ context.Context, in *capapi.CheckinsByDateInput) (*capapi.CheckinsByDateOutput, error) {
 	r.last = in
-	return &capapi.CheckinsByDateOutput{Date: in.Date, Checkins: []capapi.CheckinsByDateOutputCheckinsItem{{ChildID: childID, ChildName: &childName}}}, nil
+	return &capapi.CheckinsByDateOutput{Date: in.Date, Total: 1, Classes: []capapi.CheckinsByDateOutputClassesItem{{ClassName: "Maternal", Checkins: []capapi.CheckinsByDateOutputClassesItemCheckinsItem{{ChildHandle: "H4NDL3", ChildLabel: childName}}}}}, nil
 }
 
 func (r *recorder) CheckinRegister(_ context.Context, in *capapi.CheckinRegisterInput) (*capapi.CheckinRegisterOutput, error) {
@@ -202,7 +202,7 @@ func TestInvokeNormalisesAndGuards(t *testing.T) {
 
 func TestGeneratedTypesNeverPrintPII(t *testing.T) {
 	in := capapi.ChildEnrollInput{Name: childName, Guardian: capapi.ChildEnrollInputGuardian{Name: "Mae Sentinela", Phone: phone}}
-	out := capapi.CheckinsByDateOutputCheckinsItem{ChildName: &childName}
+	out := capapi.CheckinsByDateOutputClassesItemCheckinsItem{ChildLabel: childName}
 	for _, s := range []string{fmt.Sprint(in), fmt.Sprintf("%v %+v %#v", in, &in, in), fmt.Sprint(out), capability.LogString(in.LogValue())} {
 		for _, secret := range []string{childName, phone, "Mae Sentinela"} {
 			if strings.Contains(s, secret) {

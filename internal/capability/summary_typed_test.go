@@ -9,29 +9,11 @@ import (
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/pipeline"
+	"github.com/neemias/neemias-mcp/internal/testsupport"
 )
 
-// busyDay is the output of checkins_by_date on a day of 212 check-ins in 6
-// classes, half of them picked up and named.
-func busyDay() *capapi.CheckinsByDateOutput {
-	o := &capapi.CheckinsByDateOutput{Date: capability.NewDate(2026, 7, 5)}
-	at := time.Date(2026, 7, 5, 9, 30, 0, 123456789, time.FixedZone("-03", -3*3600))
-	classes := make([]uuid.UUID, 6)
-	for i := range classes {
-		classes[i] = uuid.New()
-	}
-	for i := range 212 {
-		name := "Maria Eduarda <Santos> & Oliveira"
-		out := at.Add(time.Duration(i) * time.Minute)
-		item := capapi.CheckinsByDateOutputCheckinsItem{CheckinID: uuid.New(), ChildID: uuid.New(), ClassID: classes[i%6],
-			ClassName: "Maternal II", CheckedInAt: at}
-		if i%2 == 0 {
-			item.ChildName, item.CheckedOutAt = &name, &out
-		}
-		o.Checkins = append(o.Checkins, item)
-	}
-	return o
-}
+// busyDay is the busiest Sunday's check-ins (testsupport.BusyDay).
+func busyDay() *capapi.CheckinsByDateOutput { return testsupport.BusyDay() }
 
 func busyDayJSON(t testing.TB) []byte {
 	b, err := pipeline.Encode(busyDay())
@@ -45,7 +27,7 @@ func busyDayJSON(t testing.TB) []byte {
 // distinct values and skips nulls, and the sentence is trimmed onto one line.
 func TestRenderSummary(t *testing.T) {
 	for _, tc := range []struct{ tmpl, output, want string }{
-		{`{{len .checkins}} check-ins on {{.date}} in {{distinct .checkins "class_id"}} classes.`,
+		{`{{.total}} check-ins on {{.date}} in {{len .classes}} classes.`,
 			string(busyDayJSON(t)), "212 check-ins on 2026-07-05 in 6 classes."},
 		{`{{.total}} from {{.from}}`, `{"total": 123456789012, "from": "2026-06-01"}`, "123456789012 from 2026-06-01"},
 		{`{{.total}} {{.absent}}`, `{"total": 1.5}`, "1.5 <no value>"},
@@ -78,7 +60,7 @@ func TestRenderSummary(t *testing.T) {
 func BenchmarkRenderSummary(b *testing.B) {
 	v := busyDay()
 	out := busyDayJSON(b)
-	tmpl, err := capability.ParseSummary(`{{plural (len .checkins) "check-in" "check-ins"}} on {{.date}} in {{plural (distinct .checkins "class_id") "class" "classes"}}.`)
+	tmpl, err := capability.ParseSummary(`{{plural .total "check-in" "check-ins"}} on {{.date}} in {{plural (len .classes) "class" "classes"}}.`)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -109,10 +91,11 @@ func TestRenderSummaryOfMatchesJSON(t *testing.T) {
 	class := uuid.New()
 	outputs := []any{
 		busyDay(),
-		&capapi.CheckinsByDateOutput{Date: capability.NewDate(2026, 1, 1), Checkins: []capapi.CheckinsByDateOutputCheckinsItem{}},
+		&capapi.CheckinsByDateOutput{Date: capability.NewDate(2026, 1, 1), Classes: []capapi.CheckinsByDateOutputClassesItem{}},
 		&capapi.CheckinsByDateOutput{Date: capability.NewDate(2026, 1, 1)},
 		&capapi.AttendanceSummaryOutput{From: capability.NewDate(2026, 6, 1), To: capability.NewDate(2026, 6, 30), TotalCheckins: 212,
-			Days: []capapi.AttendanceSummaryOutputDaysItem{{Date: capability.NewDate(2026, 6, 7), ClassID: class, Checkins: 200}, {Date: capability.NewDate(2026, 6, 14), ClassID: uuid.New(), Checkins: 12}, {Date: capability.NewDate(2026, 6, 14), ClassID: class}}},
+			Days:    []capapi.AttendanceSummaryOutputDaysItem{{Date: capability.NewDate(2026, 6, 7), ClassName: "Maternal", Checkins: 200}, {Date: capability.NewDate(2026, 6, 14), ClassName: "Jardim", Checkins: 12}, {Date: capability.NewDate(2026, 6, 14), ClassName: "Maternal"}},
+			Classes: []capapi.AttendanceSummaryOutputClassesItem{{ClassID: class, ClassName: "Maternal", Children: 150, Checkins: 200}, {ClassID: uuid.New(), ClassName: "Jardim", Children: 12, Checkins: 12}}},
 		&capapi.AttendanceSummaryOutput{},
 		&capapi.CheckinRegisterOutput{CheckinID: uuid.New(), ChildID: uuid.New(), ClassID: class, ServiceDate: capability.NewDate(2026, 7, 5), CheckedInAt: at, AlreadyCheckedIn: true, PickupCode: &name},
 		&capapi.CheckinRegisterOutput{},

@@ -96,8 +96,8 @@ func TestOneLineEditChangesOnlyItsDependents(t *testing.T) {
 		{
 			// A resource's summary template is data of the registry only.
 			name:      "one resource's summary",
-			old:       `    summary: '{{plural (len .checkins) "check-in" "check-ins"}} on {{.date}} in {{plural (distinct .checkins "class_id") "class" "classes"}}.'`,
-			new:       `    summary: '{{plural (len .checkins) "check-in" "check-ins"}} on {{.date}}, in {{plural (distinct .checkins "class_id") "class" "classes"}}.'`,
+			old:       `    summary: '{{plural .total "check-in" "check-ins"}} on {{.date}} in {{plural (len .classes) "class" "classes"}}.'`,
+			new:       `    summary: '{{plural .total "check-in" "check-ins"}} on {{.date}}, in {{plural (len .classes) "class" "classes"}}.'`,
 			wantFiles: []string{"gen/capapi/registry_gen.go"},
 		},
 		{

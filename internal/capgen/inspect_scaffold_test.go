@@ -27,9 +27,9 @@ func TestInspect(t *testing.T) {
 		wantErr   string
 	}{
 		{
-			name: "volunteer sees counts and check-ins of their classes by child id, no child records",
+			name: "volunteer sees counts and check-ins of their classes by short label, no child records",
 			q:    InspectQuery{Role: "VOLUNTARIO"},
-			want: []string{"## resource `neemias://roster/children`", "`volunteer_assigned_classes`", "| `checkins[].child_name` | **redacted** (needs `children:read`) |", "- `neemias://roster/children/{id}` (needs `children:read`)", "`neemias_child_enroll` (needs `children:write`)"},
+			want: []string{"## resource `neemias://roster/children`", "`volunteer_assigned_classes`", "| `classes[].checkins[].child_label` | **short name** (full with `children:read`) |", "- `neemias://roster/children/{id}` (needs `children:read`)", "`neemias_child_enroll` (needs `children:write`)"},
 			not:  []string{"`guardian_own_children`"},
 		},
 		{
@@ -45,14 +45,15 @@ func TestInspect(t *testing.T) {
 			not:  []string{"## app-only tool"},
 		},
 		{
-			name: "guardian reads their children's check-ins by child id; no roster, no child records",
+			name: "guardian reads their children's check-ins by short label, no health alerts; no roster, no child records",
 			q:    InspectQuery{Role: "RESPONSAVEL"},
-			want: []string{"`neemias://roster/children` (needs `roster:read`)", "`guardian_own_children`", "| `checkins[].child_name` | **redacted** (needs `children:read`) |", "- `neemias://roster/children/{id}` (needs `children:read`)"},
+			want: []string{"`neemias://roster/children` (needs `roster:read`)", "`guardian_own_children`", "| `classes[].checkins[].child_label` | **short name** (full with `children:read`) |",
+				"| `classes[].children[].allergies` | **redacted** (needs `health:read`) |", "- `neemias://roster/children/{id}` (needs `children:read`)"},
 		},
 		{
 			name: "checkins:read alone gets check-ins without child names",
 			q:    InspectQuery{Scopes: []string{"checkins:read"}},
-			want: []string{"| `checkins[].child_name` | **redacted** (needs `children:read`) |", "`guardian_own_children` (if the role is RESPONSAVEL)"},
+			want: []string{"| `classes[].checkins[].child_label` | **short name** (full with `children:read`) |", "`guardian_own_children` (if the role is RESPONSAVEL)"},
 		},
 		{
 			// A short-named field is not "yes": the reviewer must see the volunteer reads "Ana S.".

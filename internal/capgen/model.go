@@ -169,6 +169,8 @@ type Field struct {
 	// ShortNamed: an output field that callers without VisibleWith receive as a short name
 	// (capability.ShortNames), made distinct within the list that holds it.
 	ShortNamed bool
+	// NotInText: an output field left out of tool results' text (spec in_text: false).
+	NotInText bool
 	// Elem is the struct of an object field or of an array-of-objects field.
 	Elem    *Struct
 	IsSlice bool
@@ -404,6 +406,7 @@ func buildField(parent, name string, f spec.Field, input bool, capScope string) 
 		JSONName: name, GoName: spec.GoName(name, ""), Required: f.Required,
 		Description: strings.TrimSpace(f.Description), Type: f.Type, Format: f.Format,
 		Complete: f.Complete, Value: constraintsOf(f),
+		NotInText: f.InText != nil && !*f.InText,
 	}
 	if f.PII != nil {
 		fd.PII = f.PII.Category
@@ -541,26 +544,50 @@ func (s *Struct) HasPII() bool {
 	return false
 }
 
-// PIIRules flattens the struct's PII rules into JSON paths ("guardians[].phone").
-func (s *Struct) PIIRules() []PIIRule {
-	var out []PIIRule
-	var walk func(prefix string, st *Struct)
-	walk = func(prefix string, st *Struct) {
+// walk calls visit with the JSON path ("guardians[].phone") of every field of the struct and of
+// the structs inside it, depth first in declaration order; visit returning false skips what
+// is inside that field.
+func (s *Struct) walk(visit func(path string, f *Field) bool) {
+	var rec func(prefix string, st *Struct)
+	rec = func(prefix string, st *Struct) {
 		for _, f := range st.Fields {
 			p := prefix + f.JSONName
-			if f.PII != "" {
-				out = append(out, PIIRule{Path: p, Category: f.PII, VisibleWith: f.VisibleWith, Redactable: f.Redactable, Otherwise: f.Otherwise, Handoff: f.Handoff})
+			if !visit(p, f) || f.Elem == nil {
+				continue
 			}
-			if f.Elem != nil {
-				if f.IsSlice {
-					walk(p+"[].", f.Elem)
-				} else {
-					walk(p+".", f.Elem)
-				}
+			if f.IsSlice {
+				rec(p+"[].", f.Elem)
+			} else {
+				rec(p+".", f.Elem)
 			}
 		}
 	}
-	walk("", s)
+	rec("", s)
+}
+
+// PIIRules flattens the struct's PII rules into JSON paths ("guardians[].phone").
+func (s *Struct) PIIRules() []PIIRule {
+	var out []PIIRule
+	s.walk(func(p string, f *Field) bool {
+		if f.PII != "" {
+			out = append(out, PIIRule{Path: p, Category: f.PII, VisibleWith: f.VisibleWith, Redactable: f.Redactable, Otherwise: f.Otherwise, Handoff: f.Handoff})
+		}
+		return true
+	})
+	return out
+}
+
+// NotInTextPaths are the JSON paths ("classes[].class_id") of the fields left out of tool
+// results' text (spec in_text: false; what is inside such a field goes with it).
+func (s *Struct) NotInTextPaths() []string {
+	var out []string
+	s.walk(func(p string, f *Field) bool {
+		if f.NotInText {
+			out = append(out, p)
+			return false
+		}
+		return true
+	})
 	return out
 }
 

@@ -20,7 +20,7 @@ func TestSchemaRelationsReadsTheViews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"church_id", "checkin_id", "child_id", "child_name", "class_id", "class_name", "service_date", "checked_in_at", "checked_out_at"}
+	want := []string{"church_id", "checkin_id", "child_id", "child_name", "class_id", "class_name", "service_date", "checked_in_at", "checked_out_at", "child_handle"}
 	if d := cmp.Diff(want, rel["v_checkins"]); d != "" {
 		t.Errorf("v_checkins columns (-want +got):\n%s", d)
 	}
@@ -43,7 +43,7 @@ func TestCheckRelationsPointsAtTheSpecLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := string(src)
-	broken = replaceOnce(t, broken, "select: [checkin_id, child_id, child_name,", "select: [checkin_id, child_id, chld_name,")
+	broken = replaceOnce(t, broken, "select: [child_id, child_handle, child_name,", "select: [child_id, child_handle, chld_name,")
 	broken = replaceOnce(t, broken, "from: v_attendance_daily", "from: v_attendance_dayly")
 	dir := t.TempDir()
 	file := filepath.Join(dir, "capabilities.yaml")
@@ -69,7 +69,7 @@ func TestCheckRelationsPointsAtTheSpecLine(t *testing.T) {
 	}
 	want := []string{
 		`spec/capabilities.yaml:` + lineOf(t, broken, "from: v_attendance_dayly") + `: resource "attendance_summary" reads unknown view "v_attendance_dayly" (did you mean "v_attendance_daily"?); create it in a migration under queries/schema/ or fix the name`,
-		`spec/capabilities.yaml:` + lineOf(t, broken, "chld_name") + `: resource "checkins_by_date": selected column "chld_name" is not a column of v_checkins (did you mean "child_name"?); use one of: church_id, checkin_id, child_id, child_name, class_id, class_name, service_date, checked_in_at, checked_out_at`,
+		`spec/capabilities.yaml:` + lineOf(t, broken, "chld_name") + `: resource "checkins_by_date": selected column "chld_name" is not a column of v_checkins (did you mean "child_name"?); use one of: church_id, checkin_id, child_id, child_name, class_id, class_name, service_date, checked_in_at, checked_out_at, child_handle`,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", d)

@@ -89,6 +89,9 @@ var registry = capability.NewRegistry([]capability.Capability{
 			{Path: {{quote .Path}}, Category: {{quote .Category}}, VisibleWith: {{quote .VisibleWith}}{{if .Otherwise}}, Otherwise: {{quote .Otherwise}}{{end}}{{if .Handoff}}, Handoff: {{quote .Handoff}}{{end}}},
 {{- end}}
 		},
+{{- with .Output.NotInTextPaths}}
+		NotInText: []string{ {{- range .}}{{quote .}}, {{end -}} },
+{{- end}}
 		TTLMillis:   {{.TTLMillis}},
 {{- if .Example}}
 		Example:     []byte({{quote .Example}}),

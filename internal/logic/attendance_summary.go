@@ -26,7 +26,7 @@ const (
 // 366 days, both ends included. A class_id the caller may not use (unknown, another church's,
 // or not a volunteer's own) is an *errs.Invalid rather than an empty answer, so the agent
 // learns its mistake. The answer leads with the different children (AttendanceChildren: a
-// child of 4 Sundays is one child), states the church's today, names the nearest service day
+// child of 4 Sundays is one child), per class too (AttendanceClasses), states the church's today, names the nearest service day
 // with data when the range has none, and says which classes it covers when the caller sees
 // only some. Counts only, so no audit entry.
 func (s *Service) AttendanceSummary(ctx context.Context, in *capapi.AttendanceSummaryInput) (*capapi.AttendanceSummaryOutput, error) {
@@ -65,9 +65,21 @@ func (s *Service) AttendanceSummary(ctx context.Context, in *capapi.AttendanceSu
 		}
 		for _, r := range rows {
 			out.Days = append(out.Days, capapi.AttendanceSummaryOutputDaysItem{
-				Date: capability.DateOf(r.ServiceDate), ClassID: r.ClassID, ClassName: r.ClassName, Checkins: r.Checkins,
+				Date: capability.DateOf(r.ServiceDate), ClassName: r.ClassName, Checkins: r.Checkins,
 			})
 			out.TotalCheckins += r.Checkins
+		}
+		byClass, err := q.AttendanceClasses(ctx, db.AttendanceClassesParams{
+			ChurchID: w.ChurchID, Role: w.Role, UserID: w.UserID, FromDay: from.Time(), ToDay: to.Time(), ClassID: in.ClassID,
+		})
+		if err != nil {
+			return err
+		}
+		out.Classes = make([]capapi.AttendanceSummaryOutputClassesItem, 0, len(byClass))
+		for _, r := range byClass {
+			out.Classes = append(out.Classes, capapi.AttendanceSummaryOutputClassesItem{
+				ClassID: r.ClassID, ClassName: r.ClassName, Children: r.Children, Checkins: r.Checkins,
+			})
 		}
 		if out.Children, err = q.AttendanceChildren(ctx, db.AttendanceChildrenParams{
 			ChurchID: w.ChurchID, Role: w.Role, UserID: w.UserID, FromDay: from.Time(), ToDay: to.Time(), ClassID: in.ClassID,

@@ -2,12 +2,14 @@ package logic
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/google/uuid"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/errs"
 )
 
 // capgen:capability class_list
@@ -61,11 +63,13 @@ func (s *Service) ClassList(ctx context.Context, in *capapi.ClassListInput) (*ca
 			add(cl)
 		}
 		keep := childFilter(in.Child, rows)
+		ids := make([][]uuid.UUID, len(out.Classes)) // the listed children's ids, per class, for the audit
 		for _, row := range rows {
 			i, ok := index[row.ClassID]
 			if !ok {
 				add(db.ClassListClassesRow{ClassID: row.ClassID, ClassName: row.ClassName})
 				i = index[row.ClassID]
+				ids = append(ids, nil)
 			}
 			cl := &out.Classes[i]
 			if row.CheckinID != nil {
@@ -76,23 +80,64 @@ func (s *Service) ClassList(ctx context.Context, in *capapi.ClassListInput) (*ca
 			}
 			if keep(row) {
 				cl.Children = append(cl.Children, classListItem(row))
-				st.add(row.ChildID)
+				ids[i] = append(ids[i], row.ChildID)
 			}
 		}
-		kept := out.Classes[:0]
-		for _, cl := range out.Classes {
+		var kept []capapi.ClassListOutputClassesItem
+		var keptIDs [][]uuid.UUID
+		for i, cl := range out.Classes {
 			if in.Class != nil && !namesClass(*in.Class, cl.ClassID, cl.ClassName) || in.Child != nil && len(cl.Children) == 0 {
 				continue
 			}
 			kept = append(kept, cl)
+			keptIDs = append(keptIDs, ids[i])
+			out.TotalChildren += int64(len(cl.Children))
 		}
-		out.Classes = kept
+		out.TotalClasses = int64(len(kept))
+		first, end, err := classPage(kept, in.Limit, in.Offset)
+		if err != nil {
+			return err
+		}
+		out.Classes = append([]capapi.ClassListOutputClassesItem{}, kept[first:end]...)
+		for _, page := range keptIDs[first:end] {
+			st.add(page...)
+		}
+		if end < len(kept) {
+			next := int64(end)
+			out.NextOffset = &next
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// defaultClassListLimit is the class list's page size in children when limit is absent: what
+// a 200-child Sunday's first page holds within a model's budget (docs/tool-output.md).
+const defaultClassListLimit = 120
+
+// classPage is the page of classes that starts at offset: whole classes while their children
+// fit in limit, at least one. An offset past the end is an *errs.Invalid naming the last one.
+func classPage(classes []capapi.ClassListOutputClassesItem, limitIn, offsetIn *int64) (first, end int, err error) {
+	limit := int64(defaultClassListLimit)
+	if limitIn != nil {
+		limit = *limitIn
+	}
+	if offsetIn != nil {
+		if *offsetIn > 0 && *offsetIn >= int64(len(classes)) {
+			return 0, 0, &errs.Invalid{Field: "offset", Reason: fmt.Sprintf("is past the last class: the list has %d (offsets 0 to %d)", len(classes), max(len(classes)-1, 0))}
+		}
+		first = int(*offsetIn)
+	}
+	end = first
+	var n int64
+	for end < len(classes) && (end == first || n+int64(len(classes[end].Children)) <= limit) {
+		n += int64(len(classes[end].Children))
+		end++
+	}
+	return first, end, nil
 }
 
 // limit is a class limit as the output holds it (absent when none).

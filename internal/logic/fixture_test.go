@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/dispatch"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
@@ -79,8 +80,10 @@ type church struct {
 	day                capability.Date
 	childName, g1Phone string
 	g1Name             string
-	// k1Handle is the handle the database drew for k1 (children.handle).
+	// k1Handle is the handle the database drew for k1 (children.handle); handles has every
+	// child's, by id.
 	k1Handle string
+	handles  map[uuid.UUID]string
 }
 
 // trustedName is the fixture's trusted adult on k1's pick-up list (pa1): a canary too.
@@ -171,7 +174,24 @@ func insertChurch(t *testing.T, st *store.Store, slug string, day capability.Dat
 				return err
 			}
 		}
-		return tx.QueryRow(ctx, `SELECT handle FROM children WHERE id = $1`, c.k1).Scan(&c.k1Handle)
+		rows, err := tx.Query(ctx, `SELECT id, handle FROM children WHERE church_id = $1`, c.id)
+		if err != nil {
+			return err
+		}
+		c.handles = map[uuid.UUID]string{}
+		for rows.Next() {
+			var id uuid.UUID
+			var h string
+			if err := rows.Scan(&id, &h); err != nil {
+				return err
+			}
+			c.handles[id] = h
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		c.k1Handle = c.handles[c.k1]
+		return nil
 	})
 	if err != nil {
 		t.Fatalf("fixture %s: %v", slug, err)
@@ -368,4 +388,19 @@ func invokeWith(e *env, ctx context.Context, id string, args any, granted capabi
 	p.Scopes = granted
 	ctx = principal.With(ctx, p)
 	return e.run(ctx, ctx, id, raw, nil)
+}
+
+// checkinsOf flattens checkins_by_date's classes into their check-ins, class by class, each
+// with its class name.
+func checkinsOf(o *capapi.CheckinsByDateOutput) (rows []capapi.CheckinsByDateOutputClassesItemCheckinsItem, classes []string) {
+	if o == nil {
+		return nil, nil
+	}
+	for _, cl := range o.Classes {
+		for _, ck := range cl.Checkins {
+			rows = append(rows, ck)
+			classes = append(classes, cl.ClassName)
+		}
+	}
+	return rows, classes
 }

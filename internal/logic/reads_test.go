@@ -146,8 +146,12 @@ func TestAttendanceSummaryRangesAndFilters(t *testing.T) {
 		want := &capapi.AttendanceSummaryOutput{From: today.AddDays(-30), To: today, Children: 3, TotalCheckins: 3,
 			Today: today, TimeZone: "America/Sao_Paulo",
 			Days: []capapi.AttendanceSummaryOutputDaysItem{
-				{Date: day, ClassID: a.c2, ClassName: "Grandes", Checkins: 1},
-				{Date: day, ClassID: a.c1, ClassName: "Pequenos", Checkins: 2},
+				{Date: day, ClassName: "Grandes", Checkins: 1},
+				{Date: day, ClassName: "Pequenos", Checkins: 2},
+			},
+			Classes: []capapi.AttendanceSummaryOutputClassesItem{
+				{ClassID: a.c2, ClassName: "Grandes", Children: 1, Checkins: 1},
+				{ClassID: a.c1, ClassName: "Pequenos", Children: 2, Checkins: 2},
 			}}
 		if d := cmp.Diff(want, got, cmp.Comparer(func(x, y capability.Date) bool { return x == y })); d != "" {
 			t.Errorf("(-want +got)\n%s", d)
@@ -180,21 +184,21 @@ func TestAttendanceSummaryRangesAndFilters(t *testing.T) {
 	})
 	t.Run("volunteer: own classes only", func(t *testing.T) {
 		got := mustInvoke[capapi.AttendanceSummaryOutput](e, vol, capapi.CapAttendanceSummary, map[string]any{})
-		if got.TotalCheckins != 2 || len(got.Days) != 1 || got.Days[0].ClassID != a.c1 {
+		if got.TotalCheckins != 2 || len(got.Days) != 1 || got.Days[0].ClassName != "Pequenos" || len(got.Classes) != 1 || got.Classes[0].ClassID != a.c1 {
 			t.Errorf("got %v", got)
 		}
 	})
 	t.Run("class filter", func(t *testing.T) {
 		got := mustInvoke[capapi.AttendanceSummaryOutput](e, admin, capapi.CapAttendanceSummary, map[string]any{"class_id": a.c2})
-		if got.TotalCheckins != 1 || len(got.Days) != 1 || got.Days[0].ClassID != a.c2 {
+		if got.TotalCheckins != 1 || len(got.Days) != 1 || got.Days[0].ClassName != "Grandes" || len(got.Classes) != 1 || got.Classes[0].ClassID != a.c2 {
 			t.Errorf("got %v", got)
 		}
 	})
 	t.Run("other church sees its own", func(t *testing.T) {
 		got := mustInvoke[capapi.AttendanceSummaryOutput](e, e.b.as(store.RoleAdmin), capapi.CapAttendanceSummary, map[string]any{})
-		for _, d := range got.Days {
-			if d.ClassID == a.c1 || d.ClassID == a.c2 {
-				t.Errorf("church B sees church A's class: %v", d)
+		for _, cl := range got.Classes {
+			if cl.ClassID == a.c1 || cl.ClassID == a.c2 {
+				t.Errorf("church B sees church A's class: %v", cl)
 			}
 		}
 	})
@@ -238,13 +242,13 @@ func TestCheckinsByDateRowFiltered(t *testing.T) {
 		name string
 		ctx  string
 		b    bool
-		want []uuid.UUID
+		want []uuid.UUID // the children checked in, by class name (Grandes, Pequenos), then in check-in order
 	}{
-		{"admin", store.RoleAdmin, false, []uuid.UUID{a.ck1, a.ck2, a.ck3}},
-		{"cadastro", store.RoleCadastro, false, []uuid.UUID{a.ck1, a.ck2, a.ck3}},
-		{"volunteer: own class", store.RoleVoluntario, false, []uuid.UUID{a.ck1, a.ck3}},
-		{"guardian: own children", store.RoleResponsavel, false, []uuid.UUID{a.ck1, a.ck2}},
-		{"other church", store.RoleAdmin, true, []uuid.UUID{e.b.ck1, e.b.ck2, e.b.ck3}},
+		{"admin", store.RoleAdmin, false, []uuid.UUID{a.k2, a.k1, a.k3}},
+		{"cadastro", store.RoleCadastro, false, []uuid.UUID{a.k2, a.k1, a.k3}},
+		{"volunteer: own class", store.RoleVoluntario, false, []uuid.UUID{a.k1, a.k3}},
+		{"guardian: own children", store.RoleResponsavel, false, []uuid.UUID{a.k2, a.k1}},
+		{"other church", store.RoleAdmin, true, []uuid.UUID{e.b.k2, e.b.k1, e.b.k3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := a
@@ -253,16 +257,23 @@ func TestCheckinsByDateRowFiltered(t *testing.T) {
 			}
 			got := mustInvoke[capapi.CheckinsByDateOutput](e, c.as(tc.ctx), capapi.CapCheckinsByDate, map[string]any{"date": a.day.String()})
 			rs, _ := scopes.RoleScopes(tc.ctx)
-			named := rs.Has(scopes.ChildrenRead) // VOLUNTARIO and RESPONSAVEL see child ids only
-			var ids []uuid.UUID
-			for _, ck := range got.Checkins {
-				ids = append(ids, ck.CheckinID)
-				if (ck.ChildName != nil && *ck.ChildName != "") != named || ck.CheckedOutAt != nil || ck.ClassName == "" {
-					t.Errorf("check-in %v: want the name %v (children:read), no check-out", ck, named)
+			named := rs.Has(scopes.ChildrenRead) // VOLUNTARIO and RESPONSAVEL see short labels only
+			var want, handles []string
+			for _, id := range tc.want {
+				want = append(want, c.handles[id])
+			}
+			rows, classes := checkinsOf(got)
+			if got.Total != int64(len(rows)) {
+				t.Errorf("total %d, %d check-ins listed", got.Total, len(rows))
+			}
+			for i, ck := range rows {
+				handles = append(handles, ck.ChildHandle)
+				if short := strings.HasSuffix(ck.ChildLabel, "."); short == named || ck.CheckedOutAt != nil || classes[i] == "" {
+					t.Errorf("check-in %v: want a full name %v (children:read), else a short label; no check-out", ck, named)
 				}
 			}
-			if d := cmp.Diff(tc.want, ids); d != "" {
-				t.Errorf("check-ins in check-in order (-want +got)\n%s", d)
+			if d := cmp.Diff(want, handles); d != "" {
+				t.Errorf("children checked in, in check-in order, by handle (-want +got)\n%s", d)
 			}
 		})
 	}
@@ -273,16 +284,18 @@ func TestCheckinsByDateRowFiltered(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := out.(*capapi.CheckinsByDateOutput)
-		if len(got.Checkins) != 3 || slices.ContainsFunc(got.Checkins, func(c capapi.CheckinsByDateOutputCheckinsItem) bool { return c.ChildName != nil }) {
-			t.Errorf("got %v", got)
+		if rows, _ := checkinsOf(got); len(rows) != 3 || slices.ContainsFunc(rows, func(c capapi.CheckinsByDateOutputClassesItemCheckinsItem) bool {
+			return !strings.HasSuffix(c.ChildLabel, ".")
+		}) {
+			t.Errorf("got %v, want short labels only", got)
 		}
-		if strings.Contains(jsonOf(t, got), "Zzcanary") {
-			t.Error("a child name went out without children:read")
+		if body := jsonOf(t, got); strings.Contains(body, a.childName) || strings.Contains(body, strings.Fields(a.childName)[len(strings.Fields(a.childName))-1]) {
+			t.Errorf("a child's full name went out without children:read: %s", body)
 		}
 	})
 	t.Run("empty day", func(t *testing.T) {
 		got := mustInvoke[capapi.CheckinsByDateOutput](e, a.as(store.RoleAdmin), capapi.CapCheckinsByDate, map[string]any{"date": a.day.AddDays(-1).String()})
-		if got.Checkins == nil || len(got.Checkins) != 0 || got.Date != a.day.AddDays(-1) {
+		if got.Classes == nil || len(got.Classes) != 0 || got.Total != 0 || got.Date != a.day.AddDays(-1) {
 			t.Errorf("got %v", got)
 		}
 	})

@@ -54,21 +54,25 @@ func (h *Handler) toolHandler(e *entry) sdk.ToolHandler {
 	}
 }
 
-// resultText is a tool result's text content: the capability's summary sentence, the handoff
-// paragraph (handoffText; "" for none), then the JSON, separated by blank lines; the JSON
-// alone without either. It is one concatenation: the JSON of a busy day's read is large.
+// resultText is a tool result's text content, what most hosts hand the model: the
+// capability's summary sentence, the handoff paragraph (handoffText; "" for none), then the
+// output rendered for a model (capability.RenderText: lines and tables, not JSON, without the
+// ids the spec keeps out of the text), separated by blank lines. structuredContent keeps the
+// JSON for programs and views. Output that fails to render (it cannot: the pipeline encoded
+// it) is logged and sent as its JSON.
 func (h *Handler) resultText(ctx context.Context, e *entry, value any, data json.RawMessage, handoff string) string {
-	head := h.summary(ctx, e, value, data)
-	switch {
-	case head == "":
-		head = handoff
-	case handoff != "":
-		head += "\n\n" + handoff
+	body, err := capability.RenderText(data, e.NotInText)
+	if err != nil {
+		h.log.WarnContext(ctx, "tool result text not rendered", "capability", e.ID, "error", err)
+		body = string(data)
 	}
-	if head == "" {
-		return string(data)
+	parts := make([]string, 0, 3)
+	for _, p := range []string{h.summary(ctx, e, value, data), handoff, body} {
+		if p != "" {
+			parts = append(parts, p)
+		}
 	}
-	return head + "\n\n" + string(data)
+	return strings.Join(parts, "\n\n")
 }
 
 // summary is the capability's summary sentence of a result, "" without one. It runs on the

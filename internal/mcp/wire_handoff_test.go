@@ -94,6 +94,14 @@ func TestHandoffField(t *testing.T) {
 		return "Child " + child + " is checked in (check-in " + handoffCkin + ")."
 	}
 	jsonOf := func(child string) string { return `{"checkin_id":"` + handoffCkin + `","child_id":"` + child + `"}` }
+	// textOf is the result's text rendered for the model (capability.RenderText).
+	textOf := func(child string) string {
+		s, err := capability.RenderText([]byte(jsonOf(child)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
 	issued := "A pickup_code was issued: it is shown to the person in the app view, not in this conversation."
 	inText := "pickup_code: " + handoffCode + ". " + handoffNote
 
@@ -107,17 +115,17 @@ func TestHandoffField(t *testing.T) {
 		wantText string
 		wantMeta bool
 	}{
-		{"modern/apps", "neemias_checkin_register", "modern", true, false, childA, summary(childA) + "\n\n" + issued + "\n\n" + jsonOf(childA), true},
-		{"modern/plain", "neemias_checkin_register", "modern", false, false, childA, summary(childA) + "\n\n" + inText + "\n\n" + jsonOf(childA), false},
-		{"legacy/apps-meta", "neemias_checkin_register", "legacy", true, false, childA, summary(childA) + "\n\n" + issued + "\n\n" + jsonOf(childA), true},
-		{"legacy/apps-session", "neemias_checkin_register", "legacy-session", true, false, childA, summary(childA) + "\n\n" + issued + "\n\n" + jsonOf(childA), true},
-		{"legacy/plain", "neemias_checkin_register", "legacy", false, false, childA, summary(childA) + "\n\n" + inText + "\n\n" + jsonOf(childA), false},
-		{"app-only/modern", sheetCheckin, "modern", true, false, childA, summary(childA) + "\n\n" + issued + "\n\n" + jsonOf(childA), true},
-		{"app-only/legacy-session", sheetCheckin, "legacy-session", true, false, childA, summary(childA) + "\n\n" + issued + "\n\n" + jsonOf(childA), true},
-		{"no view/apps", "neemias_checkin_register", "modern", true, true, childA, summary(childA) + "\n\n" + inText + "\n\n" + jsonOf(childA), false},
-		{"no view/app-only", sheetCheckin, "legacy-session", true, true, childA, summary(childA) + "\n\n" + issued + "\n\n" + jsonOf(childA), true},
-		{"no code/apps", "neemias_checkin_register", "modern", true, false, handoffAgain, summary(handoffAgain) + "\n\n" + jsonOf(handoffAgain), false},
-		{"no code/plain", "neemias_checkin_register", "legacy", false, false, handoffAgain, summary(handoffAgain) + "\n\n" + jsonOf(handoffAgain), false},
+		{"modern/apps", "neemias_checkin_register", "modern", true, false, childA, summary(childA) + "\n\n" + issued + "\n\n" + textOf(childA), true},
+		{"modern/plain", "neemias_checkin_register", "modern", false, false, childA, summary(childA) + "\n\n" + inText + "\n\n" + textOf(childA), false},
+		{"legacy/apps-meta", "neemias_checkin_register", "legacy", true, false, childA, summary(childA) + "\n\n" + issued + "\n\n" + textOf(childA), true},
+		{"legacy/apps-session", "neemias_checkin_register", "legacy-session", true, false, childA, summary(childA) + "\n\n" + issued + "\n\n" + textOf(childA), true},
+		{"legacy/plain", "neemias_checkin_register", "legacy", false, false, childA, summary(childA) + "\n\n" + inText + "\n\n" + textOf(childA), false},
+		{"app-only/modern", sheetCheckin, "modern", true, false, childA, summary(childA) + "\n\n" + issued + "\n\n" + textOf(childA), true},
+		{"app-only/legacy-session", sheetCheckin, "legacy-session", true, false, childA, summary(childA) + "\n\n" + issued + "\n\n" + textOf(childA), true},
+		{"no view/apps", "neemias_checkin_register", "modern", true, true, childA, summary(childA) + "\n\n" + inText + "\n\n" + textOf(childA), false},
+		{"no view/app-only", sheetCheckin, "legacy-session", true, true, childA, summary(childA) + "\n\n" + issued + "\n\n" + textOf(childA), true},
+		{"no code/apps", "neemias_checkin_register", "modern", true, false, handoffAgain, summary(handoffAgain) + "\n\n" + textOf(handoffAgain), false},
+		{"no code/plain", "neemias_checkin_register", "legacy", false, false, handoffAgain, summary(handoffAgain) + "\n\n" + textOf(handoffAgain), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -191,9 +191,9 @@ func TestViewsNegotiation(t *testing.T) {
 	}
 }
 
-// TestSummaryText: a tool result's text is the summary sentence, a blank line, then the same
-// JSON as structuredContent; resources/read stays JSON alone; a capability without a summary
-// keeps the JSON alone.
+// TestSummaryText: a tool result's text is the summary sentence, a blank line, then
+// structuredContent rendered for the model (capability.RenderText); resources/read stays JSON
+// alone; a capability without a summary has the rendering alone.
 func TestSummaryText(t *testing.T) {
 	srv := newServer(t, viewOptions())
 	admin := map[string]string{"Authorization": "Bearer " + tokAdmin}
@@ -224,7 +224,10 @@ func TestSummaryText(t *testing.T) {
 			if r.IsError || len(r.Content) != 1 {
 				t.Fatalf("%s %s: %s", era, tc.tool, ex.body)
 			}
-			want := string(r.StructuredContent)
+			want, err := capability.RenderText(r.StructuredContent, nil)
+			if err != nil || strings.HasPrefix(want, "{") {
+				t.Fatalf("%s %s: structuredContent %s rendered %q, %v", era, tc.tool, r.StructuredContent, want, err)
+			}
 			if tc.sentence != "" {
 				want = tc.sentence + "\n\n" + want
 			}

@@ -3,31 +3,17 @@ package pipeline_test
 import (
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/pipeline"
+	"github.com/neemias/neemias-mcp/internal/testsupport"
 )
 
-// busyDay is the output of checkins_by_date on the demo church's busiest day: 212 check-ins.
-func busyDay() *capapi.CheckinsByDateOutput {
-	o := &capapi.CheckinsByDateOutput{Date: capability.NewDate(2026, 7, 5)}
-	at := time.Date(2026, 7, 5, 9, 30, 0, 123456789, time.FixedZone("-03", -3*3600))
-	for i := range 212 {
-		name := "Maria Eduarda <Santos> & Oliveira"
-		out := at.Add(time.Duration(i) * time.Minute)
-		item := capapi.CheckinsByDateOutputCheckinsItem{CheckinID: uuid.New(), ChildID: uuid.New(), ClassID: uuid.New(),
-			ClassName: "Maternal II", CheckedInAt: at}
-		if i%2 == 0 {
-			item.ChildName, item.CheckedOutAt = &name, &out
-		}
-		o.Checkins = append(o.Checkins, item)
-	}
-	return o
-}
+// busyDay is the busiest Sunday's check-ins (testsupport.BusyDay).
+func busyDay() *capapi.CheckinsByDateOutput { return testsupport.BusyDay() }
 
 // TestEncodeMatchesEncodingJSON: the pipeline's encoder produces exactly what encoding/json
 // would, for the generated types (omitempty pointers, uuid, time, Date, HTML escaping), for
@@ -35,7 +21,7 @@ func busyDay() *capapi.CheckinsByDateOutput {
 func TestEncodeMatchesEncodingJSON(t *testing.T) {
 	for name, v := range map[string]any{
 		"busy day":      busyDay(),
-		"no check-ins":  &capapi.CheckinsByDateOutput{Date: capability.NewDate(2026, 1, 1), Checkins: []capapi.CheckinsByDateOutputCheckinsItem{}},
+		"no check-ins":  &capapi.CheckinsByDateOutput{Date: capability.NewDate(2026, 1, 1), Classes: []capapi.CheckinsByDateOutputClassesItem{}},
 		"roster counts": &capapi.RosterChildrenOutput{TotalChildren: 3, Classes: []capapi.RosterChildrenOutputClassesItem{{ClassID: uuid.New(), ClassName: "Berçário", MaxAge: 2, Children: 3}}},
 	} {
 		want, err := json.Marshal(v)

@@ -33,3 +33,19 @@ FROM classes cl
 WHERE rf_has_scope('attendance:read')
   AND rf_church(cl.church_id, sqlc.arg(church_id)::uuid)
   AND cl.archived_at IS NULL;
+
+-- name: AttendanceClasses :many
+-- Per class, the different children and the check-ins from from_day to to_day
+-- (attendance_summary's classes): "how many kids came to Maternal in June?".
+SELECT ck.class_id, cl.name AS class_name,
+       count(DISTINCT ck.child_id)::bigint AS children,
+       count(*)::bigint AS checkins
+FROM checkins ck
+JOIN classes cl ON cl.id = ck.class_id AND cl.church_id = ck.church_id
+WHERE rf_has_scope('attendance:read')
+  AND rf_church(ck.church_id, sqlc.arg(church_id)::uuid)
+  AND rf_volunteer_assigned_classes(ck.class_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
+  AND ck.service_date BETWEEN sqlc.arg(from_day)::date AND sqlc.arg(to_day)::date
+  AND (sqlc.narg(class_id)::uuid IS NULL OR ck.class_id = sqlc.narg(class_id)::uuid)
+GROUP BY ck.class_id, cl.name
+ORDER BY cl.name;

@@ -46,12 +46,12 @@ LIMIT 20000;
 
 -- name: CheckinsByDate :many
 -- Resource "neemias://checkins/{date}" (spec/capabilities.yaml resources.checkins_by_date). Row filters: church, guardian_own_children, volunteer_assigned_classes.
-SELECT checkin_id, child_id, child_name, class_id, class_name, checked_in_at, checked_out_at
+SELECT child_id, child_handle, child_name, class_name, checked_in_at, checked_out_at
 FROM v_checkins
 WHERE rf_has_scope('checkins:read')
   AND rf_church(church_id, sqlc.arg(church_id)::uuid)
   AND rf_guardian_own_children(child_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
   AND rf_volunteer_assigned_classes(class_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
   AND service_date = sqlc.arg(date)::date
-ORDER BY checked_in_at, checkin_id
+ORDER BY class_name, checked_in_at, checkin_id
 LIMIT 5000;

@@ -50,8 +50,9 @@ type Invoker interface {
 	CheckinRegister(ctx context.Context, request *CheckinRegisterInput) (*CheckinRegisterOutput, error)
 	// CheckinsByDate invokes checkinsByDate operation.
 	//
-	// Who checked in on a service day and whether they were picked up. Child names only with
-	// children:read; otherwise use child_id.
+	// Who checked in on a service day, per class, and whether they were picked up, by child label (full
+	// names with children:read, otherwise first name and last initial) and handle. For who is in a class
+	// now and who took a child home, use the class list.
 	//
 	// GET /checkins/{date}
 	CheckinsByDate(ctx context.Context, params CheckinsByDateParams) (*CheckinsByDateOutput, error)
@@ -489,8 +490,9 @@ func (c *Client) sendCheckinRegister(ctx context.Context, request *CheckinRegist
 
 // CheckinsByDate invokes checkinsByDate operation.
 //
-// Who checked in on a service day and whether they were picked up. Child names only with
-// children:read; otherwise use child_id.
+// Who checked in on a service day, per class, and whether they were picked up, by child label (full
+// names with children:read, otherwise first name and last initial) and handle. For who is in a class
+// now and who took a child home, use the class list.
 //
 // GET /checkins/{date}
 func (c *Client) CheckinsByDate(ctx context.Context, params CheckinsByDateParams) (*CheckinsByDateOutput, error) {
@@ -1125,6 +1127,40 @@ func (c *Client) sendClassList(ctx context.Context, params ClassListParams) (res
 		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
 			if val, ok := params.Child.Get(); ok {
 				return e.EncodeValue(conv.StringToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	{
+		// Encode "limit" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "limit",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Limit.Get(); ok {
+				return e.EncodeValue(conv.IntToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	{
+		// Encode "offset" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "offset",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Offset.Get(); ok {
+				return e.EncodeValue(conv.IntToString(val))
 			}
 			return nil
 		}); err != nil {

@@ -488,8 +488,9 @@ func (s *Server) handleCheckinRegisterRequest(args [0]string, argsEscaped bool, 
 
 // handleCheckinsByDateRequest handles checkinsByDate operation.
 //
-// Who checked in on a service day and whether they were picked up. Child names only with
-// children:read; otherwise use child_id.
+// Who checked in on a service day, per class, and whether they were picked up, by child label (full
+// names with children:read, otherwise first name and last initial) and handle. For who is in a class
+// now and who took a child home, use the class list.
 //
 // GET /checkins/{date}
 func (s *Server) handleCheckinsByDateRequest(args [1]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -1551,6 +1552,14 @@ func (s *Server) handleClassListRequest(args [0]string, argsEscaped bool, w http
 					Name: "child",
 					In:   "query",
 				}: params.Child,
+				{
+					Name: "limit",
+					In:   "query",
+				}: params.Limit,
+				{
+					Name: "offset",
+					In:   "query",
+				}: params.Offset,
 			},
 			Raw: r,
 		}

@@ -27,6 +27,14 @@ func (s *AttendanceSummaryOutput) encodeFields(e *jx.Encoder) {
 		e.Int(s.Children)
 	}
 	{
+		e.FieldStart("classes")
+		e.ArrStart()
+		for _, elem := range s.Classes {
+			elem.Encode(e)
+		}
+		e.ArrEnd()
+	}
+	{
 		if s.Covers.Set {
 			e.FieldStart("covers")
 			s.Covers.Encode(e)
@@ -68,16 +76,17 @@ func (s *AttendanceSummaryOutput) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfAttendanceSummaryOutput = [9]string{
+var jsonFieldsNameOfAttendanceSummaryOutput = [10]string{
 	0: "children",
-	1: "covers",
-	2: "days",
-	3: "from",
-	4: "nearest_day",
-	5: "time_zone",
-	6: "to",
-	7: "today",
-	8: "total_checkins",
+	1: "classes",
+	2: "covers",
+	3: "days",
+	4: "from",
+	5: "nearest_day",
+	6: "time_zone",
+	7: "to",
+	8: "today",
+	9: "total_checkins",
 }
 
 // Decode decodes AttendanceSummaryOutput from json.
@@ -101,6 +110,24 @@ func (s *AttendanceSummaryOutput) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"children\"")
 			}
+		case "classes":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				s.Classes = make([]AttendanceSummaryOutputClassesItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem AttendanceSummaryOutputClassesItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Classes = append(s.Classes, elem)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"classes\"")
+			}
 		case "covers":
 			if err := func() error {
 				s.Covers.Reset()
@@ -112,7 +139,7 @@ func (s *AttendanceSummaryOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"covers\"")
 			}
 		case "days":
-			requiredBitSet[0] |= 1 << 2
+			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
 				s.Days = make([]AttendanceSummaryOutputDaysItem, 0)
 				if err := d.Arr(func(d *jx.Decoder) error {
@@ -130,7 +157,7 @@ func (s *AttendanceSummaryOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"days\"")
 			}
 		case "from":
-			requiredBitSet[0] |= 1 << 3
+			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
 				v, err := json.DecodeDate(d)
 				s.From = v
@@ -152,7 +179,7 @@ func (s *AttendanceSummaryOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"nearest_day\"")
 			}
 		case "time_zone":
-			requiredBitSet[0] |= 1 << 5
+			requiredBitSet[0] |= 1 << 6
 			if err := func() error {
 				v, err := d.Str()
 				s.TimeZone = string(v)
@@ -164,7 +191,7 @@ func (s *AttendanceSummaryOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"time_zone\"")
 			}
 		case "to":
-			requiredBitSet[0] |= 1 << 6
+			requiredBitSet[0] |= 1 << 7
 			if err := func() error {
 				v, err := json.DecodeDate(d)
 				s.To = v
@@ -176,7 +203,7 @@ func (s *AttendanceSummaryOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"to\"")
 			}
 		case "today":
-			requiredBitSet[0] |= 1 << 7
+			requiredBitSet[1] |= 1 << 0
 			if err := func() error {
 				v, err := json.DecodeDate(d)
 				s.Today = v
@@ -188,7 +215,7 @@ func (s *AttendanceSummaryOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"today\"")
 			}
 		case "total_checkins":
-			requiredBitSet[1] |= 1 << 0
+			requiredBitSet[1] |= 1 << 1
 			if err := func() error {
 				v, err := d.Int()
 				s.TotalCheckins = int(v)
@@ -209,8 +236,8 @@ func (s *AttendanceSummaryOutput) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [2]uint8{
-		0b11101101,
-		0b00000001,
+		0b11011011,
+		0b00000011,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -257,6 +284,153 @@ func (s *AttendanceSummaryOutput) UnmarshalJSON(data []byte) error {
 }
 
 // Encode implements json.Marshaler.
+func (s *AttendanceSummaryOutputClassesItem) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *AttendanceSummaryOutputClassesItem) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("checkins")
+		e.Int(s.Checkins)
+	}
+	{
+		e.FieldStart("children")
+		e.Int(s.Children)
+	}
+	{
+		e.FieldStart("class_id")
+		json.EncodeUUID(e, s.ClassID)
+	}
+	{
+		e.FieldStart("class_name")
+		e.Str(s.ClassName)
+	}
+}
+
+var jsonFieldsNameOfAttendanceSummaryOutputClassesItem = [4]string{
+	0: "checkins",
+	1: "children",
+	2: "class_id",
+	3: "class_name",
+}
+
+// Decode decodes AttendanceSummaryOutputClassesItem from json.
+func (s *AttendanceSummaryOutputClassesItem) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode AttendanceSummaryOutputClassesItem to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "checkins":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				v, err := d.Int()
+				s.Checkins = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"checkins\"")
+			}
+		case "children":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				v, err := d.Int()
+				s.Children = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"children\"")
+			}
+		case "class_id":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := json.DecodeUUID(d)
+				s.ClassID = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"class_id\"")
+			}
+		case "class_name":
+			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := d.Str()
+				s.ClassName = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"class_name\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode AttendanceSummaryOutputClassesItem")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00001111,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfAttendanceSummaryOutputClassesItem) {
+					name = jsonFieldsNameOfAttendanceSummaryOutputClassesItem[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *AttendanceSummaryOutputClassesItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *AttendanceSummaryOutputClassesItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
 func (s *AttendanceSummaryOutputDaysItem) Encode(e *jx.Encoder) {
 	e.ObjStart()
 	s.encodeFields(e)
@@ -270,10 +444,6 @@ func (s *AttendanceSummaryOutputDaysItem) encodeFields(e *jx.Encoder) {
 		e.Int(s.Checkins)
 	}
 	{
-		e.FieldStart("class_id")
-		json.EncodeUUID(e, s.ClassID)
-	}
-	{
 		e.FieldStart("class_name")
 		e.Str(s.ClassName)
 	}
@@ -283,11 +453,10 @@ func (s *AttendanceSummaryOutputDaysItem) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfAttendanceSummaryOutputDaysItem = [4]string{
+var jsonFieldsNameOfAttendanceSummaryOutputDaysItem = [3]string{
 	0: "checkins",
-	1: "class_id",
-	2: "class_name",
-	3: "date",
+	1: "class_name",
+	2: "date",
 }
 
 // Decode decodes AttendanceSummaryOutputDaysItem from json.
@@ -311,20 +480,8 @@ func (s *AttendanceSummaryOutputDaysItem) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"checkins\"")
 			}
-		case "class_id":
-			requiredBitSet[0] |= 1 << 1
-			if err := func() error {
-				v, err := json.DecodeUUID(d)
-				s.ClassID = v
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"class_id\"")
-			}
 		case "class_name":
-			requiredBitSet[0] |= 1 << 2
+			requiredBitSet[0] |= 1 << 1
 			if err := func() error {
 				v, err := d.Str()
 				s.ClassName = string(v)
@@ -336,7 +493,7 @@ func (s *AttendanceSummaryOutputDaysItem) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"class_name\"")
 			}
 		case "date":
-			requiredBitSet[0] |= 1 << 3
+			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
 				v, err := json.DecodeDate(d)
 				s.Date = v
@@ -357,7 +514,7 @@ func (s *AttendanceSummaryOutputDaysItem) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00001111,
+		0b00000111,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -845,9 +1002,9 @@ func (s *CheckinsByDateOutput) Encode(e *jx.Encoder) {
 // encodeFields encodes fields.
 func (s *CheckinsByDateOutput) encodeFields(e *jx.Encoder) {
 	{
-		e.FieldStart("checkins")
+		e.FieldStart("classes")
 		e.ArrStart()
-		for _, elem := range s.Checkins {
+		for _, elem := range s.Classes {
 			elem.Encode(e)
 		}
 		e.ArrEnd()
@@ -856,11 +1013,16 @@ func (s *CheckinsByDateOutput) encodeFields(e *jx.Encoder) {
 		e.FieldStart("date")
 		json.EncodeDate(e, s.Date)
 	}
+	{
+		e.FieldStart("total")
+		e.Int(s.Total)
+	}
 }
 
-var jsonFieldsNameOfCheckinsByDateOutput = [2]string{
-	0: "checkins",
+var jsonFieldsNameOfCheckinsByDateOutput = [3]string{
+	0: "classes",
 	1: "date",
+	2: "total",
 }
 
 // Decode decodes CheckinsByDateOutput from json.
@@ -872,23 +1034,23 @@ func (s *CheckinsByDateOutput) Decode(d *jx.Decoder) error {
 
 	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
 		switch string(k) {
-		case "checkins":
+		case "classes":
 			requiredBitSet[0] |= 1 << 0
 			if err := func() error {
-				s.Checkins = make([]CheckinsByDateOutputCheckinsItem, 0)
+				s.Classes = make([]CheckinsByDateOutputClassesItem, 0)
 				if err := d.Arr(func(d *jx.Decoder) error {
-					var elem CheckinsByDateOutputCheckinsItem
+					var elem CheckinsByDateOutputClassesItem
 					if err := elem.Decode(d); err != nil {
 						return err
 					}
-					s.Checkins = append(s.Checkins, elem)
+					s.Classes = append(s.Classes, elem)
 					return nil
 				}); err != nil {
 					return err
 				}
 				return nil
 			}(); err != nil {
-				return errors.Wrap(err, "decode field \"checkins\"")
+				return errors.Wrap(err, "decode field \"classes\"")
 			}
 		case "date":
 			requiredBitSet[0] |= 1 << 1
@@ -902,6 +1064,18 @@ func (s *CheckinsByDateOutput) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"date\"")
 			}
+		case "total":
+			requiredBitSet[0] |= 1 << 2
+			if err := func() error {
+				v, err := d.Int()
+				s.Total = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"total\"")
+			}
 		default:
 			return errors.Errorf("unexpected field %q", k)
 		}
@@ -912,7 +1086,7 @@ func (s *CheckinsByDateOutput) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00000011,
+		0b00000111,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -959,14 +1133,137 @@ func (s *CheckinsByDateOutput) UnmarshalJSON(data []byte) error {
 }
 
 // Encode implements json.Marshaler.
-func (s *CheckinsByDateOutputCheckinsItem) Encode(e *jx.Encoder) {
+func (s *CheckinsByDateOutputClassesItem) Encode(e *jx.Encoder) {
 	e.ObjStart()
 	s.encodeFields(e)
 	e.ObjEnd()
 }
 
 // encodeFields encodes fields.
-func (s *CheckinsByDateOutputCheckinsItem) encodeFields(e *jx.Encoder) {
+func (s *CheckinsByDateOutputClassesItem) encodeFields(e *jx.Encoder) {
+	{
+		e.FieldStart("checkins")
+		e.ArrStart()
+		for _, elem := range s.Checkins {
+			elem.Encode(e)
+		}
+		e.ArrEnd()
+	}
+	{
+		e.FieldStart("class_name")
+		e.Str(s.ClassName)
+	}
+}
+
+var jsonFieldsNameOfCheckinsByDateOutputClassesItem = [2]string{
+	0: "checkins",
+	1: "class_name",
+}
+
+// Decode decodes CheckinsByDateOutputClassesItem from json.
+func (s *CheckinsByDateOutputClassesItem) Decode(d *jx.Decoder) error {
+	if s == nil {
+		return errors.New("invalid: unable to decode CheckinsByDateOutputClassesItem to nil")
+	}
+	var requiredBitSet [1]uint8
+
+	if err := d.ObjBytes(func(d *jx.Decoder, k []byte) error {
+		switch string(k) {
+		case "checkins":
+			requiredBitSet[0] |= 1 << 0
+			if err := func() error {
+				s.Checkins = make([]CheckinsByDateOutputClassesItemCheckinsItem, 0)
+				if err := d.Arr(func(d *jx.Decoder) error {
+					var elem CheckinsByDateOutputClassesItemCheckinsItem
+					if err := elem.Decode(d); err != nil {
+						return err
+					}
+					s.Checkins = append(s.Checkins, elem)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"checkins\"")
+			}
+		case "class_name":
+			requiredBitSet[0] |= 1 << 1
+			if err := func() error {
+				v, err := d.Str()
+				s.ClassName = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"class_name\"")
+			}
+		default:
+			return errors.Errorf("unexpected field %q", k)
+		}
+		return nil
+	}); err != nil {
+		return errors.Wrap(err, "decode CheckinsByDateOutputClassesItem")
+	}
+	// Validate required fields.
+	var failures []validate.FieldError
+	for i, mask := range [1]uint8{
+		0b00000011,
+	} {
+		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
+			// Mask only required fields and check equality to mask using XOR.
+			//
+			// If XOR result is not zero, result is not equal to expected, so some fields are missed.
+			// Bits of fields which would be set are actually bits of missed fields.
+			missed := bits.OnesCount8(result)
+			for bitN := 0; bitN < missed; bitN++ {
+				bitIdx := bits.TrailingZeros8(result)
+				fieldIdx := i*8 + bitIdx
+				var name string
+				if fieldIdx < len(jsonFieldsNameOfCheckinsByDateOutputClassesItem) {
+					name = jsonFieldsNameOfCheckinsByDateOutputClassesItem[fieldIdx]
+				} else {
+					name = strconv.Itoa(fieldIdx)
+				}
+				failures = append(failures, validate.FieldError{
+					Name:  name,
+					Error: validate.ErrFieldRequired,
+				})
+				// Reset bit.
+				result &^= 1 << bitIdx
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return &validate.Error{Fields: failures}
+	}
+
+	return nil
+}
+
+// MarshalJSON implements stdjson.Marshaler.
+func (s *CheckinsByDateOutputClassesItem) MarshalJSON() ([]byte, error) {
+	e := jx.Encoder{}
+	s.Encode(&e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalJSON implements stdjson.Unmarshaler.
+func (s *CheckinsByDateOutputClassesItem) UnmarshalJSON(data []byte) error {
+	d := jx.DecodeBytes(data)
+	return s.Decode(d)
+}
+
+// Encode implements json.Marshaler.
+func (s *CheckinsByDateOutputClassesItemCheckinsItem) Encode(e *jx.Encoder) {
+	e.ObjStart()
+	s.encodeFields(e)
+	e.ObjEnd()
+}
+
+// encodeFields encodes fields.
+func (s *CheckinsByDateOutputClassesItemCheckinsItem) encodeFields(e *jx.Encoder) {
 	{
 		e.FieldStart("checked_in_at")
 		json.EncodeDateTime(e, s.CheckedInAt)
@@ -978,43 +1275,26 @@ func (s *CheckinsByDateOutputCheckinsItem) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		e.FieldStart("checkin_id")
-		json.EncodeUUID(e, s.CheckinID)
+		e.FieldStart("child_handle")
+		e.Str(s.ChildHandle)
 	}
 	{
-		e.FieldStart("child_id")
-		json.EncodeUUID(e, s.ChildID)
-	}
-	{
-		if s.ChildName.Set {
-			e.FieldStart("child_name")
-			s.ChildName.Encode(e)
-		}
-	}
-	{
-		e.FieldStart("class_id")
-		json.EncodeUUID(e, s.ClassID)
-	}
-	{
-		e.FieldStart("class_name")
-		e.Str(s.ClassName)
+		e.FieldStart("child_label")
+		e.Str(s.ChildLabel)
 	}
 }
 
-var jsonFieldsNameOfCheckinsByDateOutputCheckinsItem = [7]string{
+var jsonFieldsNameOfCheckinsByDateOutputClassesItemCheckinsItem = [4]string{
 	0: "checked_in_at",
 	1: "checked_out_at",
-	2: "checkin_id",
-	3: "child_id",
-	4: "child_name",
-	5: "class_id",
-	6: "class_name",
+	2: "child_handle",
+	3: "child_label",
 }
 
-// Decode decodes CheckinsByDateOutputCheckinsItem from json.
-func (s *CheckinsByDateOutputCheckinsItem) Decode(d *jx.Decoder) error {
+// Decode decodes CheckinsByDateOutputClassesItemCheckinsItem from json.
+func (s *CheckinsByDateOutputClassesItemCheckinsItem) Decode(d *jx.Decoder) error {
 	if s == nil {
-		return errors.New("invalid: unable to decode CheckinsByDateOutputCheckinsItem to nil")
+		return errors.New("invalid: unable to decode CheckinsByDateOutputClassesItemCheckinsItem to nil")
 	}
 	var requiredBitSet [1]uint8
 
@@ -1042,75 +1322,41 @@ func (s *CheckinsByDateOutputCheckinsItem) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"checked_out_at\"")
 			}
-		case "checkin_id":
+		case "child_handle":
 			requiredBitSet[0] |= 1 << 2
 			if err := func() error {
-				v, err := json.DecodeUUID(d)
-				s.CheckinID = v
+				v, err := d.Str()
+				s.ChildHandle = string(v)
 				if err != nil {
 					return err
 				}
 				return nil
 			}(); err != nil {
-				return errors.Wrap(err, "decode field \"checkin_id\"")
+				return errors.Wrap(err, "decode field \"child_handle\"")
 			}
-		case "child_id":
+		case "child_label":
 			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
-				v, err := json.DecodeUUID(d)
-				s.ChildID = v
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"child_id\"")
-			}
-		case "child_name":
-			if err := func() error {
-				s.ChildName.Reset()
-				if err := s.ChildName.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"child_name\"")
-			}
-		case "class_id":
-			requiredBitSet[0] |= 1 << 5
-			if err := func() error {
-				v, err := json.DecodeUUID(d)
-				s.ClassID = v
-				if err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"class_id\"")
-			}
-		case "class_name":
-			requiredBitSet[0] |= 1 << 6
-			if err := func() error {
 				v, err := d.Str()
-				s.ClassName = string(v)
+				s.ChildLabel = string(v)
 				if err != nil {
 					return err
 				}
 				return nil
 			}(); err != nil {
-				return errors.Wrap(err, "decode field \"class_name\"")
+				return errors.Wrap(err, "decode field \"child_label\"")
 			}
 		default:
 			return errors.Errorf("unexpected field %q", k)
 		}
 		return nil
 	}); err != nil {
-		return errors.Wrap(err, "decode CheckinsByDateOutputCheckinsItem")
+		return errors.Wrap(err, "decode CheckinsByDateOutputClassesItemCheckinsItem")
 	}
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b01101101,
+		0b00001101,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.
@@ -1122,8 +1368,8 @@ func (s *CheckinsByDateOutputCheckinsItem) Decode(d *jx.Decoder) error {
 				bitIdx := bits.TrailingZeros8(result)
 				fieldIdx := i*8 + bitIdx
 				var name string
-				if fieldIdx < len(jsonFieldsNameOfCheckinsByDateOutputCheckinsItem) {
-					name = jsonFieldsNameOfCheckinsByDateOutputCheckinsItem[fieldIdx]
+				if fieldIdx < len(jsonFieldsNameOfCheckinsByDateOutputClassesItemCheckinsItem) {
+					name = jsonFieldsNameOfCheckinsByDateOutputClassesItemCheckinsItem[fieldIdx]
 				} else {
 					name = strconv.Itoa(fieldIdx)
 				}
@@ -1144,14 +1390,14 @@ func (s *CheckinsByDateOutputCheckinsItem) Decode(d *jx.Decoder) error {
 }
 
 // MarshalJSON implements stdjson.Marshaler.
-func (s *CheckinsByDateOutputCheckinsItem) MarshalJSON() ([]byte, error) {
+func (s *CheckinsByDateOutputClassesItemCheckinsItem) MarshalJSON() ([]byte, error) {
 	e := jx.Encoder{}
 	s.Encode(&e)
 	return e.Bytes(), nil
 }
 
 // UnmarshalJSON implements stdjson.Unmarshaler.
-func (s *CheckinsByDateOutputCheckinsItem) UnmarshalJSON(data []byte) error {
+func (s *CheckinsByDateOutputClassesItemCheckinsItem) UnmarshalJSON(data []byte) error {
 	d := jx.DecodeBytes(data)
 	return s.Decode(d)
 }
@@ -2643,6 +2889,12 @@ func (s *ClassListOutput) encodeFields(e *jx.Encoder) {
 		json.EncodeDate(e, s.Date)
 	}
 	{
+		if s.NextOffset.Set {
+			e.FieldStart("next_offset")
+			s.NextOffset.Encode(e)
+		}
+	}
+	{
 		e.FieldStart("time_zone")
 		e.Str(s.TimeZone)
 	}
@@ -2650,13 +2902,24 @@ func (s *ClassListOutput) encodeFields(e *jx.Encoder) {
 		e.FieldStart("today")
 		json.EncodeDate(e, s.Today)
 	}
+	{
+		e.FieldStart("total_children")
+		e.Int(s.TotalChildren)
+	}
+	{
+		e.FieldStart("total_classes")
+		e.Int(s.TotalClasses)
+	}
 }
 
-var jsonFieldsNameOfClassListOutput = [4]string{
+var jsonFieldsNameOfClassListOutput = [7]string{
 	0: "classes",
 	1: "date",
-	2: "time_zone",
-	3: "today",
+	2: "next_offset",
+	3: "time_zone",
+	4: "today",
+	5: "total_children",
+	6: "total_classes",
 }
 
 // Decode decodes ClassListOutput from json.
@@ -2698,8 +2961,18 @@ func (s *ClassListOutput) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"date\"")
 			}
+		case "next_offset":
+			if err := func() error {
+				s.NextOffset.Reset()
+				if err := s.NextOffset.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"next_offset\"")
+			}
 		case "time_zone":
-			requiredBitSet[0] |= 1 << 2
+			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
 				v, err := d.Str()
 				s.TimeZone = string(v)
@@ -2711,7 +2984,7 @@ func (s *ClassListOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"time_zone\"")
 			}
 		case "today":
-			requiredBitSet[0] |= 1 << 3
+			requiredBitSet[0] |= 1 << 4
 			if err := func() error {
 				v, err := json.DecodeDate(d)
 				s.Today = v
@@ -2721,6 +2994,30 @@ func (s *ClassListOutput) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"today\"")
+			}
+		case "total_children":
+			requiredBitSet[0] |= 1 << 5
+			if err := func() error {
+				v, err := d.Int()
+				s.TotalChildren = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"total_children\"")
+			}
+		case "total_classes":
+			requiredBitSet[0] |= 1 << 6
+			if err := func() error {
+				v, err := d.Int()
+				s.TotalClasses = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"total_classes\"")
 			}
 		default:
 			return errors.Errorf("unexpected field %q", k)
@@ -2732,7 +3029,7 @@ func (s *ClassListOutput) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00001111,
+		0b01111011,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.

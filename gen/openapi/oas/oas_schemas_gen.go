@@ -43,6 +43,8 @@ func (s *ApiKey) SetRoles(val []string) {
 type AttendanceSummaryOutput struct {
 	// Different children who came in the range: the answer to "how many kids attended?".
 	Children int `json:"children"`
+	// One entry per class with check-ins in the range, by name: "how many kids came to Maternal in June?".
+	Classes []AttendanceSummaryOutputClassesItem `json:"classes"`
 	// Set when the answer covers only some of the church's classes (a volunteer's own): which ones.
 	Covers OptString `json:"covers"`
 	// One entry per service day and class with check-ins, ordered by day.
@@ -64,6 +66,11 @@ type AttendanceSummaryOutput struct {
 // GetChildren returns the value of Children.
 func (s *AttendanceSummaryOutput) GetChildren() int {
 	return s.Children
+}
+
+// GetClasses returns the value of Classes.
+func (s *AttendanceSummaryOutput) GetClasses() []AttendanceSummaryOutputClassesItem {
+	return s.Classes
 }
 
 // GetCovers returns the value of Covers.
@@ -111,6 +118,11 @@ func (s *AttendanceSummaryOutput) SetChildren(val int) {
 	s.Children = val
 }
 
+// SetClasses sets the value of Classes.
+func (s *AttendanceSummaryOutput) SetClasses(val []AttendanceSummaryOutputClassesItem) {
+	s.Classes = val
+}
+
 // SetCovers sets the value of Covers.
 func (s *AttendanceSummaryOutput) SetCovers(val OptString) {
 	s.Covers = val
@@ -151,12 +163,61 @@ func (s *AttendanceSummaryOutput) SetTotalCheckins(val int) {
 	s.TotalCheckins = val
 }
 
-type AttendanceSummaryOutputDaysItem struct {
-	// Check-ins that day in that class.
+type AttendanceSummaryOutputClassesItem struct {
+	// Check-ins in the class in the range.
 	Checkins int `json:"checkins"`
+	// Different children who came to the class in the range.
+	Children int `json:"children"`
 	// The class id.
 	ClassID uuid.UUID `json:"class_id"`
 	// The class name.
+	ClassName string `json:"class_name"`
+}
+
+// GetCheckins returns the value of Checkins.
+func (s *AttendanceSummaryOutputClassesItem) GetCheckins() int {
+	return s.Checkins
+}
+
+// GetChildren returns the value of Children.
+func (s *AttendanceSummaryOutputClassesItem) GetChildren() int {
+	return s.Children
+}
+
+// GetClassID returns the value of ClassID.
+func (s *AttendanceSummaryOutputClassesItem) GetClassID() uuid.UUID {
+	return s.ClassID
+}
+
+// GetClassName returns the value of ClassName.
+func (s *AttendanceSummaryOutputClassesItem) GetClassName() string {
+	return s.ClassName
+}
+
+// SetCheckins sets the value of Checkins.
+func (s *AttendanceSummaryOutputClassesItem) SetCheckins(val int) {
+	s.Checkins = val
+}
+
+// SetChildren sets the value of Children.
+func (s *AttendanceSummaryOutputClassesItem) SetChildren(val int) {
+	s.Children = val
+}
+
+// SetClassID sets the value of ClassID.
+func (s *AttendanceSummaryOutputClassesItem) SetClassID(val uuid.UUID) {
+	s.ClassID = val
+}
+
+// SetClassName sets the value of ClassName.
+func (s *AttendanceSummaryOutputClassesItem) SetClassName(val string) {
+	s.ClassName = val
+}
+
+type AttendanceSummaryOutputDaysItem struct {
+	// Check-ins that day in that class.
+	Checkins int `json:"checkins"`
+	// The class name (its id is in classes).
 	ClassName string `json:"class_name"`
 	// The service day.
 	Date time.Time `json:"date"`
@@ -165,11 +226,6 @@ type AttendanceSummaryOutputDaysItem struct {
 // GetCheckins returns the value of Checkins.
 func (s *AttendanceSummaryOutputDaysItem) GetCheckins() int {
 	return s.Checkins
-}
-
-// GetClassID returns the value of ClassID.
-func (s *AttendanceSummaryOutputDaysItem) GetClassID() uuid.UUID {
-	return s.ClassID
 }
 
 // GetClassName returns the value of ClassName.
@@ -185,11 +241,6 @@ func (s *AttendanceSummaryOutputDaysItem) GetDate() time.Time {
 // SetCheckins sets the value of Checkins.
 func (s *AttendanceSummaryOutputDaysItem) SetCheckins(val int) {
 	s.Checkins = val
-}
-
-// SetClassID sets the value of ClassID.
-func (s *AttendanceSummaryOutputDaysItem) SetClassID(val uuid.UUID) {
-	s.ClassID = val
 }
 
 // SetClassName sets the value of ClassName.
@@ -431,15 +482,17 @@ func (s *CheckinRegisterOutput) SetServiceDate(val time.Time) {
 
 // Ref: #/components/schemas/CheckinsByDateOutput
 type CheckinsByDateOutput struct {
-	// The day's check-ins, in check-in order.
-	Checkins []CheckinsByDateOutputCheckinsItem `json:"checkins"`
+	// One entry per class with check-ins that day, by class name.
+	Classes []CheckinsByDateOutputClassesItem `json:"classes"`
 	// The service day.
 	Date time.Time `json:"date"`
+	// The day's check-ins in all the classes listed.
+	Total int `json:"total"`
 }
 
-// GetCheckins returns the value of Checkins.
-func (s *CheckinsByDateOutput) GetCheckins() []CheckinsByDateOutputCheckinsItem {
-	return s.Checkins
+// GetClasses returns the value of Classes.
+func (s *CheckinsByDateOutput) GetClasses() []CheckinsByDateOutputClassesItem {
+	return s.Classes
 }
 
 // GetDate returns the value of Date.
@@ -447,9 +500,14 @@ func (s *CheckinsByDateOutput) GetDate() time.Time {
 	return s.Date
 }
 
-// SetCheckins sets the value of Checkins.
-func (s *CheckinsByDateOutput) SetCheckins(val []CheckinsByDateOutputCheckinsItem) {
-	s.Checkins = val
+// GetTotal returns the value of Total.
+func (s *CheckinsByDateOutput) GetTotal() int {
+	return s.Total
+}
+
+// SetClasses sets the value of Classes.
+func (s *CheckinsByDateOutput) SetClasses(val []CheckinsByDateOutputClassesItem) {
+	s.Classes = val
 }
 
 // SetDate sets the value of Date.
@@ -457,91 +515,88 @@ func (s *CheckinsByDateOutput) SetDate(val time.Time) {
 	s.Date = val
 }
 
-type CheckinsByDateOutputCheckinsItem struct {
-	// When the child was checked in.
-	CheckedInAt time.Time `json:"checked_in_at"`
-	// When the child was picked up; absent while still in class.
-	CheckedOutAt OptDateTime `json:"checked_out_at"`
-	// The check-in id.
-	CheckinID uuid.UUID `json:"checkin_id"`
-	// The child id.
-	ChildID uuid.UUID `json:"child_id"`
-	// The child's full name; returned only with children:read.
-	ChildName OptString `json:"child_name"`
-	// The class id.
-	ClassID uuid.UUID `json:"class_id"`
+// SetTotal sets the value of Total.
+func (s *CheckinsByDateOutput) SetTotal(val int) {
+	s.Total = val
+}
+
+type CheckinsByDateOutputClassesItem struct {
+	// The class's check-ins, in check-in order.
+	Checkins []CheckinsByDateOutputClassesItemCheckinsItem `json:"checkins"`
 	// The class name.
 	ClassName string `json:"class_name"`
 }
 
+// GetCheckins returns the value of Checkins.
+func (s *CheckinsByDateOutputClassesItem) GetCheckins() []CheckinsByDateOutputClassesItemCheckinsItem {
+	return s.Checkins
+}
+
+// GetClassName returns the value of ClassName.
+func (s *CheckinsByDateOutputClassesItem) GetClassName() string {
+	return s.ClassName
+}
+
+// SetCheckins sets the value of Checkins.
+func (s *CheckinsByDateOutputClassesItem) SetCheckins(val []CheckinsByDateOutputClassesItemCheckinsItem) {
+	s.Checkins = val
+}
+
+// SetClassName sets the value of ClassName.
+func (s *CheckinsByDateOutputClassesItem) SetClassName(val string) {
+	s.ClassName = val
+}
+
+type CheckinsByDateOutputClassesItemCheckinsItem struct {
+	// When the child was checked in.
+	CheckedInAt time.Time `json:"checked_in_at"`
+	// When the child was picked up; absent while still in class.
+	CheckedOutAt OptDateTime `json:"checked_out_at"`
+	// The child's handle: give it as child to the check-in and check-out tools.
+	ChildHandle string `json:"child_handle"`
+	// The child's full name with children:read; otherwise first name and last initial, lengthened until
+	// distinct in the class.
+	ChildLabel string `json:"child_label"`
+}
+
 // GetCheckedInAt returns the value of CheckedInAt.
-func (s *CheckinsByDateOutputCheckinsItem) GetCheckedInAt() time.Time {
+func (s *CheckinsByDateOutputClassesItemCheckinsItem) GetCheckedInAt() time.Time {
 	return s.CheckedInAt
 }
 
 // GetCheckedOutAt returns the value of CheckedOutAt.
-func (s *CheckinsByDateOutputCheckinsItem) GetCheckedOutAt() OptDateTime {
+func (s *CheckinsByDateOutputClassesItemCheckinsItem) GetCheckedOutAt() OptDateTime {
 	return s.CheckedOutAt
 }
 
-// GetCheckinID returns the value of CheckinID.
-func (s *CheckinsByDateOutputCheckinsItem) GetCheckinID() uuid.UUID {
-	return s.CheckinID
+// GetChildHandle returns the value of ChildHandle.
+func (s *CheckinsByDateOutputClassesItemCheckinsItem) GetChildHandle() string {
+	return s.ChildHandle
 }
 
-// GetChildID returns the value of ChildID.
-func (s *CheckinsByDateOutputCheckinsItem) GetChildID() uuid.UUID {
-	return s.ChildID
-}
-
-// GetChildName returns the value of ChildName.
-func (s *CheckinsByDateOutputCheckinsItem) GetChildName() OptString {
-	return s.ChildName
-}
-
-// GetClassID returns the value of ClassID.
-func (s *CheckinsByDateOutputCheckinsItem) GetClassID() uuid.UUID {
-	return s.ClassID
-}
-
-// GetClassName returns the value of ClassName.
-func (s *CheckinsByDateOutputCheckinsItem) GetClassName() string {
-	return s.ClassName
+// GetChildLabel returns the value of ChildLabel.
+func (s *CheckinsByDateOutputClassesItemCheckinsItem) GetChildLabel() string {
+	return s.ChildLabel
 }
 
 // SetCheckedInAt sets the value of CheckedInAt.
-func (s *CheckinsByDateOutputCheckinsItem) SetCheckedInAt(val time.Time) {
+func (s *CheckinsByDateOutputClassesItemCheckinsItem) SetCheckedInAt(val time.Time) {
 	s.CheckedInAt = val
 }
 
 // SetCheckedOutAt sets the value of CheckedOutAt.
-func (s *CheckinsByDateOutputCheckinsItem) SetCheckedOutAt(val OptDateTime) {
+func (s *CheckinsByDateOutputClassesItemCheckinsItem) SetCheckedOutAt(val OptDateTime) {
 	s.CheckedOutAt = val
 }
 
-// SetCheckinID sets the value of CheckinID.
-func (s *CheckinsByDateOutputCheckinsItem) SetCheckinID(val uuid.UUID) {
-	s.CheckinID = val
+// SetChildHandle sets the value of ChildHandle.
+func (s *CheckinsByDateOutputClassesItemCheckinsItem) SetChildHandle(val string) {
+	s.ChildHandle = val
 }
 
-// SetChildID sets the value of ChildID.
-func (s *CheckinsByDateOutputCheckinsItem) SetChildID(val uuid.UUID) {
-	s.ChildID = val
-}
-
-// SetChildName sets the value of ChildName.
-func (s *CheckinsByDateOutputCheckinsItem) SetChildName(val OptString) {
-	s.ChildName = val
-}
-
-// SetClassID sets the value of ClassID.
-func (s *CheckinsByDateOutputCheckinsItem) SetClassID(val uuid.UUID) {
-	s.ClassID = val
-}
-
-// SetClassName sets the value of ClassName.
-func (s *CheckinsByDateOutputCheckinsItem) SetClassName(val string) {
-	s.ClassName = val
+// SetChildLabel sets the value of ChildLabel.
+func (s *CheckinsByDateOutputClassesItemCheckinsItem) SetChildLabel(val string) {
+	s.ChildLabel = val
 }
 
 // Ref: #/components/schemas/CheckoutRegisterInput
@@ -1170,10 +1225,16 @@ type ClassListOutput struct {
 	Classes []ClassListOutputClassesItem `json:"classes"`
 	// The service day listed.
 	Date time.Time `json:"date"`
+	// Set when more classes follow: give it as offset for the next page.
+	NextOffset OptInt `json:"next_offset"`
 	// The church's time zone (IANA), in which times and today are meant.
 	TimeZone string `json:"time_zone"`
 	// The church's today, in its time zone.
 	Today time.Time `json:"today"`
+	// Children in the whole list (all pages).
+	TotalChildren int `json:"total_children"`
+	// Classes in the whole list (all pages).
+	TotalClasses int `json:"total_classes"`
 }
 
 // GetClasses returns the value of Classes.
@@ -1186,6 +1247,11 @@ func (s *ClassListOutput) GetDate() time.Time {
 	return s.Date
 }
 
+// GetNextOffset returns the value of NextOffset.
+func (s *ClassListOutput) GetNextOffset() OptInt {
+	return s.NextOffset
+}
+
 // GetTimeZone returns the value of TimeZone.
 func (s *ClassListOutput) GetTimeZone() string {
 	return s.TimeZone
@@ -1194,6 +1260,16 @@ func (s *ClassListOutput) GetTimeZone() string {
 // GetToday returns the value of Today.
 func (s *ClassListOutput) GetToday() time.Time {
 	return s.Today
+}
+
+// GetTotalChildren returns the value of TotalChildren.
+func (s *ClassListOutput) GetTotalChildren() int {
+	return s.TotalChildren
+}
+
+// GetTotalClasses returns the value of TotalClasses.
+func (s *ClassListOutput) GetTotalClasses() int {
+	return s.TotalClasses
 }
 
 // SetClasses sets the value of Classes.
@@ -1206,6 +1282,11 @@ func (s *ClassListOutput) SetDate(val time.Time) {
 	s.Date = val
 }
 
+// SetNextOffset sets the value of NextOffset.
+func (s *ClassListOutput) SetNextOffset(val OptInt) {
+	s.NextOffset = val
+}
+
 // SetTimeZone sets the value of TimeZone.
 func (s *ClassListOutput) SetTimeZone(val string) {
 	s.TimeZone = val
@@ -1216,6 +1297,16 @@ func (s *ClassListOutput) SetToday(val time.Time) {
 	s.Today = val
 }
 
+// SetTotalChildren sets the value of TotalChildren.
+func (s *ClassListOutput) SetTotalChildren(val int) {
+	s.TotalChildren = val
+}
+
+// SetTotalClasses sets the value of TotalClasses.
+func (s *ClassListOutput) SetTotalClasses(val int) {
+	s.TotalClasses = val
+}
+
 type ClassListOutputClassesItem struct {
 	// Children checked in to the class that day, picked up or not.
 	CheckedIn int `json:"checked_in"`
@@ -1223,7 +1314,7 @@ type ClassListOutputClassesItem struct {
 	Children []ClassListOutputClassesItemChildrenItem `json:"children"`
 	// Past this many children per assigned volunteer a check-in warns; absent: no ratio.
 	ChildrenPerVolunteer OptInt `json:"children_per_volunteer"`
-	// The class id.
+	// The class id (the class input takes the name too).
 	ClassID uuid.UUID `json:"class_id"`
 	// The class name.
 	ClassName string `json:"class_name"`

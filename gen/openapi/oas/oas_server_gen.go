@@ -29,8 +29,9 @@ type Handler interface {
 	CheckinRegister(ctx context.Context, req *CheckinRegisterInput) (*CheckinRegisterOutput, error)
 	// CheckinsByDate implements checkinsByDate operation.
 	//
-	// Who checked in on a service day and whether they were picked up. Child names only with
-	// children:read; otherwise use child_id.
+	// Who checked in on a service day, per class, and whether they were picked up, by child label (full
+	// names with children:read, otherwise first name and last initial) and handle. For who is in a class
+	// now and who took a child home, use the class list.
 	//
 	// GET /checkins/{date}
 	CheckinsByDate(ctx context.Context, params CheckinsByDateParams) (*CheckinsByDateOutput, error)

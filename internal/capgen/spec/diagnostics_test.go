@@ -155,6 +155,9 @@ var brokenCases = []struct {
 	{"pii_redactable_required", []string{
 		`testdata/broken/pii_redactable_required.yaml:45:54: field "owner" can be redacted (visible_with "things:write") but is required; make the field optional (it is left out when redacted)`,
 	}},
+	{"in_text_on_input", []string{
+		`testdata/broken/in_text_on_input.yaml:66:44: input field "name" has in_text; remove it; only outputs are shown in a tool result's text`,
+	}},
 	{"pii_otherwise_on_input", []string{
 		`testdata/broken/pii_otherwise_on_input.yaml:66:111: pii rule of input field "name" has otherwise; remove it (otherwise decides what an output field becomes)`,
 	}},

@@ -111,6 +111,8 @@ type Field struct {
 	Items       *Field     `yaml:"items" jsonschema_description:"Arrays only: the element."`
 	Fields      Map[Field] `yaml:"fields" jsonschema_description:"Objects only: the members, by name."`
 	PII         *PII       `yaml:"pii" jsonschema_description:"Personal-data rule: redacted in logs; returned only with visible_with."`
+	// InText false keeps an output field out of the text a model reads (ids it never passes on).
+	InText *bool `yaml:"in_text" jsonschema_description:"Output fields only: false leaves the field out of the text of MCP tool results, the part a model reads (an id no next call takes, repeated on every row); structuredContent, resources/read and REST keep it."`
 }
 
 // PII is the personal-data rule of a field.

@@ -461,6 +461,9 @@ func (v *validator) field(p, name string, f Field, input bool, capScope string) 
 	if f.Minimum != nil && f.Maximum != nil && *f.Minimum > *f.Maximum {
 		v.errorf(v.at(p+".minimum"), "make minimum at most maximum", "field %q: minimum %d > maximum %d", name, *f.Minimum, *f.Maximum)
 	}
+	if f.InText != nil && input {
+		v.errorf(v.keyAt(p+".in_text"), "remove it; only outputs are shown in a tool result's text", "input field %q has in_text", name)
+	}
 	if f.Complete && !input {
 		v.errorf(v.at(p+".complete"), "remove it; only inputs can be completed", "output field %q is marked complete", name)
 	}
