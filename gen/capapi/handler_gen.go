@@ -32,11 +32,11 @@ type Handler interface {
 	RosterChild(ctx context.Context, in *RosterChildInput) (*RosterChildOutput, error)
 	// AttendanceSummary handles resource "neemias://attendance/summary{?from,to,class_id}".
 	//
-	// How many different children came in a date range, and the check-ins per service day and class,
-	// for questions like "how many kids attended in June?" (answer with children, not check-ins: a
-	// child who came on 4 Sundays is one child and 4 check-ins). States the church's today; an empty
-	// range names the nearest service day with data. Defaults to the last 30 days; at most 366 days
-	// per read.
+	// How many different children came in a date range, in all and per class, and the check-ins per
+	// service day and class, for questions like "how many kids attended in June?" (answer with
+	// children, not check-ins: a child who came on 4 Sundays is one child and 4 check-ins). States the
+	// church's today; an empty range names the nearest service day with data. Defaults to the last 30
+	// days; at most 366 days per read.
 	//
 	// Scope: attendance:read. Row filters: church, volunteer_assigned_classes. Source: spec/capabilities.yaml resources.attendance_summary
 	AttendanceSummary(ctx context.Context, in *AttendanceSummaryInput) (*AttendanceSummaryOutput, error)
@@ -54,7 +54,9 @@ type Handler interface {
 	// children with a handle and a label, whether each is not here yet, checked in or picked up (when,
 	// by whom, released by whom), and the headcount. Use it to check children in and out by handle,
 	// and for "who is in Maternal?" or "who picked up Ana?". Labels are full names with children:read,
-	// otherwise first name and last initial, lengthened until distinct in the class.
+	// otherwise first name and last initial, lengthened until distinct in the class. A long list comes
+	// in pages of whole classes (about 120 children): the answer says how many classes and children
+	// there are in all and the offset of the next page; give class or child to ask for less.
 	//
 	// Scope: checkins:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml resources.class_list
 	ClassList(ctx context.Context, in *ClassListInput) (*ClassListOutput, error)

@@ -1,6 +1,7 @@
 package logic_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -232,6 +233,15 @@ func TestAttendanceSummaryRangesAndFilters(t *testing.T) {
 			}
 		})
 	}
+	t.Run("ten years: the message says how long the range is and what to ask instead", func(t *testing.T) {
+		from, to := today.AddDays(-3652), today
+		_, err := e.invoke(admin, capapi.CapAttendanceSummary, map[string]any{"from": ds(from), "to": ds(to)})
+		inv := wantInvalid(t, err, "from")
+		want := fmt.Sprintf("the range from %s to %s spans 3653 days; at most 366 per read, so split it or move from to %s or later", from, to, to.AddDays(-365))
+		if inv.Reason != want {
+			t.Errorf("reason %q\nwant   %q", inv.Reason, want)
+		}
+	})
 }
 
 func TestCheckinsByDateRowFiltered(t *testing.T) {

@@ -31,10 +31,11 @@ func trimTrailingSlashes(u *url.URL) {
 type Invoker interface {
 	// AttendanceSummary invokes attendanceSummary operation.
 	//
-	// How many different children came in a date range, and the check-ins per service day and class, for
-	// questions like "how many kids attended in June?" (answer with children, not check-ins: a child who
-	// came on 4 Sundays is one child and 4 check-ins). States the church's today; an empty range names the
-	// nearest service day with data. Defaults to the last 30 days; at most 366 days per read.
+	// How many different children came in a date range, in all and per class, and the check-ins per
+	// service day and class, for questions like "how many kids attended in June?" (answer with children,
+	// not check-ins: a child who came on 4 Sundays is one child and 4 check-ins). States the church's
+	// today; an empty range names the nearest service day with data. Defaults to the last 30 days; at most
+	// 366 days per read.
 	//
 	// GET /attendance/summary
 	AttendanceSummary(ctx context.Context, params AttendanceSummaryParams) (*AttendanceSummaryOutput, error)
@@ -88,7 +89,9 @@ type Invoker interface {
 	// children with a handle and a label, whether each is not here yet, checked in or picked up (when, by
 	// whom, released by whom), and the headcount. Use it to check children in and out by handle, and for
 	// "who is in Maternal?" or "who picked up Ana?". Labels are full names with children:read, otherwise
-	// first name and last initial, lengthened until distinct in the class.
+	// first name and last initial, lengthened until distinct in the class. A long list comes in pages of
+	// whole classes (about 120 children): the answer says how many classes and children there are in all
+	// and the offset of the next page; give class or child to ask for less.
 	//
 	// GET /checkin/classes
 	ClassList(ctx context.Context, params ClassListParams) (*ClassListOutput, error)
@@ -175,10 +178,11 @@ func (c *Client) requestURL(ctx context.Context) *url.URL {
 
 // AttendanceSummary invokes attendanceSummary operation.
 //
-// How many different children came in a date range, and the check-ins per service day and class, for
-// questions like "how many kids attended in June?" (answer with children, not check-ins: a child who
-// came on 4 Sundays is one child and 4 check-ins). States the church's today; an empty range names the
-// nearest service day with data. Defaults to the last 30 days; at most 366 days per read.
+// How many different children came in a date range, in all and per class, and the check-ins per
+// service day and class, for questions like "how many kids attended in June?" (answer with children,
+// not check-ins: a child who came on 4 Sundays is one child and 4 check-ins). States the church's
+// today; an empty range names the nearest service day with data. Defaults to the last 30 days; at most
+// 366 days per read.
 //
 // GET /attendance/summary
 func (c *Client) AttendanceSummary(ctx context.Context, params AttendanceSummaryParams) (*AttendanceSummaryOutput, error) {
@@ -1031,7 +1035,9 @@ func (c *Client) sendChildFind(ctx context.Context, request *ChildFindInput) (re
 // children with a handle and a label, whether each is not here yet, checked in or picked up (when, by
 // whom, released by whom), and the headcount. Use it to check children in and out by handle, and for
 // "who is in Maternal?" or "who picked up Ana?". Labels are full names with children:read, otherwise
-// first name and last initial, lengthened until distinct in the class.
+// first name and last initial, lengthened until distinct in the class. A long list comes in pages of
+// whole classes (about 120 children): the answer says how many classes and children there are in all
+// and the offset of the next page; give class or child to ask for less.
 //
 // GET /checkin/classes
 func (c *Client) ClassList(ctx context.Context, params ClassListParams) (*ClassListOutput, error) {

@@ -106,6 +106,7 @@ var loaderOnly = map[string]string{
 	"pii_otherwise_without_visible_with": "which keys go together is left to the loader",
 	"pii_otherwise_not_string":           "which keys suit which type is left to the loader",
 	"pii_handoff_on_input":               "input and output fields share a definition",
+	"in_text_on_input":                   "input and output fields share a definition",
 	"pii_handoff_not_secret":             "which keys suit which category is left to the loader",
 	"pii_handoff_required":               "which keys go together is left to the loader",
 	"pii_handoff_nested":                 "top-level and nested fields share a definition",
