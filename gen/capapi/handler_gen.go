@@ -40,11 +40,13 @@ type Handler interface {
 	//
 	// Scope: attendance:read. Row filters: church, volunteer_assigned_classes. Source: spec/capabilities.yaml resources.attendance_summary
 	AttendanceSummary(ctx context.Context, in *AttendanceSummaryInput) (*AttendanceSummaryOutput, error)
-	// CheckinsByDate handles resource "neemias://checkins/{date}".
+	// CheckinsByDate handles resource "neemias://checkins/{date}{?limit,offset}".
 	//
 	// Who checked in on a service day, per class, and whether they were picked up, by child label
 	// (full names with children:read, otherwise first name and last initial) and handle. For who is in
-	// a class now and who took a child home, use the class list.
+	// a class now and who took a child home, use the class list. A long day comes in pages of whole
+	// classes (about 200 check-ins): the answer gives the day's totals and the offset of the next
+	// page.
 	//
 	// Scope: checkins:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml resources.checkins_by_date
 	CheckinsByDate(ctx context.Context, in *CheckinsByDateInput) (*CheckinsByDateOutput, error)

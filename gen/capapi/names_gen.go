@@ -64,7 +64,7 @@ const (
 	ResourceRosterChildren            = "neemias://roster/children"
 	ResourceTemplateRosterChild       = "neemias://roster/children/{id}"
 	ResourceTemplateAttendanceSummary = "neemias://attendance/summary{?from,to,class_id}"
-	ResourceTemplateCheckinsByDate    = "neemias://checkins/{date}"
+	ResourceTemplateCheckinsByDate    = "neemias://checkins/{date}{?limit,offset}"
 	ResourceTemplateClassList         = "neemias://checkin/classes{?date,class,child,limit,offset}"
 	ResourceTemplatePickupAdults      = "neemias://children/{child}/pickup-adults"
 	ToolCheckinRegister               = "neemias_checkin_register"

@@ -79,7 +79,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		Name:        ResourceTemplateCheckinsByDate,
 		Kind:        capability.KindResourceTemplate,
 		Title:       "Check-ins of a day",
-		Description: "Who checked in on a service day, per class, and whether they were picked up, by child label (full names with children:read, otherwise first name and last initial) and handle. For who is in a class now and who took a child home, use the class list.",
+		Description: "Who checked in on a service day, per class, and whether they were picked up, by child label (full names with children:read, otherwise first name and last initial) and handle. For who is in a class now and who took a child home, use the class list. A long day comes in pages of whole classes (about 200 check-ins): the answer gives the day's totals and the offset of the next page.",
 		URITemplate: ResourceTemplateCheckinsByDate,
 		MIMEType:    "application/json",
 		Scope:       "checkins:read",
@@ -88,6 +88,8 @@ var registry = capability.NewRegistry([]capability.Capability{
 		Audit:       capability.Audit{Action: "read", Always: true, IDInputs: []string{}},
 		Inputs: []capability.Variable{
 			{Name: "date", Type: "string", Format: "date", Required: true, Completable: false},
+			{Name: "limit", Type: "integer", Format: "", Required: false, Completable: false},
+			{Name: "offset", Type: "integer", Format: "", Required: false, Completable: false},
 		},
 		InputPII: []capability.FieldRule{},
 		OutputPII: []capability.FieldRule{
@@ -95,7 +97,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		},
 		TTLMillis: 5000,
 		Example:   []byte("{\"date\":\"$day\"}"),
-		Summary:   "{{plural .total \"check-in\" \"check-ins\"}} on {{.date}} in {{plural (len .classes) \"class\" \"classes\"}}.",
+		Summary:   "{{plural .total \"check-in\" \"check-ins\"}} on {{.date}} in {{plural .total_classes \"class\" \"classes\"}}{{if .next_offset}}; this page lists {{len .classes}} of them: call again with offset {{.next_offset}} for the next{{end}}.",
 		Source:    "spec/capabilities.yaml resources.checkins_by_date",
 	},
 	{

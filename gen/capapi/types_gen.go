@@ -340,16 +340,27 @@ func (v AttendanceSummaryOutputClassesItem) String() string {
 // GoString is String, so %#v never prints personal data either.
 func (v AttendanceSummaryOutputClassesItem) GoString() string { return v.String() }
 
-// CheckinsByDateInput is the input of resource "neemias://checkins/{date}".
+// CheckinsByDateInput is the input of resource "neemias://checkins/{date}{?limit,offset}".
 type CheckinsByDateInput struct {
 	// Date: The service day (YYYY-MM-DD).
 	Date capability.Date `json:"date" jsonschema:"required,format=date" jsonschema_description:"The service day (YYYY-MM-DD)."`
+	// Limit: Check-ins per page (default 200); a page holds whole classes, at least one.
+	Limit *int64 `json:"limit,omitempty" jsonschema:"minimum=1,maximum=5000" jsonschema_description:"Check-ins per page (default 200); a page holds whole classes, at least one."`
+	// Offset: The first class of the page, counted from 0 by class name: the next_offset of the page
+	// before. Default 0.
+	Offset *int64 `json:"offset,omitempty" jsonschema:"minimum=0" jsonschema_description:"The first class of the page, counted from 0 by class name: the next_offset of the page before. Default 0."`
 }
 
 // LogValue renders CheckinsByDateInput for logs with personal data redacted.
 func (v CheckinsByDateInput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 1)
+	attrs := make([]slog.Attr, 0, 3)
 	attrs = append(attrs, slog.Any("date", v.Date))
+	if v.Limit != nil {
+		attrs = append(attrs, slog.Any("limit", *v.Limit))
+	}
+	if v.Offset != nil {
+		attrs = append(attrs, slog.Any("offset", *v.Offset))
+	}
 	return slog.GroupValue(attrs...)
 }
 
@@ -359,21 +370,29 @@ func (v CheckinsByDateInput) String() string { return capability.LogString(v.Log
 // GoString is String, so %#v never prints personal data either.
 func (v CheckinsByDateInput) GoString() string { return v.String() }
 
-// CheckinsByDateOutput is the output of resource "neemias://checkins/{date}".
+// CheckinsByDateOutput is the output of resource "neemias://checkins/{date}{?limit,offset}".
 type CheckinsByDateOutput struct {
 	// Date: The service day.
 	Date capability.Date `json:"date" jsonschema:"required,format=date" jsonschema_description:"The service day."`
-	// Total: The day's check-ins in all the classes listed.
-	Total int64 `json:"total" jsonschema:"required" jsonschema_description:"The day's check-ins in all the classes listed."`
+	// Total: The day's check-ins, in all the classes (all pages).
+	Total int64 `json:"total" jsonschema:"required" jsonschema_description:"The day's check-ins, in all the classes (all pages)."`
+	// TotalClasses: Classes with check-ins that day (all pages).
+	TotalClasses int64 `json:"total_classes" jsonschema:"required" jsonschema_description:"Classes with check-ins that day (all pages)."`
+	// NextOffset: Set when more classes follow: give it as offset for the next page.
+	NextOffset *int64 `json:"next_offset,omitempty" jsonschema_description:"Set when more classes follow: give it as offset for the next page."`
 	// Classes: One entry per class with check-ins that day, by class name.
 	Classes []CheckinsByDateOutputClassesItem `json:"classes" jsonschema:"required" jsonschema_description:"One entry per class with check-ins that day, by class name."`
 }
 
 // LogValue renders CheckinsByDateOutput for logs with personal data redacted.
 func (v CheckinsByDateOutput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 3)
+	attrs := make([]slog.Attr, 0, 5)
 	attrs = append(attrs, slog.Any("date", v.Date))
 	attrs = append(attrs, slog.Any("total", v.Total))
+	attrs = append(attrs, slog.Any("total_classes", v.TotalClasses))
+	if v.NextOffset != nil {
+		attrs = append(attrs, slog.Any("next_offset", *v.NextOffset))
+	}
 	attrs = append(attrs, slog.Int("classes_count", len(v.Classes)))
 	return slog.GroupValue(attrs...)
 }

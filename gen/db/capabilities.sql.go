@@ -102,7 +102,7 @@ type CheckinsByDateRow struct {
 	CheckedOutAt *time.Time
 }
 
-// Resource "neemias://checkins/{date}" (spec/capabilities.yaml resources.checkins_by_date). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+// Resource "neemias://checkins/{date}{?limit,offset}" (spec/capabilities.yaml resources.checkins_by_date). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 func (q *Queries) CheckinsByDate(ctx context.Context, arg CheckinsByDateParams) ([]CheckinsByDateRow, error) {
 	rows, err := q.db.Query(ctx, checkinsByDate,
 		arg.ChurchID,

@@ -30,7 +30,7 @@ type Querier interface {
 	AttendanceNearestDay(ctx context.Context, arg AttendanceNearestDayParams) ([]time.Time, error)
 	// Resource "neemias://attendance/summary{?from,to,class_id}" (spec/capabilities.yaml resources.attendance_summary). Row filters: church, volunteer_assigned_classes.
 	AttendanceSummary(ctx context.Context, arg AttendanceSummaryParams) ([]AttendanceSummaryRow, error)
-	// Resource "neemias://checkins/{date}" (spec/capabilities.yaml resources.checkins_by_date). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+	// Resource "neemias://checkins/{date}{?limit,offset}" (spec/capabilities.yaml resources.checkins_by_date). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 	CheckinsByDate(ctx context.Context, arg CheckinsByDateParams) ([]CheckinsByDateRow, error)
 	// Queries behind the domain rules of the tools (internal/logic): the check-in window and a
 	// child's birth, and duplicate enrollments.

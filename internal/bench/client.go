@@ -77,7 +77,7 @@ func (c *Client) plain(base, checkinPath, op string) *request {
 	r := &request{method: http.MethodGet, header: h}
 	switch op {
 	case OpCheckins:
-		r.url = base + "/checkins/" + f.BusiestDay.Format(time.DateOnly)
+		r.url = base + "/checkins/" + f.BusiestDay.Format(time.DateOnly) + wholeDay
 	case OpRosterChild:
 		r.url = base + "/roster/children/" + f.Child.String()
 	case OpAttendance:
@@ -92,6 +92,10 @@ func (c *Client) plain(base, checkinPath, op string) *request {
 	}
 	return r
 }
+
+// wholeDay asks for the busiest day's check-ins in one page (the read pages by 200 by default),
+// the same rows the floor answers, so the targets are compared on the same work.
+const wholeDay = "?limit=5000"
 
 // mcp is a JSON-RPC request of protocol version v on /mcp. 2026-07-28 carries the version and
 // client capabilities in params._meta and the Mcp-Method / Mcp-Name headers; 2025-11-25 is
@@ -110,7 +114,7 @@ func (c *Client) mcp(op, v string) *request {
 	params := map[string]any{}
 	switch op {
 	case OpCheckins:
-		name = "neemias://checkins/" + f.BusiestDay.Format(time.DateOnly)
+		name = "neemias://checkins/" + f.BusiestDay.Format(time.DateOnly) + wholeDay
 	case OpRosterChild:
 		name = "neemias://roster/children/" + f.Child.String()
 	case OpAttendance:

@@ -100,9 +100,10 @@ func (f *Floor) checkins(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var out struct {
-		Date    string       `json:"date"`
-		Total   int          `json:"total"`
-		Classes []floorClass `json:"classes"`
+		Date         string       `json:"date"`
+		Total        int          `json:"total"`
+		TotalClasses int          `json:"total_classes"`
+		Classes      []floorClass `json:"classes"`
 	}
 	out.Date = day.Format(time.DateOnly)
 	err = f.tx(r.Context(), capapi.CapCheckinsByDate, ptr("read"), true, func(q *db.Queries) ([]uuid.UUID, error) {
@@ -123,6 +124,7 @@ func (f *Floor) checkins(w http.ResponseWriter, r *http.Request) {
 				ChildHandle: x.ChildHandle, ChildLabel: x.ChildName, CheckedInAt: x.CheckedInAt, CheckedOutAt: x.CheckedOutAt,
 			})
 			out.Total++
+			out.TotalClasses = len(out.Classes)
 			targets = append(targets, x.ChildID)
 		}
 		return targets, nil

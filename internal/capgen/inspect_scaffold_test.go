@@ -71,7 +71,7 @@ func TestInspect(t *testing.T) {
 		{
 			name: "scopes narrow a role",
 			q:    InspectQuery{Role: "ADMIN", Scopes: []string{"roster:read"}},
-			want: []string{"Granted scopes: `roster:read`", "`neemias://checkins/{date}` (needs `checkins:read`)"},
+			want: []string{"Granted scopes: `roster:read`", "`neemias://checkins/{date}{?limit,offset}` (needs `checkins:read`)"},
 		},
 		{name: "unknown role", q: InspectQuery{Role: "PASTOR"}, wantErr: `unknown role "PASTOR"; the spec declares: ADMIN, CADASTRO, VOLUNTARIO, RESPONSAVEL`},
 		{name: "unknown scope", q: InspectQuery{Scopes: []string{"roster:write"}}, wantErr: `unknown scope "roster:write"`},

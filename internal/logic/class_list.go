@@ -2,14 +2,12 @@ package logic
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/google/uuid"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/internal/capability"
-	"github.com/neemias/neemias-mcp/internal/errs"
 )
 
 // capgen:capability class_list
@@ -94,7 +92,11 @@ func (s *Service) ClassList(ctx context.Context, in *capapi.ClassListInput) (*ca
 			out.TotalChildren += int64(len(cl.Children))
 		}
 		out.TotalClasses = int64(len(kept))
-		first, end, err := classPage(kept, in.Limit, in.Offset)
+		sizes := make([]int, len(kept))
+		for i, cl := range kept {
+			sizes[i] = len(cl.Children)
+		}
+		first, end, err := classPage(sizes, in.Limit, in.Offset, defaultClassListLimit)
 		if err != nil {
 			return err
 		}
@@ -117,28 +119,6 @@ func (s *Service) ClassList(ctx context.Context, in *capapi.ClassListInput) (*ca
 // defaultClassListLimit is the class list's page size in children when limit is absent: what
 // a 200-child Sunday's first page holds within a model's budget (docs/tool-output.md).
 const defaultClassListLimit = 120
-
-// classPage is the page of classes that starts at offset: whole classes while their children
-// fit in limit, at least one. An offset past the end is an *errs.Invalid naming the last one.
-func classPage(classes []capapi.ClassListOutputClassesItem, limitIn, offsetIn *int64) (first, end int, err error) {
-	limit := int64(defaultClassListLimit)
-	if limitIn != nil {
-		limit = *limitIn
-	}
-	if offsetIn != nil {
-		if *offsetIn > 0 && *offsetIn >= int64(len(classes)) {
-			return 0, 0, &errs.Invalid{Field: "offset", Reason: fmt.Sprintf("is past the last class: the list has %d (offsets 0 to %d)", len(classes), max(len(classes)-1, 0))}
-		}
-		first = int(*offsetIn)
-	}
-	end = first
-	var n int64
-	for end < len(classes) && (end == first || n+int64(len(classes[end].Children)) <= limit) {
-		n += int64(len(classes[end].Children))
-		end++
-	}
-	return first, end, nil
-}
 
 // limit is a class limit as the output holds it (absent when none).
 func limit(v *int32) *int64 {

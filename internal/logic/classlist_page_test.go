@@ -125,3 +125,50 @@ func (e *env) childID(handle string) uuid.UUID {
 	}
 	return id
 }
+
+// TestCheckinsByDatePages: a day's check-ins come in pages of whole classes by class name, each
+// with the day's totals and the next offset; the audit names the page's children only.
+//
+//	the fixture's day: Grandes (k2), Pequenos (k1, k3)
+func TestCheckinsByDatePages(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.a
+	admin := a.as(store.RoleAdmin)
+	for _, tc := range []struct {
+		name      string
+		args      map[string]any
+		wantClass []string
+		wantKids  []uuid.UUID
+		wantNext  int64
+	}{
+		{"whole day", map[string]any{}, []string{"Grandes", "Pequenos"}, []uuid.UUID{a.k2, a.k1, a.k3}, -1},
+		{"first page", map[string]any{"limit": 1}, []string{"Grandes"}, []uuid.UUID{a.k2}, 1},
+		{"a class bigger than the limit comes whole", map[string]any{"limit": 1, "offset": 1}, []string{"Pequenos"}, []uuid.UUID{a.k1, a.k3}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.args["date"] = a.day.String()
+			got := mustInvoke[capapi.CheckinsByDateOutput](e, admin, capapi.CapCheckinsByDate, tc.args)
+			var classes []string
+			for _, cl := range got.Classes {
+				classes = append(classes, cl.ClassName)
+			}
+			next := int64(-1)
+			if got.NextOffset != nil {
+				next = *got.NextOffset
+			}
+			if d := cmp.Diff(tc.wantClass, classes); d != "" || next != tc.wantNext || got.Total != 3 || got.TotalClasses != 2 {
+				t.Errorf("classes (-want +got) %s; next %d (want %d); totals %d/%d (want 3/2)", d, next, tc.wantNext, got.Total, got.TotalClasses)
+			}
+			audited := e.lastAudit().Targets
+			if d := cmp.Diff(tc.wantKids, audited); d != "" {
+				t.Errorf("audited children (-want +got)\n%s", d)
+			}
+		})
+	}
+	_, err := e.invoke(admin, capapi.CapCheckinsByDate, map[string]any{"date": a.day.String(), "offset": 2})
+	var inv *errs.Invalid
+	if !errors.As(err, &inv) || inv.Field != "offset" || !strings.Contains(inv.Reason, "has 2 (offsets 0 to 1)") {
+		t.Errorf("offset past the end: %v", err)
+	}
+}

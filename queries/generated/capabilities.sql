@@ -45,7 +45,7 @@ ORDER BY service_date, class_name
 LIMIT 20000;
 
 -- name: CheckinsByDate :many
--- Resource "neemias://checkins/{date}" (spec/capabilities.yaml resources.checkins_by_date). Row filters: church, guardian_own_children, volunteer_assigned_classes.
+-- Resource "neemias://checkins/{date}{?limit,offset}" (spec/capabilities.yaml resources.checkins_by_date). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 SELECT child_id, child_handle, child_name, class_name, checked_in_at, checked_out_at
 FROM v_checkins
 WHERE rf_has_scope('checkins:read')

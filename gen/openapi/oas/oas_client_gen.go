@@ -53,7 +53,8 @@ type Invoker interface {
 	//
 	// Who checked in on a service day, per class, and whether they were picked up, by child label (full
 	// names with children:read, otherwise first name and last initial) and handle. For who is in a class
-	// now and who took a child home, use the class list.
+	// now and who took a child home, use the class list. A long day comes in pages of whole classes (about
+	// 200 check-ins): the answer gives the day's totals and the offset of the next page.
 	//
 	// GET /checkins/{date}
 	CheckinsByDate(ctx context.Context, params CheckinsByDateParams) (*CheckinsByDateOutput, error)
@@ -496,7 +497,8 @@ func (c *Client) sendCheckinRegister(ctx context.Context, request *CheckinRegist
 //
 // Who checked in on a service day, per class, and whether they were picked up, by child label (full
 // names with children:read, otherwise first name and last initial) and handle. For who is in a class
-// now and who took a child home, use the class list.
+// now and who took a child home, use the class list. A long day comes in pages of whole classes (about
+// 200 check-ins): the answer gives the day's totals and the offset of the next page.
 //
 // GET /checkins/{date}
 func (c *Client) CheckinsByDate(ctx context.Context, params CheckinsByDateParams) (*CheckinsByDateOutput, error) {
@@ -562,6 +564,44 @@ func (c *Client) sendCheckinsByDate(ctx context.Context, params CheckinsByDatePa
 		pathParts[1] = encoded
 	}
 	uri.AddPathParts(u, pathParts[:]...)
+
+	stage = "EncodeQueryParams"
+	q := uri.NewQueryEncoder()
+	{
+		// Encode "limit" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "limit",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Limit.Get(); ok {
+				return e.EncodeValue(conv.IntToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	{
+		// Encode "offset" parameter.
+		cfg := uri.QueryParameterEncodingConfig{
+			Name:    "offset",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.EncodeParam(cfg, func(e uri.Encoder) error {
+			if val, ok := params.Offset.Get(); ok {
+				return e.EncodeValue(conv.IntToString(val))
+			}
+			return nil
+		}); err != nil {
+			return res, errors.Wrap(err, "encode query")
+		}
+	}
+	u.RawQuery = q.Values().Encode()
 
 	stage = "EncodeRequest"
 	r, err := ht.NewRequest(ctx, "GET", u)

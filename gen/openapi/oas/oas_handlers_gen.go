@@ -491,7 +491,8 @@ func (s *Server) handleCheckinRegisterRequest(args [0]string, argsEscaped bool, 
 //
 // Who checked in on a service day, per class, and whether they were picked up, by child label (full
 // names with children:read, otherwise first name and last initial) and handle. For who is in a class
-// now and who took a child home, use the class list.
+// now and who took a child home, use the class list. A long day comes in pages of whole classes (about
+// 200 check-ins): the answer gives the day's totals and the offset of the next page.
 //
 // GET /checkins/{date}
 func (s *Server) handleCheckinsByDateRequest(args [1]string, argsEscaped bool, w http.ResponseWriter, r *http.Request) {
@@ -657,6 +658,14 @@ func (s *Server) handleCheckinsByDateRequest(args [1]string, argsEscaped bool, w
 					Name: "date",
 					In:   "path",
 				}: params.Date,
+				{
+					Name: "limit",
+					In:   "query",
+				}: params.Limit,
+				{
+					Name: "offset",
+					In:   "query",
+				}: params.Offset,
 			},
 			Raw: r,
 		}

@@ -1014,15 +1014,27 @@ func (s *CheckinsByDateOutput) encodeFields(e *jx.Encoder) {
 		json.EncodeDate(e, s.Date)
 	}
 	{
+		if s.NextOffset.Set {
+			e.FieldStart("next_offset")
+			s.NextOffset.Encode(e)
+		}
+	}
+	{
 		e.FieldStart("total")
 		e.Int(s.Total)
 	}
+	{
+		e.FieldStart("total_classes")
+		e.Int(s.TotalClasses)
+	}
 }
 
-var jsonFieldsNameOfCheckinsByDateOutput = [3]string{
+var jsonFieldsNameOfCheckinsByDateOutput = [5]string{
 	0: "classes",
 	1: "date",
-	2: "total",
+	2: "next_offset",
+	3: "total",
+	4: "total_classes",
 }
 
 // Decode decodes CheckinsByDateOutput from json.
@@ -1064,8 +1076,18 @@ func (s *CheckinsByDateOutput) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"date\"")
 			}
+		case "next_offset":
+			if err := func() error {
+				s.NextOffset.Reset()
+				if err := s.NextOffset.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"next_offset\"")
+			}
 		case "total":
-			requiredBitSet[0] |= 1 << 2
+			requiredBitSet[0] |= 1 << 3
 			if err := func() error {
 				v, err := d.Int()
 				s.Total = int(v)
@@ -1075,6 +1097,18 @@ func (s *CheckinsByDateOutput) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"total\"")
+			}
+		case "total_classes":
+			requiredBitSet[0] |= 1 << 4
+			if err := func() error {
+				v, err := d.Int()
+				s.TotalClasses = int(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"total_classes\"")
 			}
 		default:
 			return errors.Errorf("unexpected field %q", k)
@@ -1086,7 +1120,7 @@ func (s *CheckinsByDateOutput) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00000111,
+		0b00011011,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.

@@ -189,6 +189,11 @@ func decodeAttendanceSummaryParams(args [0]string, argsEscaped bool, r *http.Req
 type CheckinsByDateParams struct {
 	// The service day (YYYY-MM-DD).
 	Date time.Time
+	// Check-ins per page (default 200); a page holds whole classes, at least one.
+	Limit OptInt `json:",omitempty,omitzero"`
+	// The first class of the page, counted from 0 by class name: the next_offset of the page before.
+	// Default 0.
+	Offset OptInt `json:",omitempty,omitzero"`
 }
 
 func unpackCheckinsByDateParams(packed middleware.Parameters) (params CheckinsByDateParams) {
@@ -199,10 +204,29 @@ func unpackCheckinsByDateParams(packed middleware.Parameters) (params CheckinsBy
 		}
 		params.Date = packed[key].(time.Time)
 	}
+	{
+		key := middleware.ParameterKey{
+			Name: "limit",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Limit = v.(OptInt)
+		}
+	}
+	{
+		key := middleware.ParameterKey{
+			Name: "offset",
+			In:   "query",
+		}
+		if v, ok := packed[key]; ok {
+			params.Offset = v.(OptInt)
+		}
+	}
 	return params
 }
 
 func decodeCheckinsByDateParams(args [1]string, argsEscaped bool, r *http.Request) (params CheckinsByDateParams, _ error) {
+	q := uri.NewQueryDecoder(r.URL.Query())
 	// Decode path: date.
 	if err := func() error {
 		param := args[0]
@@ -245,6 +269,88 @@ func decodeCheckinsByDateParams(args [1]string, argsEscaped bool, r *http.Reques
 		return params, &ogenerrors.DecodeParamError{
 			Name: "date",
 			In:   "path",
+			Err:  err,
+		}
+	}
+	// Decode query: limit.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "limit",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotLimitVal int
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToInt(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotLimitVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Limit.SetTo(paramsDotLimitVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "limit",
+			In:   "query",
+			Err:  err,
+		}
+	}
+	// Decode query: offset.
+	if err := func() error {
+		cfg := uri.QueryParameterDecodingConfig{
+			Name:    "offset",
+			Style:   uri.QueryStyleForm,
+			Explode: true,
+		}
+
+		if err := q.HasParam(cfg); err == nil {
+			if err := q.DecodeParam(cfg, func(d uri.Decoder) error {
+				var paramsDotOffsetVal int
+				if err := func() error {
+					val, err := d.DecodeValue()
+					if err != nil {
+						return err
+					}
+
+					c, err := conv.ToInt(val)
+					if err != nil {
+						return err
+					}
+
+					paramsDotOffsetVal = c
+					return nil
+				}(); err != nil {
+					return err
+				}
+				params.Offset.SetTo(paramsDotOffsetVal)
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}(); err != nil {
+		return params, &ogenerrors.DecodeParamError{
+			Name: "offset",
+			In:   "query",
 			Err:  err,
 		}
 	}

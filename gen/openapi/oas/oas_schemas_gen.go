@@ -486,8 +486,12 @@ type CheckinsByDateOutput struct {
 	Classes []CheckinsByDateOutputClassesItem `json:"classes"`
 	// The service day.
 	Date time.Time `json:"date"`
-	// The day's check-ins in all the classes listed.
+	// Set when more classes follow: give it as offset for the next page.
+	NextOffset OptInt `json:"next_offset"`
+	// The day's check-ins, in all the classes (all pages).
 	Total int `json:"total"`
+	// Classes with check-ins that day (all pages).
+	TotalClasses int `json:"total_classes"`
 }
 
 // GetClasses returns the value of Classes.
@@ -500,9 +504,19 @@ func (s *CheckinsByDateOutput) GetDate() time.Time {
 	return s.Date
 }
 
+// GetNextOffset returns the value of NextOffset.
+func (s *CheckinsByDateOutput) GetNextOffset() OptInt {
+	return s.NextOffset
+}
+
 // GetTotal returns the value of Total.
 func (s *CheckinsByDateOutput) GetTotal() int {
 	return s.Total
+}
+
+// GetTotalClasses returns the value of TotalClasses.
+func (s *CheckinsByDateOutput) GetTotalClasses() int {
+	return s.TotalClasses
 }
 
 // SetClasses sets the value of Classes.
@@ -515,9 +529,19 @@ func (s *CheckinsByDateOutput) SetDate(val time.Time) {
 	s.Date = val
 }
 
+// SetNextOffset sets the value of NextOffset.
+func (s *CheckinsByDateOutput) SetNextOffset(val OptInt) {
+	s.NextOffset = val
+}
+
 // SetTotal sets the value of Total.
 func (s *CheckinsByDateOutput) SetTotal(val int) {
 	s.Total = val
+}
+
+// SetTotalClasses sets the value of TotalClasses.
+func (s *CheckinsByDateOutput) SetTotalClasses(val int) {
+	s.TotalClasses = val
 }
 
 type CheckinsByDateOutputClassesItem struct {

@@ -43,7 +43,8 @@ func (UnimplementedHandler) CheckinRegister(ctx context.Context, req *CheckinReg
 //
 // Who checked in on a service day, per class, and whether they were picked up, by child label (full
 // names with children:read, otherwise first name and last initial) and handle. For who is in a class
-// now and who took a child home, use the class list.
+// now and who took a child home, use the class list. A long day comes in pages of whole classes (about
+// 200 check-ins): the answer gives the day's totals and the offset of the next page.
 //
 // GET /checkins/{date}
 func (UnimplementedHandler) CheckinsByDate(ctx context.Context, params CheckinsByDateParams) (r *CheckinsByDateOutput, _ error) {
