@@ -114,6 +114,15 @@ type Handler interface {
 	//
 	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml tools.neemias_child_enroll
 	ChildEnroll(ctx context.Context, in *ChildEnrollInput) (*ChildEnrollOutput, error)
+	// ChildArchive handles tool "neemias_child_archive".
+	//
+	// Archives a child who left the church's ministry: out of the roster counts, the class list, child
+	// search and check-in from now on; the history (check-ins, consents, pick-up lists) is kept. A
+	// child checked in today and not picked up yet cannot be archived: check them out first. Archiving
+	// an archived child changes nothing.
+	//
+	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml tools.neemias_child_archive
+	ChildArchive(ctx context.Context, in *ChildArchiveInput) (*ChildArchiveOutput, error)
 	// ChildFind handles tool "neemias_child_find".
 	//
 	// Finds the children whose name has words starting with the words given ("Ana" finds Ana Clara,
@@ -188,6 +197,11 @@ func (UnimplementedHandler) PickupAdultRemove(context.Context, *PickupAdultRemov
 
 // ChildEnroll implements [Handler]; it returns errs.ErrNotImplemented.
 func (UnimplementedHandler) ChildEnroll(context.Context, *ChildEnrollInput) (*ChildEnrollOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// ChildArchive implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) ChildArchive(context.Context, *ChildArchiveInput) (*ChildArchiveOutput, error) {
 	return nil, errs.ErrNotImplemented
 }
 

@@ -30,6 +30,7 @@ const (
 	CapPickupAdultAdd    = "neemias_pickup_adult_add"
 	CapPickupAdultRemove = "neemias_pickup_adult_remove"
 	CapChildEnroll       = "neemias_child_enroll"
+	CapChildArchive      = "neemias_child_archive"
 	CapChildFind         = "neemias_child_find"
 )
 
@@ -55,6 +56,7 @@ func Types() []TypePair {
 		{ID: CapPickupAdultAdd, Input: PickupAdultAddInput{}, Output: PickupAdultAddOutput{}},
 		{ID: CapPickupAdultRemove, Input: PickupAdultRemoveInput{}, Output: PickupAdultRemoveOutput{}},
 		{ID: CapChildEnroll, Input: ChildEnrollInput{}, Output: ChildEnrollOutput{}},
+		{ID: CapChildArchive, Input: ChildArchiveInput{}, Output: ChildArchiveOutput{}},
 		{ID: CapChildFind, Input: ChildFindInput{}, Output: ChildFindOutput{}},
 	}
 }
@@ -72,5 +74,6 @@ const (
 	ToolPickupAdultAdd                = "neemias_pickup_adult_add"
 	ToolPickupAdultRemove             = "neemias_pickup_adult_remove"
 	ToolChildEnroll                   = "neemias_child_enroll"
+	ToolChildArchive                  = "neemias_child_archive"
 	ToolChildFind                     = "neemias_child_find"
 )

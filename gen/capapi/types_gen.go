@@ -1263,6 +1263,53 @@ func (v ChildEnrollOutput) String() string { return capability.LogString(v.LogVa
 // GoString is String, so %#v never prints personal data either.
 func (v ChildEnrollOutput) GoString() string { return v.String() }
 
+// ChildArchiveInput is the input of tool "neemias_child_archive".
+type ChildArchiveInput struct {
+	// ChildID: The child, from neemias_child_find.
+	ChildID uuid.UUID `json:"child_id" jsonschema:"required,format=uuid" jsonschema_description:"The child, from neemias_child_find."`
+}
+
+// LogValue renders ChildArchiveInput for logs with personal data redacted.
+func (v ChildArchiveInput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 1)
+	attrs = append(attrs, slog.Any("child_id", v.ChildID))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ChildArchiveInput like LogValue, so fmt and %v never print personal data.
+func (v ChildArchiveInput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ChildArchiveInput) GoString() string { return v.String() }
+
+// ChildArchiveOutput is the output of tool "neemias_child_archive".
+type ChildArchiveOutput struct {
+	// ChildID: The child id.
+	ChildID uuid.UUID `json:"child_id" jsonschema:"required,format=uuid" jsonschema_description:"The child id."`
+	// ChildHandle: The child's handle.
+	ChildHandle string `json:"child_handle" jsonschema:"required" jsonschema_description:"The child's handle."`
+	// ArchivedAt: When the child was archived.
+	ArchivedAt time.Time `json:"archived_at" jsonschema:"required,format=date-time" jsonschema_description:"When the child was archived."`
+	// AlreadyArchived: True when the child had been archived already; nothing changed.
+	AlreadyArchived bool `json:"already_archived" jsonschema:"required" jsonschema_description:"True when the child had been archived already; nothing changed."`
+}
+
+// LogValue renders ChildArchiveOutput for logs with personal data redacted.
+func (v ChildArchiveOutput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 4)
+	attrs = append(attrs, slog.Any("child_id", v.ChildID))
+	attrs = append(attrs, slog.Any("child_handle", v.ChildHandle))
+	attrs = append(attrs, slog.Any("archived_at", v.ArchivedAt))
+	attrs = append(attrs, slog.Any("already_archived", v.AlreadyArchived))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ChildArchiveOutput like LogValue, so fmt and %v never print personal data.
+func (v ChildArchiveOutput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ChildArchiveOutput) GoString() string { return v.String() }
+
 // ChildFindInput is the input of tool "neemias_child_find".
 type ChildFindInput struct {
 	// Name: Part of the child's name, for example a first name and the start of a surname.
@@ -1510,6 +1557,11 @@ func (o *PickupAdultRemoveOutput) Finalize(capability.ScopeSet) {}
 // cover are removed (or shortened, where the spec says otherwise: short_name), and required
 // lists are never null.
 func (o *ChildEnrollOutput) Finalize(capability.ScopeSet) {}
+
+// Finalize prepares the output of neemias_child_archive for the wire: fields the granted scopes do not
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
+func (o *ChildArchiveOutput) Finalize(capability.ScopeSet) {}
 
 // Finalize prepares the output of neemias_child_find for the wire: fields the granted scopes do not
 // cover are removed (or shortened, where the spec says otherwise: short_name), and required

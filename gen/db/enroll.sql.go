@@ -12,6 +12,63 @@ import (
 	"github.com/google/uuid"
 )
 
+const archiveChild = `-- name: ArchiveChild :one
+UPDATE children SET archived_at = now()
+WHERE church_id = $1::uuid AND id = $2::uuid AND archived_at IS NULL
+RETURNING archived_at
+`
+
+type ArchiveChildParams struct {
+	ChurchID uuid.UUID
+	ChildID  uuid.UUID
+}
+
+// Archives the child; nothing else changes (check-ins, consents and pick-up lists are history).
+func (q *Queries) ArchiveChild(ctx context.Context, arg ArchiveChildParams) (*time.Time, error) {
+	row := q.db.QueryRow(ctx, archiveChild, arg.ChurchID, arg.ChildID)
+	var archived_at *time.Time
+	err := row.Scan(&archived_at)
+	return archived_at, err
+}
+
+const getChildForArchive = `-- name: GetChildForArchive :one
+SELECT c.id, c.handle, c.archived_at,
+       EXISTS (SELECT 1 FROM checkins ck
+               WHERE ck.church_id = c.church_id AND ck.child_id = c.id
+                 AND ck.service_date = $1::date AND ck.checked_out_at IS NULL) AS in_class
+FROM children c
+WHERE rf_church(c.church_id, $2::uuid)
+  AND c.id = $3::uuid
+FOR UPDATE OF c
+`
+
+type GetChildForArchiveParams struct {
+	Today    time.Time
+	ChurchID uuid.UUID
+	ChildID  uuid.UUID
+}
+
+type GetChildForArchiveRow struct {
+	ID         uuid.UUID
+	Handle     string
+	ArchivedAt *time.Time
+	InClass    bool
+}
+
+// The child to archive (neemias_child_archive), locked for the rest of the transaction, with
+// whether they are checked in on the church's today and not picked up yet.
+func (q *Queries) GetChildForArchive(ctx context.Context, arg GetChildForArchiveParams) (GetChildForArchiveRow, error) {
+	row := q.db.QueryRow(ctx, getChildForArchive, arg.Today, arg.ChurchID, arg.ChildID)
+	var i GetChildForArchiveRow
+	err := row.Scan(
+		&i.ID,
+		&i.Handle,
+		&i.ArchivedAt,
+		&i.InClass,
+	)
+	return i, err
+}
+
 const insertChild = `-- name: InsertChild :one
 INSERT INTO children (church_id, name, birth_date, class_id, created_by, allergies, medical_notes)
 VALUES ($1::uuid, $2::text, $3::date,

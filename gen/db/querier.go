@@ -16,6 +16,8 @@ type Querier interface {
 	// acts as (role, and whether it is enabled).
 	APIKeyForVerify(ctx context.Context, id uuid.UUID) (APIKeyForVerifyRow, error)
 	ActiveSigningKey(ctx context.Context) (ActiveSigningKeyRow, error)
+	// Archives the child; nothing else changes (check-ins, consents and pick-up lists are history).
+	ArchiveChild(ctx context.Context, arg ArchiveChildParams) (*time.Time, error)
 	// How many different children checked in from from_day to to_day (attendance_summary): the
 	// answer to "how many kids came?", which summing the days' check-ins overstates.
 	AttendanceChildren(ctx context.Context, arg AttendanceChildrenParams) (int64, error)
@@ -91,6 +93,9 @@ type Querier interface {
 	// Locks the check-in to close, if the caller may see it (guardian: own children; volunteer:
 	// assigned classes). Compare the code in Go with store.CheckPickupCode.
 	GetCheckinForCheckout(ctx context.Context, arg GetCheckinForCheckoutParams) (GetCheckinForCheckoutRow, error)
+	// The child to archive (neemias_child_archive), locked for the rest of the transaction, with
+	// whether they are checked in on the church's today and not picked up yet.
+	GetChildForArchive(ctx context.Context, arg GetChildForArchiveParams) (GetChildForArchiveRow, error)
 	// The child to check in, if the caller may see it, with its handle, name (for the label) and class.
 	GetChildForCheckin(ctx context.Context, arg GetChildForCheckinParams) (GetChildForCheckinRow, error)
 	// The caller's church. time_zone (IANA) says which day "today" is there.

@@ -24,6 +24,7 @@ var capabilityOf = map[oas.OperationName]string{
 	oas.PickupAdultAddOperation:    capapi.CapPickupAdultAdd,
 	oas.PickupAdultRemoveOperation: capapi.CapPickupAdultRemove,
 	oas.ChildEnrollOperation:       capapi.CapChildEnroll,
+	oas.ChildArchiveOperation:      capapi.CapChildArchive,
 	oas.ChildFindOperation:         capapi.CapChildFind,
 }
 

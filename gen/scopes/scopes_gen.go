@@ -51,6 +51,7 @@ var matrix = capability.NewScopeMatrix(
 		"neemias_pickup_adult_add":    "pickups:write",
 		"neemias_pickup_adult_remove": "pickups:write",
 		"neemias_child_enroll":        "children:write",
+		"neemias_child_archive":       "children:write",
 		"neemias_child_find":          "children:read",
 	},
 	[]capability.RoleScopes{

@@ -33,6 +33,9 @@ func TestOutputsConformOnTheDemoData(t *testing.T) {
 	busiest := a.one(t, `SELECT service_date::text FROM checkins WHERE church_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`, seed.DemoChurchID)
 	name := a.one(t, `SELECT name FROM children WHERE church_id = $1 AND archived_at IS NULL ORDER BY id LIMIT 1`, seed.DemoChurchID)
 	fragment := strings.Fields(name)[0]
+	// A child to archive: none of the others here, not checked in today.
+	leaving := a.one(t, `SELECT id::text FROM children c WHERE church_id = $1 AND archived_at IS NULL AND id <> ALL($2::uuid[])
+		AND NOT EXISTS (SELECT 1 FROM checkins ck WHERE ck.child_id = c.id AND ck.checked_out_at IS NULL) ORDER BY id DESC LIMIT 1`, seed.DemoChurchID, free)
 
 	// A check-in whose pick-up code the test knows, for the check-out.
 	status, _, body := restCall(t, "POST", a.base+"/api/v1/tools/neemias_checkin_register", a.token(t, admin), `{"child_id":"`+free[1]+`"}`)
@@ -78,6 +81,9 @@ func TestOutputsConformOnTheDemoData(t *testing.T) {
 			return "POST", "/tools/neemias_pickup_adult_remove", `{"adult_id":"` + trusted + `"}`
 		},
 		capapi.CapChildEnroll: func() (string, string, string) { return "POST", "/tools/neemias_child_enroll", enroll() },
+		capapi.CapChildArchive: func() (string, string, string) {
+			return "POST", "/tools/neemias_child_archive", `{"child_id":"` + leaving + `"}`
+		},
 		capapi.CapChildFind: func() (string, string, string) {
 			return "POST", "/tools/neemias_child_find", `{"name":"` + fragment + `"}`
 		},

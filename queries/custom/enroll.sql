@@ -25,3 +25,21 @@ INSERT INTO consent_records (church_id, guardian_id, child_id, text_version, leg
 VALUES (sqlc.arg(church_id)::uuid, sqlc.arg(guardian_id)::uuid, sqlc.arg(child_id)::uuid,
         sqlc.arg(text_version)::text, sqlc.arg(legal_basis)::text, sqlc.arg(granted_by)::uuid)
 RETURNING id, granted_at;
+
+-- name: GetChildForArchive :one
+-- The child to archive (neemias_child_archive), locked for the rest of the transaction, with
+-- whether they are checked in on the church's today and not picked up yet.
+SELECT c.id, c.handle, c.archived_at,
+       EXISTS (SELECT 1 FROM checkins ck
+               WHERE ck.church_id = c.church_id AND ck.child_id = c.id
+                 AND ck.service_date = sqlc.arg(today)::date AND ck.checked_out_at IS NULL) AS in_class
+FROM children c
+WHERE rf_church(c.church_id, sqlc.arg(church_id)::uuid)
+  AND c.id = sqlc.arg(child_id)::uuid
+FOR UPDATE OF c;
+
+-- name: ArchiveChild :one
+-- Archives the child; nothing else changes (check-ins, consents and pick-up lists are history).
+UPDATE children SET archived_at = now()
+WHERE church_id = sqlc.arg(church_id)::uuid AND id = sqlc.arg(child_id)::uuid AND archived_at IS NULL
+RETURNING archived_at;

@@ -67,6 +67,15 @@ type Invoker interface {
 	//
 	// POST /tools/neemias_checkout_register
 	CheckoutRegister(ctx context.Context, request *CheckoutRegisterInput) (*CheckoutRegisterOutput, error)
+	// ChildArchive invokes childArchive operation.
+	//
+	// Archives a child who left the church's ministry: out of the roster counts, the class list, child
+	// search and check-in from now on; the history (check-ins, consents, pick-up lists) is kept. A child
+	// checked in today and not picked up yet cannot be archived: check them out first. Archiving an
+	// archived child changes nothing.
+	//
+	// POST /tools/neemias_child_archive
+	ChildArchive(ctx context.Context, request *ChildArchiveInput) (*ChildArchiveOutput, error)
 	// ChildEnroll invokes childEnroll operation.
 	//
 	// Enrolls a child with one guardian and the guardian's recorded consent (LGPD), in one transaction.
@@ -801,6 +810,137 @@ func (c *Client) sendCheckoutRegister(ctx context.Context, request *CheckoutRegi
 
 	stage = "DecodeResponse"
 	result, err := decodeCheckoutRegisterResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// ChildArchive invokes childArchive operation.
+//
+// Archives a child who left the church's ministry: out of the roster counts, the class list, child
+// search and check-in from now on; the history (check-ins, consents, pick-up lists) is kept. A child
+// checked in today and not picked up yet cannot be archived: check them out first. Archiving an
+// archived child changes nothing.
+//
+// POST /tools/neemias_child_archive
+func (c *Client) ChildArchive(ctx context.Context, request *ChildArchiveInput) (*ChildArchiveOutput, error) {
+	res, err := c.sendChildArchive(ctx, request)
+	return res, err
+}
+
+func (c *Client) sendChildArchive(ctx context.Context, request *ChildArchiveInput) (res *ChildArchiveOutput, err error) {
+	otelAttrs := []attribute.KeyValue{
+		otelogen.OperationID("childArchive"),
+		semconv.HTTPRequestMethodKey.String("POST"),
+		semconv.URLTemplateKey.String("/tools/neemias_child_archive"),
+	}
+	otelAttrs = append(otelAttrs, c.cfg.Attributes...)
+
+	// Run stopwatch.
+	startTime := time.Now()
+	defer func() {
+		// Use floating point division here for higher precision (instead of Millisecond method).
+		elapsedDuration := time.Since(startTime)
+		c.duration.Record(ctx, float64(elapsedDuration)/float64(time.Millisecond), metric.WithAttributes(otelAttrs...))
+	}()
+
+	// Increment request counter.
+	c.requests.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+
+	// Start a span for this request.
+	ctx, span := c.cfg.Tracer.Start(ctx, ChildArchiveOperation,
+		trace.WithAttributes(otelAttrs...),
+		clientSpanKind,
+	)
+	// Track stage for error reporting.
+	var stage string
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, stage)
+			c.errors.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+		}
+		span.End()
+	}()
+
+	stage = "BuildURL"
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/tools/neemias_child_archive"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	stage = "EncodeRequest"
+	r, err := ht.NewRequest(ctx, "POST", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+	if err := encodeChildArchiveRequest(request, r); err != nil {
+		return res, errors.Wrap(err, "encode request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			stage = "Security:OAuth2"
+			switch err := c.securityOAuth2(ctx, ChildArchiveOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"OAuth2\"")
+			}
+		}
+		{
+			stage = "Security:ApiKey"
+			switch err := c.securityApiKey(ctx, ChildArchiveOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 1
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"ApiKey\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+				{0b00000010},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	stage = "SendRequest"
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	stage = "DecodeResponse"
+	result, err := decodeChildArchiveResponse(resp)
 	if err != nil {
 		return res, errors.Wrap(err, "decode response")
 	}

@@ -10,6 +10,7 @@ const (
 	CheckinRegisterOperation   OperationName = "CheckinRegister"
 	CheckinsByDateOperation    OperationName = "CheckinsByDate"
 	CheckoutRegisterOperation  OperationName = "CheckoutRegister"
+	ChildArchiveOperation      OperationName = "ChildArchive"
 	ChildEnrollOperation       OperationName = "ChildEnroll"
 	ChildFindOperation         OperationName = "ChildFind"
 	ClassListOperation         OperationName = "ClassList"

@@ -38,6 +38,20 @@ func encodeCheckoutRegisterRequest(
 	return nil
 }
 
+func encodeChildArchiveRequest(
+	req *ChildArchiveInput,
+	r *http.Request,
+) error {
+	const contentType = "application/json"
+	e := new(jx.Encoder)
+	{
+		req.Encode(e)
+	}
+	encoded := e.Bytes()
+	ht.SetBody(r, bytes.NewReader(encoded), contentType)
+	return nil
+}
+
 func encodeChildEnrollRequest(
 	req *ChildEnrollInput,
 	r *http.Request,

@@ -64,6 +64,19 @@ func encodeCheckoutRegisterResponse(response *CheckoutRegisterOutput, w http.Res
 	return nil
 }
 
+func encodeChildArchiveResponse(response *ChildArchiveOutput, w http.ResponseWriter, span trace.Span) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodeChildEnrollResponse(response *ChildEnrollOutput, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)

@@ -789,6 +789,74 @@ func (s *CheckoutRegisterOutput) SetReleasedBy(val string) {
 	s.ReleasedBy = val
 }
 
+// Ref: #/components/schemas/ChildArchiveInput
+type ChildArchiveInput struct {
+	// The child, from neemias_child_find.
+	ChildID uuid.UUID `json:"child_id"`
+}
+
+// GetChildID returns the value of ChildID.
+func (s *ChildArchiveInput) GetChildID() uuid.UUID {
+	return s.ChildID
+}
+
+// SetChildID sets the value of ChildID.
+func (s *ChildArchiveInput) SetChildID(val uuid.UUID) {
+	s.ChildID = val
+}
+
+// Ref: #/components/schemas/ChildArchiveOutput
+type ChildArchiveOutput struct {
+	// True when the child had been archived already; nothing changed.
+	AlreadyArchived bool `json:"already_archived"`
+	// When the child was archived.
+	ArchivedAt time.Time `json:"archived_at"`
+	// The child's handle.
+	ChildHandle string `json:"child_handle"`
+	// The child id.
+	ChildID uuid.UUID `json:"child_id"`
+}
+
+// GetAlreadyArchived returns the value of AlreadyArchived.
+func (s *ChildArchiveOutput) GetAlreadyArchived() bool {
+	return s.AlreadyArchived
+}
+
+// GetArchivedAt returns the value of ArchivedAt.
+func (s *ChildArchiveOutput) GetArchivedAt() time.Time {
+	return s.ArchivedAt
+}
+
+// GetChildHandle returns the value of ChildHandle.
+func (s *ChildArchiveOutput) GetChildHandle() string {
+	return s.ChildHandle
+}
+
+// GetChildID returns the value of ChildID.
+func (s *ChildArchiveOutput) GetChildID() uuid.UUID {
+	return s.ChildID
+}
+
+// SetAlreadyArchived sets the value of AlreadyArchived.
+func (s *ChildArchiveOutput) SetAlreadyArchived(val bool) {
+	s.AlreadyArchived = val
+}
+
+// SetArchivedAt sets the value of ArchivedAt.
+func (s *ChildArchiveOutput) SetArchivedAt(val time.Time) {
+	s.ArchivedAt = val
+}
+
+// SetChildHandle sets the value of ChildHandle.
+func (s *ChildArchiveOutput) SetChildHandle(val string) {
+	s.ChildHandle = val
+}
+
+// SetChildID sets the value of ChildID.
+func (s *ChildArchiveOutput) SetChildID(val uuid.UUID) {
+	s.ChildID = val
+}
+
 // Ref: #/components/schemas/ChildEnrollInput
 type ChildEnrollInput struct {
 	// The child's allergies, as the guardian gives them ("amendoim, dipirona"); shown at the door to the

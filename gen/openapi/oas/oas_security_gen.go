@@ -43,6 +43,7 @@ var operationRolesApiKey = map[string][]string{
 	CheckinRegisterOperation:   []string{},
 	CheckinsByDateOperation:    []string{},
 	CheckoutRegisterOperation:  []string{},
+	ChildArchiveOperation:      []string{},
 	ChildEnrollOperation:       []string{},
 	ChildFindOperation:         []string{},
 	ClassListOperation:         []string{},
@@ -87,6 +88,9 @@ var oauth2ScopesOAuth2 = map[string][]string{
 	},
 	CheckoutRegisterOperation: []string{
 		"checkins:write",
+	},
+	ChildArchiveOperation: []string{
+		"children:write",
 	},
 	ChildEnrollOperation: []string{
 		"children:write",

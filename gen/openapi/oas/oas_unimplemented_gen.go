@@ -63,6 +63,18 @@ func (UnimplementedHandler) CheckoutRegister(ctx context.Context, req *CheckoutR
 	return r, ht.ErrNotImplemented
 }
 
+// ChildArchive implements childArchive operation.
+//
+// Archives a child who left the church's ministry: out of the roster counts, the class list, child
+// search and check-in from now on; the history (check-ins, consents, pick-up lists) is kept. A child
+// checked in today and not picked up yet cannot be archived: check them out first. Archiving an
+// archived child changes nothing.
+//
+// POST /tools/neemias_child_archive
+func (UnimplementedHandler) ChildArchive(ctx context.Context, req *ChildArchiveInput) (r *ChildArchiveOutput, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // ChildEnroll implements childEnroll operation.
 //
 // Enrolls a child with one guardian and the guardian's recorded consent (LGPD), in one transaction.
