@@ -123,6 +123,15 @@ type Handler interface {
 	//
 	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml tools.neemias_child_archive
 	ChildArchive(ctx context.Context, in *ChildArchiveInput) (*ChildArchiveOutput, error)
+	// GuardianUnlink handles tool "neemias_guardian_unlink".
+	//
+	// Removes the link between a child and a guardian recorded by mistake or no longer true: the
+	// guardian is no longer on the child's pick-up list, and a guardian's account no longer sees the
+	// child. The guardian's consent records stay as evidence. The child's last guardian cannot be
+	// unlinked: link the right one first. Unlinking twice changes nothing.
+	//
+	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml tools.neemias_guardian_unlink
+	GuardianUnlink(ctx context.Context, in *GuardianUnlinkInput) (*GuardianUnlinkOutput, error)
 	// ChildFind handles tool "neemias_child_find".
 	//
 	// Finds the children whose name has words starting with the words given ("Ana" finds Ana Clara,
@@ -202,6 +211,11 @@ func (UnimplementedHandler) ChildEnroll(context.Context, *ChildEnrollInput) (*Ch
 
 // ChildArchive implements [Handler]; it returns errs.ErrNotImplemented.
 func (UnimplementedHandler) ChildArchive(context.Context, *ChildArchiveInput) (*ChildArchiveOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// GuardianUnlink implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) GuardianUnlink(context.Context, *GuardianUnlinkInput) (*GuardianUnlinkOutput, error) {
 	return nil, errs.ErrNotImplemented
 }
 

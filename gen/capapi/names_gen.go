@@ -31,6 +31,7 @@ const (
 	CapPickupAdultRemove = "neemias_pickup_adult_remove"
 	CapChildEnroll       = "neemias_child_enroll"
 	CapChildArchive      = "neemias_child_archive"
+	CapGuardianUnlink    = "neemias_guardian_unlink"
 	CapChildFind         = "neemias_child_find"
 )
 
@@ -57,6 +58,7 @@ func Types() []TypePair {
 		{ID: CapPickupAdultRemove, Input: PickupAdultRemoveInput{}, Output: PickupAdultRemoveOutput{}},
 		{ID: CapChildEnroll, Input: ChildEnrollInput{}, Output: ChildEnrollOutput{}},
 		{ID: CapChildArchive, Input: ChildArchiveInput{}, Output: ChildArchiveOutput{}},
+		{ID: CapGuardianUnlink, Input: GuardianUnlinkInput{}, Output: GuardianUnlinkOutput{}},
 		{ID: CapChildFind, Input: ChildFindInput{}, Output: ChildFindOutput{}},
 	}
 }
@@ -75,5 +77,6 @@ const (
 	ToolPickupAdultRemove             = "neemias_pickup_adult_remove"
 	ToolChildEnroll                   = "neemias_child_enroll"
 	ToolChildArchive                  = "neemias_child_archive"
+	ToolGuardianUnlink                = "neemias_guardian_unlink"
 	ToolChildFind                     = "neemias_child_find"
 )

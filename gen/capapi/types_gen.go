@@ -1310,6 +1310,56 @@ func (v ChildArchiveOutput) String() string { return capability.LogString(v.LogV
 // GoString is String, so %#v never prints personal data either.
 func (v ChildArchiveOutput) GoString() string { return v.String() }
 
+// GuardianUnlinkInput is the input of tool "neemias_guardian_unlink".
+type GuardianUnlinkInput struct {
+	// ChildID: The child, from neemias_child_find.
+	ChildID uuid.UUID `json:"child_id" jsonschema:"required,format=uuid" jsonschema_description:"The child, from neemias_child_find."`
+	// GuardianID: The guardian, from the child's record (neemias_roster_child).
+	GuardianID uuid.UUID `json:"guardian_id" jsonschema:"required,format=uuid" jsonschema_description:"The guardian, from the child's record (neemias_roster_child)."`
+}
+
+// LogValue renders GuardianUnlinkInput for logs with personal data redacted.
+func (v GuardianUnlinkInput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 2)
+	attrs = append(attrs, slog.Any("child_id", v.ChildID))
+	attrs = append(attrs, slog.Any("guardian_id", v.GuardianID))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders GuardianUnlinkInput like LogValue, so fmt and %v never print personal data.
+func (v GuardianUnlinkInput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v GuardianUnlinkInput) GoString() string { return v.String() }
+
+// GuardianUnlinkOutput is the output of tool "neemias_guardian_unlink".
+type GuardianUnlinkOutput struct {
+	// ChildID: The child id.
+	ChildID uuid.UUID `json:"child_id" jsonschema:"required,format=uuid" jsonschema_description:"The child id."`
+	// GuardianID: The guardian id.
+	GuardianID uuid.UUID `json:"guardian_id" jsonschema:"required,format=uuid" jsonschema_description:"The guardian id."`
+	// GuardiansLeft: The child's guardians after the call.
+	GuardiansLeft int64 `json:"guardians_left" jsonschema:"required" jsonschema_description:"The child's guardians after the call."`
+	// AlreadyUnlinked: True when they were not linked; nothing changed.
+	AlreadyUnlinked bool `json:"already_unlinked" jsonschema:"required" jsonschema_description:"True when they were not linked; nothing changed."`
+}
+
+// LogValue renders GuardianUnlinkOutput for logs with personal data redacted.
+func (v GuardianUnlinkOutput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 4)
+	attrs = append(attrs, slog.Any("child_id", v.ChildID))
+	attrs = append(attrs, slog.Any("guardian_id", v.GuardianID))
+	attrs = append(attrs, slog.Any("guardians_left", v.GuardiansLeft))
+	attrs = append(attrs, slog.Any("already_unlinked", v.AlreadyUnlinked))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders GuardianUnlinkOutput like LogValue, so fmt and %v never print personal data.
+func (v GuardianUnlinkOutput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v GuardianUnlinkOutput) GoString() string { return v.String() }
+
 // ChildFindInput is the input of tool "neemias_child_find".
 type ChildFindInput struct {
 	// Name: Part of the child's name, for example a first name and the start of a surname.
@@ -1562,6 +1612,11 @@ func (o *ChildEnrollOutput) Finalize(capability.ScopeSet) {}
 // cover are removed (or shortened, where the spec says otherwise: short_name), and required
 // lists are never null.
 func (o *ChildArchiveOutput) Finalize(capability.ScopeSet) {}
+
+// Finalize prepares the output of neemias_guardian_unlink for the wire: fields the granted scopes do not
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
+func (o *GuardianUnlinkOutput) Finalize(capability.ScopeSet) {}
 
 // Finalize prepares the output of neemias_child_find for the wire: fields the granted scopes do not
 // cover are removed (or shortened, where the spec says otherwise: short_name), and required

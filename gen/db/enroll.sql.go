@@ -69,6 +69,46 @@ func (q *Queries) GetChildForArchive(ctx context.Context, arg GetChildForArchive
 	return i, err
 }
 
+const getGuardianLinkForUnlink = `-- name: GetGuardianLinkForUnlink :one
+SELECT c.id AS child_id, g.id AS guardian_id,
+       EXISTS (SELECT 1 FROM guardian_children gc WHERE gc.child_id = c.id AND gc.guardian_id = g.id) AS linked,
+       (SELECT count(*) FROM guardian_children gc WHERE gc.child_id = c.id)::bigint AS guardians
+FROM children c
+JOIN guardians g ON g.church_id = c.church_id
+WHERE rf_church(c.church_id, $1::uuid)
+  AND c.id = $2::uuid
+  AND g.id = $3::uuid
+FOR UPDATE OF c
+`
+
+type GetGuardianLinkForUnlinkParams struct {
+	ChurchID   uuid.UUID
+	ChildID    uuid.UUID
+	GuardianID uuid.UUID
+}
+
+type GetGuardianLinkForUnlinkRow struct {
+	ChildID    uuid.UUID
+	GuardianID uuid.UUID
+	Linked     bool
+	Guardians  int64
+}
+
+// The child and guardian of neemias_guardian_unlink, the child locked for the rest of the
+// transaction (two unlinks at once cannot leave the child with no guardian): whether they are
+// linked, and how many guardians the child has.
+func (q *Queries) GetGuardianLinkForUnlink(ctx context.Context, arg GetGuardianLinkForUnlinkParams) (GetGuardianLinkForUnlinkRow, error) {
+	row := q.db.QueryRow(ctx, getGuardianLinkForUnlink, arg.ChurchID, arg.ChildID, arg.GuardianID)
+	var i GetGuardianLinkForUnlinkRow
+	err := row.Scan(
+		&i.ChildID,
+		&i.GuardianID,
+		&i.Linked,
+		&i.Guardians,
+	)
+	return i, err
+}
+
 const insertChild = `-- name: InsertChild :one
 INSERT INTO children (church_id, name, birth_date, class_id, created_by, allergies, medical_notes)
 VALUES ($1::uuid, $2::text, $3::date,
@@ -194,4 +234,24 @@ func (q *Queries) LinkGuardianChild(ctx context.Context, arg LinkGuardianChildPa
 		arg.Relationship,
 	)
 	return err
+}
+
+const unlinkGuardian = `-- name: UnlinkGuardian :execrows
+DELETE FROM guardian_children
+WHERE church_id = $1::uuid AND child_id = $2::uuid AND guardian_id = $3::uuid
+`
+
+type UnlinkGuardianParams struct {
+	ChurchID   uuid.UUID
+	ChildID    uuid.UUID
+	GuardianID uuid.UUID
+}
+
+// Removes the link; the guardian's record and consent records stay.
+func (q *Queries) UnlinkGuardian(ctx context.Context, arg UnlinkGuardianParams) (int64, error) {
+	result, err := q.db.Exec(ctx, unlinkGuardian, arg.ChurchID, arg.ChildID, arg.GuardianID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

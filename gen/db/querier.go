@@ -102,6 +102,10 @@ type Querier interface {
 	GetChurch(ctx context.Context, churchID uuid.UUID) (GetChurchRow, error)
 	// A class of the caller's church that the caller may use: a volunteer only their own.
 	GetClass(ctx context.Context, arg GetClassParams) (GetClassRow, error)
+	// The child and guardian of neemias_guardian_unlink, the child locked for the rest of the
+	// transaction (two unlinks at once cannot leave the child with no guardian): whether they are
+	// linked, and how many guardians the child has.
+	GetGuardianLinkForUnlink(ctx context.Context, arg GetGuardianLinkForUnlinkParams) (GetGuardianLinkForUnlinkRow, error)
 	// A pending authorization request, unless it has expired.
 	GetOAuthAuthRequest(ctx context.Context, id uuid.UUID) (OauthAuthRequest, error)
 	GetOAuthAuthRequestByUpstreamState(ctx context.Context, upstreamStateHash []byte) (OauthAuthRequest, error)
@@ -251,6 +255,8 @@ type Querier interface {
 	// Consumes a logged-in request: the consent decision happens once.
 	TakeOAuthAuthRequest(ctx context.Context, id uuid.UUID) (OauthAuthRequest, error)
 	TouchOAuthClient(ctx context.Context, clientID string) error
+	// Removes the link; the guardian's record and consent records stay.
+	UnlinkGuardian(ctx context.Context, arg UnlinkGuardianParams) (int64, error)
 	// The classes of the caller's church that the caller may check children in to (a volunteer only
 	// their own), to resolve a class given by name.
 	UsableClasses(ctx context.Context, arg UsableClassesParams) ([]UsableClassesRow, error)

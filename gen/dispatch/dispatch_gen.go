@@ -107,6 +107,12 @@ func Call(ctx context.Context, h capapi.Handler, p pipeline.Permit, args json.Ra
 			return nil, err
 		}
 		return capability.Call(ctx, id, in, h.ChildArchive, p.Scopes())
+	case capapi.CapGuardianUnlink:
+		in := new(capapi.GuardianUnlinkInput)
+		if err := inputs.Decode(id, args, in); err != nil {
+			return nil, err
+		}
+		return capability.Call(ctx, id, in, h.GuardianUnlink, p.Scopes())
 	case capapi.CapChildFind:
 		in := new(capapi.ChildFindInput)
 		if err := inputs.Decode(id, args, in); err != nil {

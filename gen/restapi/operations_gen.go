@@ -25,6 +25,7 @@ var capabilityOf = map[oas.OperationName]string{
 	oas.PickupAdultRemoveOperation: capapi.CapPickupAdultRemove,
 	oas.ChildEnrollOperation:       capapi.CapChildEnroll,
 	oas.ChildArchiveOperation:      capapi.CapChildArchive,
+	oas.GuardianUnlinkOperation:    capapi.CapGuardianUnlink,
 	oas.ChildFindOperation:         capapi.CapChildFind,
 }
 

@@ -52,6 +52,7 @@ var matrix = capability.NewScopeMatrix(
 		"neemias_pickup_adult_remove": "pickups:write",
 		"neemias_child_enroll":        "children:write",
 		"neemias_child_archive":       "children:write",
+		"neemias_guardian_unlink":     "children:write",
 		"neemias_child_find":          "children:read",
 	},
 	[]capability.RoleScopes{

@@ -30,6 +30,7 @@ func fixtureValues(e *env) map[string]func() any {
 		"class":           func() any { return e.a.c1 },
 		"day":             func() any { return e.a.day.String() },
 		"fresh_name":      func() any { return nextEnrollName() },
+		"guardian":        func() any { return e.a.g2 },
 		"leaving_child":   func() any { return e.a.k4 },
 		"pickup_adult":    func() any { return e.a.g1Name },
 		"pickup_adult_id": func() any { return e.a.pa1 },

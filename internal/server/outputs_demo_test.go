@@ -33,6 +33,11 @@ func TestOutputsConformOnTheDemoData(t *testing.T) {
 	busiest := a.one(t, `SELECT service_date::text FROM checkins WHERE church_id = $1 GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`, seed.DemoChurchID)
 	name := a.one(t, `SELECT name FROM children WHERE church_id = $1 AND archived_at IS NULL ORDER BY id LIMIT 1`, seed.DemoChurchID)
 	fragment := strings.Fields(name)[0]
+	// A child with two guardians and one of them, to unlink (idempotent: the next calls answer
+	// already_unlinked); none of the children above.
+	twoParents := strings.Split(a.one(t, `SELECT gc.child_id::text || ' ' || max(gc.guardian_id::text) FROM guardian_children gc
+		WHERE gc.church_id = $1 AND gc.child_id <> ALL($2::uuid[]) AND gc.child_id::text <> $3
+		GROUP BY gc.child_id HAVING count(*) >= 2 ORDER BY gc.child_id LIMIT 1`, seed.DemoChurchID, free, kid), " ")
 	// A child to archive: none of the others here, not checked in today.
 	leaving := a.one(t, `SELECT id::text FROM children c WHERE church_id = $1 AND archived_at IS NULL AND id <> ALL($2::uuid[])
 		AND NOT EXISTS (SELECT 1 FROM checkins ck WHERE ck.child_id = c.id AND ck.checked_out_at IS NULL) ORDER BY id DESC LIMIT 1`, seed.DemoChurchID, free)
@@ -81,6 +86,9 @@ func TestOutputsConformOnTheDemoData(t *testing.T) {
 			return "POST", "/tools/neemias_pickup_adult_remove", `{"adult_id":"` + trusted + `"}`
 		},
 		capapi.CapChildEnroll: func() (string, string, string) { return "POST", "/tools/neemias_child_enroll", enroll() },
+		capapi.CapGuardianUnlink: func() (string, string, string) {
+			return "POST", "/tools/neemias_guardian_unlink", `{"child_id":"` + twoParents[0] + `","guardian_id":"` + twoParents[1] + `"}`
+		},
 		capapi.CapChildArchive: func() (string, string, string) {
 			return "POST", "/tools/neemias_child_archive", `{"child_id":"` + leaving + `"}`
 		},

@@ -43,3 +43,22 @@ FOR UPDATE OF c;
 UPDATE children SET archived_at = now()
 WHERE church_id = sqlc.arg(church_id)::uuid AND id = sqlc.arg(child_id)::uuid AND archived_at IS NULL
 RETURNING archived_at;
+
+-- name: GetGuardianLinkForUnlink :one
+-- The child and guardian of neemias_guardian_unlink, the child locked for the rest of the
+-- transaction (two unlinks at once cannot leave the child with no guardian): whether they are
+-- linked, and how many guardians the child has.
+SELECT c.id AS child_id, g.id AS guardian_id,
+       EXISTS (SELECT 1 FROM guardian_children gc WHERE gc.child_id = c.id AND gc.guardian_id = g.id) AS linked,
+       (SELECT count(*) FROM guardian_children gc WHERE gc.child_id = c.id)::bigint AS guardians
+FROM children c
+JOIN guardians g ON g.church_id = c.church_id
+WHERE rf_church(c.church_id, sqlc.arg(church_id)::uuid)
+  AND c.id = sqlc.arg(child_id)::uuid
+  AND g.id = sqlc.arg(guardian_id)::uuid
+FOR UPDATE OF c;
+
+-- name: UnlinkGuardian :execrows
+-- Removes the link; the guardian's record and consent records stay.
+DELETE FROM guardian_children
+WHERE church_id = sqlc.arg(church_id)::uuid AND child_id = sqlc.arg(child_id)::uuid AND guardian_id = sqlc.arg(guardian_id)::uuid;

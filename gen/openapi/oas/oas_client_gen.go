@@ -105,6 +105,15 @@ type Invoker interface {
 	//
 	// GET /checkin/classes
 	ClassList(ctx context.Context, params ClassListParams) (*ClassListOutput, error)
+	// GuardianUnlink invokes guardianUnlink operation.
+	//
+	// Removes the link between a child and a guardian recorded by mistake or no longer true: the guardian
+	// is no longer on the child's pick-up list, and a guardian's account no longer sees the child. The
+	// guardian's consent records stay as evidence. The child's last guardian cannot be unlinked: link the
+	// right one first. Unlinking twice changes nothing.
+	//
+	// POST /tools/neemias_guardian_unlink
+	GuardianUnlink(ctx context.Context, request *GuardianUnlinkInput) (*GuardianUnlinkOutput, error)
 	// PickupAdultAdd invokes pickupAdultAdd operation.
 	//
 	// Adds a trusted adult who may take a child home (name, relationship, optional phone), or, for staff
@@ -1422,6 +1431,137 @@ func (c *Client) sendClassList(ctx context.Context, params ClassListParams) (res
 
 	stage = "DecodeResponse"
 	result, err := decodeClassListResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// GuardianUnlink invokes guardianUnlink operation.
+//
+// Removes the link between a child and a guardian recorded by mistake or no longer true: the guardian
+// is no longer on the child's pick-up list, and a guardian's account no longer sees the child. The
+// guardian's consent records stay as evidence. The child's last guardian cannot be unlinked: link the
+// right one first. Unlinking twice changes nothing.
+//
+// POST /tools/neemias_guardian_unlink
+func (c *Client) GuardianUnlink(ctx context.Context, request *GuardianUnlinkInput) (*GuardianUnlinkOutput, error) {
+	res, err := c.sendGuardianUnlink(ctx, request)
+	return res, err
+}
+
+func (c *Client) sendGuardianUnlink(ctx context.Context, request *GuardianUnlinkInput) (res *GuardianUnlinkOutput, err error) {
+	otelAttrs := []attribute.KeyValue{
+		otelogen.OperationID("guardianUnlink"),
+		semconv.HTTPRequestMethodKey.String("POST"),
+		semconv.URLTemplateKey.String("/tools/neemias_guardian_unlink"),
+	}
+	otelAttrs = append(otelAttrs, c.cfg.Attributes...)
+
+	// Run stopwatch.
+	startTime := time.Now()
+	defer func() {
+		// Use floating point division here for higher precision (instead of Millisecond method).
+		elapsedDuration := time.Since(startTime)
+		c.duration.Record(ctx, float64(elapsedDuration)/float64(time.Millisecond), metric.WithAttributes(otelAttrs...))
+	}()
+
+	// Increment request counter.
+	c.requests.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+
+	// Start a span for this request.
+	ctx, span := c.cfg.Tracer.Start(ctx, GuardianUnlinkOperation,
+		trace.WithAttributes(otelAttrs...),
+		clientSpanKind,
+	)
+	// Track stage for error reporting.
+	var stage string
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, stage)
+			c.errors.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+		}
+		span.End()
+	}()
+
+	stage = "BuildURL"
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/tools/neemias_guardian_unlink"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	stage = "EncodeRequest"
+	r, err := ht.NewRequest(ctx, "POST", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+	if err := encodeGuardianUnlinkRequest(request, r); err != nil {
+		return res, errors.Wrap(err, "encode request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			stage = "Security:OAuth2"
+			switch err := c.securityOAuth2(ctx, GuardianUnlinkOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"OAuth2\"")
+			}
+		}
+		{
+			stage = "Security:ApiKey"
+			switch err := c.securityApiKey(ctx, GuardianUnlinkOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 1
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"ApiKey\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+				{0b00000010},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	stage = "SendRequest"
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	stage = "DecodeResponse"
+	result, err := decodeGuardianUnlinkResponse(resp)
 	if err != nil {
 		return res, errors.Wrap(err, "decode response")
 	}

@@ -14,6 +14,7 @@ const (
 	ChildEnrollOperation       OperationName = "ChildEnroll"
 	ChildFindOperation         OperationName = "ChildFind"
 	ClassListOperation         OperationName = "ClassList"
+	GuardianUnlinkOperation    OperationName = "GuardianUnlink"
 	PickupAdultAddOperation    OperationName = "PickupAdultAdd"
 	PickupAdultRemoveOperation OperationName = "PickupAdultRemove"
 	PickupAdultsOperation      OperationName = "PickupAdults"

@@ -80,6 +80,20 @@ func encodeChildFindRequest(
 	return nil
 }
 
+func encodeGuardianUnlinkRequest(
+	req *GuardianUnlinkInput,
+	r *http.Request,
+) error {
+	const contentType = "application/json"
+	e := new(jx.Encoder)
+	{
+		req.Encode(e)
+	}
+	encoded := e.Bytes()
+	ht.SetBody(r, bytes.NewReader(encoded), contentType)
+	return nil
+}
+
 func encodePickupAdultAddRequest(
 	req *PickupAdultAddInput,
 	r *http.Request,

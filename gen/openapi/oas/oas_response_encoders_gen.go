@@ -116,6 +116,19 @@ func encodeClassListResponse(response *ClassListOutput, w http.ResponseWriter, s
 	return nil
 }
 
+func encodeGuardianUnlinkResponse(response *GuardianUnlinkOutput, w http.ResponseWriter, span trace.Span) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(200)
+
+	e := new(jx.Encoder)
+	response.Encode(e)
+	if _, err := e.WriteTo(w); err != nil {
+		return errors.Wrap(err, "write")
+	}
+
+	return nil
+}
+
 func encodePickupAdultAddResponse(response *PickupAdultAddOutput, w http.ResponseWriter, span trace.Span) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)

@@ -2007,6 +2007,86 @@ func (s *ErrorType) UnmarshalText(data []byte) error {
 	}
 }
 
+// Ref: #/components/schemas/GuardianUnlinkInput
+type GuardianUnlinkInput struct {
+	// The child, from neemias_child_find.
+	ChildID uuid.UUID `json:"child_id"`
+	// The guardian, from the child's record (neemias_roster_child).
+	GuardianID uuid.UUID `json:"guardian_id"`
+}
+
+// GetChildID returns the value of ChildID.
+func (s *GuardianUnlinkInput) GetChildID() uuid.UUID {
+	return s.ChildID
+}
+
+// GetGuardianID returns the value of GuardianID.
+func (s *GuardianUnlinkInput) GetGuardianID() uuid.UUID {
+	return s.GuardianID
+}
+
+// SetChildID sets the value of ChildID.
+func (s *GuardianUnlinkInput) SetChildID(val uuid.UUID) {
+	s.ChildID = val
+}
+
+// SetGuardianID sets the value of GuardianID.
+func (s *GuardianUnlinkInput) SetGuardianID(val uuid.UUID) {
+	s.GuardianID = val
+}
+
+// Ref: #/components/schemas/GuardianUnlinkOutput
+type GuardianUnlinkOutput struct {
+	// True when they were not linked; nothing changed.
+	AlreadyUnlinked bool `json:"already_unlinked"`
+	// The child id.
+	ChildID uuid.UUID `json:"child_id"`
+	// The guardian id.
+	GuardianID uuid.UUID `json:"guardian_id"`
+	// The child's guardians after the call.
+	GuardiansLeft int `json:"guardians_left"`
+}
+
+// GetAlreadyUnlinked returns the value of AlreadyUnlinked.
+func (s *GuardianUnlinkOutput) GetAlreadyUnlinked() bool {
+	return s.AlreadyUnlinked
+}
+
+// GetChildID returns the value of ChildID.
+func (s *GuardianUnlinkOutput) GetChildID() uuid.UUID {
+	return s.ChildID
+}
+
+// GetGuardianID returns the value of GuardianID.
+func (s *GuardianUnlinkOutput) GetGuardianID() uuid.UUID {
+	return s.GuardianID
+}
+
+// GetGuardiansLeft returns the value of GuardiansLeft.
+func (s *GuardianUnlinkOutput) GetGuardiansLeft() int {
+	return s.GuardiansLeft
+}
+
+// SetAlreadyUnlinked sets the value of AlreadyUnlinked.
+func (s *GuardianUnlinkOutput) SetAlreadyUnlinked(val bool) {
+	s.AlreadyUnlinked = val
+}
+
+// SetChildID sets the value of ChildID.
+func (s *GuardianUnlinkOutput) SetChildID(val uuid.UUID) {
+	s.ChildID = val
+}
+
+// SetGuardianID sets the value of GuardianID.
+func (s *GuardianUnlinkOutput) SetGuardianID(val uuid.UUID) {
+	s.GuardianID = val
+}
+
+// SetGuardiansLeft sets the value of GuardiansLeft.
+func (s *GuardianUnlinkOutput) SetGuardiansLeft(val int) {
+	s.GuardiansLeft = val
+}
+
 type OAuth2 struct {
 	Token  string
 	Scopes []string

@@ -47,6 +47,7 @@ var operationRolesApiKey = map[string][]string{
 	ChildEnrollOperation:       []string{},
 	ChildFindOperation:         []string{},
 	ClassListOperation:         []string{},
+	GuardianUnlinkOperation:    []string{},
 	PickupAdultAddOperation:    []string{},
 	PickupAdultRemoveOperation: []string{},
 	PickupAdultsOperation:      []string{},
@@ -100,6 +101,9 @@ var oauth2ScopesOAuth2 = map[string][]string{
 	},
 	ClassListOperation: []string{
 		"checkins:read",
+	},
+	GuardianUnlinkOperation: []string{
+		"children:write",
 	},
 	PickupAdultAddOperation: []string{
 		"pickups:write",

@@ -84,6 +84,15 @@ type Handler interface {
 	//
 	// GET /checkin/classes
 	ClassList(ctx context.Context, params ClassListParams) (*ClassListOutput, error)
+	// GuardianUnlink implements guardianUnlink operation.
+	//
+	// Removes the link between a child and a guardian recorded by mistake or no longer true: the guardian
+	// is no longer on the child's pick-up list, and a guardian's account no longer sees the child. The
+	// guardian's consent records stay as evidence. The child's last guardian cannot be unlinked: link the
+	// right one first. Unlinking twice changes nothing.
+	//
+	// POST /tools/neemias_guardian_unlink
+	GuardianUnlink(ctx context.Context, req *GuardianUnlinkInput) (*GuardianUnlinkOutput, error)
 	// PickupAdultAdd implements pickupAdultAdd operation.
 	//
 	// Adds a trusted adult who may take a child home (name, relationship, optional phone), or, for staff

@@ -20,6 +20,7 @@ var ExampleNames = []string{
 	"class",           // a class id of the fixture (c1, the volunteer's)
 	"day",             // the fixture's service day (YYYY-MM-DD), with check-ins
 	"fresh_name",      // a child name not yet enrolled, new at every resolution
+	"guardian",        // a guardian id of the fixture (g2, the father of k1, who has another guardian)
 	"leaving_child",   // a child id of the fixture not in class today (k4, in no class), to archive
 	"pickup_adult",    // the name of an adult authorized to take the fixture's child k1 home
 	"pickup_adult_id", // the id of a trusted adult on the pick-up list of the fixture's child k1
