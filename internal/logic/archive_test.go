@@ -57,7 +57,9 @@ func TestChildArchive(t *testing.T) {
 	_, err := e.invoke(admin, capapi.CapCheckinRegister, map[string]any{"child_id": a.k2.String()})
 	wantNotFound(t, err)
 	day := mustInvoke[capapi.CheckinsByDateOutput](e, admin, capapi.CapCheckinsByDate, map[string]any{"date": a.day.String()})
-	if rows, _ := checkinsOf(day); !slices.ContainsFunc(rows, func(r capapi.CheckinsByDateOutputClassesItemCheckinsItem) bool { return r.ChildHandle == a.handles[a.k2] }) {
+	if rows, _ := checkinsOf(day); !slices.ContainsFunc(rows, func(r capapi.CheckinsByDateOutputClassesItemCheckinsItem) bool {
+		return r.ChildHandle == a.handles[a.k2]
+	}) {
 		t.Errorf("the archived child's check-in left the day's history")
 	}
 

@@ -72,14 +72,18 @@ func TestGuardianUnlink(t *testing.T) {
 	// The guardian's account stops seeing a child once unlinked.
 	e.addGuardian(a, "Tia Outra Zzlink", "+55 11 95555-1234", a.k2, "other")
 	before := mustInvoke[capapi.CheckinsByDateOutput](e, resp, capapi.CapCheckinsByDate, map[string]any{"date": a.day.String()})
-	if rows, _ := checkinsOf(before); !slices.ContainsFunc(rows, func(r capapi.CheckinsByDateOutputClassesItemCheckinsItem) bool { return r.ChildHandle == a.handles[a.k2] }) {
+	if rows, _ := checkinsOf(before); !slices.ContainsFunc(rows, func(r capapi.CheckinsByDateOutputClassesItemCheckinsItem) bool {
+		return r.ChildHandle == a.handles[a.k2]
+	}) {
 		t.Fatal("the guardian does not see k2's check-in before the unlink")
 	}
 	if _, err := unlink(admin, a.k2, a.g1); err != nil {
 		t.Fatal(err)
 	}
 	after := mustInvoke[capapi.CheckinsByDateOutput](e, resp, capapi.CapCheckinsByDate, map[string]any{"date": a.day.String()})
-	if rows, _ := checkinsOf(after); slices.ContainsFunc(rows, func(r capapi.CheckinsByDateOutputClassesItemCheckinsItem) bool { return r.ChildHandle == a.handles[a.k2] }) {
+	if rows, _ := checkinsOf(after); slices.ContainsFunc(rows, func(r capapi.CheckinsByDateOutputClassesItemCheckinsItem) bool {
+		return r.ChildHandle == a.handles[a.k2]
+	}) {
 		t.Error("the unlinked guardian's account still sees k2")
 	}
 
