@@ -97,7 +97,7 @@ var registry = capability.NewRegistry([]capability.Capability{
 		},
 		TTLMillis: 5000,
 		Example:   []byte("{\"date\":\"$day\"}"),
-		Summary:   "{{plural .total \"check-in\" \"check-ins\"}} on {{.date}} in {{plural .total_classes \"class\" \"classes\"}}{{if .next_offset}}; this page lists {{len .classes}} of them: call again with offset {{.next_offset}} for the next{{end}}.",
+		Summary:   "{{plural .total \"check-in\" \"check-ins\"}} on {{.date}} in {{plural .total_classes \"class\" \"classes\"}} (today is {{.today}}, {{.time_zone}}){{if .next_offset}}; this page lists {{len .classes}} of them: call again with offset {{.next_offset}} for the next{{end}}.",
 		Source:    "spec/capabilities.yaml resources.checkins_by_date",
 	},
 	{

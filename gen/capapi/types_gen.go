@@ -374,6 +374,10 @@ func (v CheckinsByDateInput) GoString() string { return v.String() }
 type CheckinsByDateOutput struct {
 	// Date: The service day.
 	Date capability.Date `json:"date" jsonschema:"required,format=date" jsonschema_description:"The service day."`
+	// Today: The church's today, in its time zone.
+	Today capability.Date `json:"today" jsonschema:"required,format=date" jsonschema_description:"The church's today, in its time zone."`
+	// TimeZone: The church's time zone (IANA), in which today is meant (times are UTC).
+	TimeZone string `json:"time_zone" jsonschema:"required" jsonschema_description:"The church's time zone (IANA), in which today is meant (times are UTC)."`
 	// Total: The day's check-ins, in all the classes (all pages).
 	Total int64 `json:"total" jsonschema:"required" jsonschema_description:"The day's check-ins, in all the classes (all pages)."`
 	// TotalClasses: Classes with check-ins that day (all pages).
@@ -386,8 +390,10 @@ type CheckinsByDateOutput struct {
 
 // LogValue renders CheckinsByDateOutput for logs with personal data redacted.
 func (v CheckinsByDateOutput) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 5)
+	attrs := make([]slog.Attr, 0, 7)
 	attrs = append(attrs, slog.Any("date", v.Date))
+	attrs = append(attrs, slog.Any("today", v.Today))
+	attrs = append(attrs, slog.Any("time_zone", v.TimeZone))
 	attrs = append(attrs, slog.Any("total", v.Total))
 	attrs = append(attrs, slog.Any("total_classes", v.TotalClasses))
 	if v.NextOffset != nil {

@@ -101,11 +101,14 @@ func (f *Floor) checkins(w http.ResponseWriter, r *http.Request) {
 	}
 	var out struct {
 		Date         string       `json:"date"`
+		Today        string       `json:"today"`
+		TimeZone     string       `json:"time_zone"`
 		Total        int          `json:"total"`
 		TotalClasses int          `json:"total_classes"`
 		Classes      []floorClass `json:"classes"`
 	}
 	out.Date = day.Format(time.DateOnly)
+	out.Today, out.TimeZone = time.Now().In(churchTZ).Format(time.DateOnly), churchTZ.String() // the server caches the zone too
 	err = f.tx(r.Context(), capapi.CapCheckinsByDate, ptr("read"), true, func(q *db.Queries) ([]uuid.UUID, error) {
 		rows, err := q.CheckinsByDate(r.Context(), db.CheckinsByDateParams{
 			ChurchID: f.Who.ChurchID, Role: f.Who.Role, UserID: f.Who.UserID, Date: day,

@@ -96,8 +96,8 @@ func TestOneLineEditChangesOnlyItsDependents(t *testing.T) {
 		{
 			// A resource's summary template is data of the registry only.
 			name:      "one resource's summary",
-			old:       `    summary: '{{plural .total "check-in" "check-ins"}} on {{.date}} in {{plural .total_classes "class" "classes"}}{{if .next_offset}}; this page lists {{len .classes}} of them: call again with offset {{.next_offset}} for the next{{end}}.'`,
-			new:       `    summary: '{{plural .total "check-in" "check-ins"}} on {{.date}}, in {{plural .total_classes "class" "classes"}}{{if .next_offset}}; this page lists {{len .classes}} of them: call again with offset {{.next_offset}} for the next{{end}}.'`,
+			old:       `    summary: '{{plural .total "check-in" "check-ins"}} on {{.date}} in {{plural .total_classes "class" "classes"}} (today is {{.today}}, {{.time_zone}}){{if .next_offset}}; this page lists {{len .classes}} of them: call again with offset {{.next_offset}} for the next{{end}}.'`,
+			new:       `    summary: '{{plural .total "check-in" "check-ins"}} on {{.date}}, in {{plural .total_classes "class" "classes"}} (today is {{.today}}, {{.time_zone}}){{if .next_offset}}; this page lists {{len .classes}} of them: call again with offset {{.next_offset}} for the next{{end}}.'`,
 			wantFiles: []string{"gen/capapi/registry_gen.go"},
 		},
 		{

@@ -26,8 +26,8 @@ func TestRealSpecViews(t *testing.T) {
 	}
 	// Singular and plural: the summaries agree their nouns with the counts (plural).
 	singular := map[string]struct{ output, want string }{
-		"checkins_by_date": {`{"date":"2026-07-05","total":1,"total_classes":1,"classes":[{"class_name":"a","checkins":[{}]}]}`,
-			"1 check-in on 2026-07-05 in 1 class."},
+		"checkins_by_date": {`{"date":"2026-07-05","today":"2026-07-06","time_zone":"America/Sao_Paulo","total":1,"total_classes":1,"classes":[{"class_name":"a","checkins":[{}]}]}`,
+			"1 check-in on 2026-07-05 in 1 class (today is 2026-07-06, America/Sao_Paulo)."},
 		"attendance_summary": {`{"from":"2026-06-07","to":"2026-06-07","children":1,"total_checkins":1,"today":"2026-06-08","time_zone":"America/Sao_Paulo","days":[{"date":"2026-06-07","class_name":"a","checkins":1}],"classes":[{"class_id":"a","class_name":"a","children":1,"checkins":1}]}`,
 			"From 2026-06-07 to 2026-06-07, 1 different child came: 1 check-in over 1 service day in 1 class. Today is 2026-06-08 (America/Sao_Paulo)."},
 		"class_list": {`{"date":"2026-07-05","today":"2026-07-05","time_zone":"America/Sao_Paulo","classes":[{"class_id":"a"}]}`,
@@ -36,8 +36,8 @@ func TestRealSpecViews(t *testing.T) {
 			"1 adult may take Ana S. (K7Q2MX) home; 0 must not."},
 	}
 	cases := map[string]struct{ output, want string }{
-		"checkins_by_date": {`{"date":"2026-07-05","total":3,"total_classes":2,"classes":[{"class_name":"a","checkins":[{},{}]},{"class_name":"b","checkins":[{}]}]}`,
-			"3 check-ins on 2026-07-05 in 2 classes."},
+		"checkins_by_date": {`{"date":"2026-07-05","today":"2026-07-06","time_zone":"America/Sao_Paulo","total":3,"total_classes":2,"classes":[{"class_name":"a","checkins":[{},{}]},{"class_name":"b","checkins":[{}]}]}`,
+			"3 check-ins on 2026-07-05 in 2 classes (today is 2026-07-06, America/Sao_Paulo)."},
 		"attendance_summary": {`{"from":"2026-06-01","to":"2026-06-30","children":150,"total_checkins":212,"today":"2026-07-01","time_zone":"America/Sao_Paulo","covers":"your classes: Jardim, Primários","days":[{"date":"2026-06-07","class_name":"a","checkins":200},{"date":"2026-06-14","class_name":"b","checkins":12}],"classes":[{"class_id":"a","class_name":"a","children":140,"checkins":200},{"class_id":"b","class_name":"b","children":10,"checkins":12}]}`,
 			"From 2026-06-01 to 2026-06-30, 150 different children came: 212 check-ins over 2 service days in 2 classes, counting only your classes: Jardim, Primários. Today is 2026-07-01 (America/Sao_Paulo)."},
 		"class_list": {`{"date":"2026-07-05","today":"2026-07-06","time_zone":"America/Sao_Paulo","total_classes":5,"total_children":140,"next_offset":2,"classes":[{"class_id":"a"},{"class_id":"b"}]}`,

@@ -28,13 +28,17 @@ func (s *Service) CheckinsByDate(ctx context.Context, in *capapi.CheckinsByDateI
 	var out *capapi.CheckinsByDateOutput
 	c := newCall(capapi.CapCheckinsByDate, in)
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, st *txState) error {
+		today, zone, err := s.churchClock(ctx, q, w.ChurchID)
+		if err != nil {
+			return err
+		}
 		rows, err := q.CheckinsByDate(ctx, db.CheckinsByDateParams{
 			ChurchID: w.ChurchID, Role: w.Role, UserID: w.UserID, Date: in.Date.Time(),
 		})
 		if err != nil {
 			return err
 		}
-		out = &capapi.CheckinsByDateOutput{Date: in.Date, Classes: []capapi.CheckinsByDateOutputClassesItem{}}
+		out = &capapi.CheckinsByDateOutput{Date: in.Date, Today: today, TimeZone: zone, Classes: []capapi.CheckinsByDateOutputClassesItem{}}
 		var ids [][]uuid.UUID    // the children of each class, for the audit of the page
 		for _, r := range rows { // ordered by class name, then check-in time
 			if n := len(out.Classes); n == 0 || out.Classes[n-1].ClassName != r.ClassName {

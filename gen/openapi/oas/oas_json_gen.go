@@ -1020,6 +1020,14 @@ func (s *CheckinsByDateOutput) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
+		e.FieldStart("time_zone")
+		e.Str(s.TimeZone)
+	}
+	{
+		e.FieldStart("today")
+		json.EncodeDate(e, s.Today)
+	}
+	{
 		e.FieldStart("total")
 		e.Int(s.Total)
 	}
@@ -1029,12 +1037,14 @@ func (s *CheckinsByDateOutput) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfCheckinsByDateOutput = [5]string{
+var jsonFieldsNameOfCheckinsByDateOutput = [7]string{
 	0: "classes",
 	1: "date",
 	2: "next_offset",
-	3: "total",
-	4: "total_classes",
+	3: "time_zone",
+	4: "today",
+	5: "total",
+	6: "total_classes",
 }
 
 // Decode decodes CheckinsByDateOutput from json.
@@ -1086,8 +1096,32 @@ func (s *CheckinsByDateOutput) Decode(d *jx.Decoder) error {
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"next_offset\"")
 			}
-		case "total":
+		case "time_zone":
 			requiredBitSet[0] |= 1 << 3
+			if err := func() error {
+				v, err := d.Str()
+				s.TimeZone = string(v)
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"time_zone\"")
+			}
+		case "today":
+			requiredBitSet[0] |= 1 << 4
+			if err := func() error {
+				v, err := json.DecodeDate(d)
+				s.Today = v
+				if err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"today\"")
+			}
+		case "total":
+			requiredBitSet[0] |= 1 << 5
 			if err := func() error {
 				v, err := d.Int()
 				s.Total = int(v)
@@ -1099,7 +1133,7 @@ func (s *CheckinsByDateOutput) Decode(d *jx.Decoder) error {
 				return errors.Wrap(err, "decode field \"total\"")
 			}
 		case "total_classes":
-			requiredBitSet[0] |= 1 << 4
+			requiredBitSet[0] |= 1 << 6
 			if err := func() error {
 				v, err := d.Int()
 				s.TotalClasses = int(v)
@@ -1120,7 +1154,7 @@ func (s *CheckinsByDateOutput) Decode(d *jx.Decoder) error {
 	// Validate required fields.
 	var failures []validate.FieldError
 	for i, mask := range [1]uint8{
-		0b00011011,
+		0b01111011,
 	} {
 		if result := (requiredBitSet[i] & mask) ^ mask; result != 0 {
 			// Mask only required fields and check equality to mask using XOR.

@@ -488,6 +488,10 @@ type CheckinsByDateOutput struct {
 	Date time.Time `json:"date"`
 	// Set when more classes follow: give it as offset for the next page.
 	NextOffset OptInt `json:"next_offset"`
+	// The church's time zone (IANA), in which today is meant (times are UTC).
+	TimeZone string `json:"time_zone"`
+	// The church's today, in its time zone.
+	Today time.Time `json:"today"`
 	// The day's check-ins, in all the classes (all pages).
 	Total int `json:"total"`
 	// Classes with check-ins that day (all pages).
@@ -507,6 +511,16 @@ func (s *CheckinsByDateOutput) GetDate() time.Time {
 // GetNextOffset returns the value of NextOffset.
 func (s *CheckinsByDateOutput) GetNextOffset() OptInt {
 	return s.NextOffset
+}
+
+// GetTimeZone returns the value of TimeZone.
+func (s *CheckinsByDateOutput) GetTimeZone() string {
+	return s.TimeZone
+}
+
+// GetToday returns the value of Today.
+func (s *CheckinsByDateOutput) GetToday() time.Time {
+	return s.Today
 }
 
 // GetTotal returns the value of Total.
@@ -532,6 +546,16 @@ func (s *CheckinsByDateOutput) SetDate(val time.Time) {
 // SetNextOffset sets the value of NextOffset.
 func (s *CheckinsByDateOutput) SetNextOffset(val OptInt) {
 	s.NextOffset = val
+}
+
+// SetTimeZone sets the value of TimeZone.
+func (s *CheckinsByDateOutput) SetTimeZone(val string) {
+	s.TimeZone = val
+}
+
+// SetToday sets the value of Today.
+func (s *CheckinsByDateOutput) SetToday(val time.Time) {
+	s.Today = val
 }
 
 // SetTotal sets the value of Total.
