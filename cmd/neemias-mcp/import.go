@@ -19,6 +19,9 @@ func importCmd() *cobra.Command {
 		dbf            dbFlags
 		church, report string
 		dryRun, strict bool
+		dateOrder      string
+		country        string
+		consentVersion string
 	)
 	var cols strings.Builder
 	for _, col := range rosterimport.Columns {
@@ -32,26 +35,36 @@ func importCmd() *cobra.Command {
 		Use:   "roster FILE.csv",
 		Short: "Import children, guardians and consent from the church's spreadsheet (CSV)",
 		Long: `Import children, guardians, their links and the guardians' consent from a CSV file: the
-export of the spreadsheet the church keeps (Google Sheets, Excel), UTF-8 or Windows-1252,
-separated by commas or semicolons. Header names are matched in Portuguese or English, ignoring
-case and accents:
+export of the spreadsheet the church keeps (Google Sheets, Google Forms, Excel, another church
+system): UTF-8 (with or without BOM), UTF-16 with BOM, Windows-1252 or CP850 (Excel's "CSV
+(MS-DOS)"), separated by commas, semicolons or tabs, with an optional "sep=;" first line and
+title rows above the header. Header names are matched in Portuguese or English, ignoring case,
+accents and punctuation; a first-name column may come with a last-name column:
 
 ` + cols.String() + `
-Dates: DD/MM/AAAA or AAAA-MM-DD. Phones: Brazilian numbers in any common format, with the area
-code. Relationship: mãe, pai, avó, avô, responsável legal, outro (empty: outro). A child goes to
-the class named in the class column, else to the class its age fits.
+Dates: YYYY-MM-DD, DD/MM/YYYY or MM/DD/YYYY (the order is read from the values; a file whose
+dates all fit both is refused: give --date-order), Excel serial dates. Phones: numbers of
+--default-country (default BR) in any common format, others with +country; a number not valid
+there is refused. Relationship: mãe, pai, avó materna, tutora legal, mom, dad, grandma, ...;
+a word not known is "outro" with a warning. A child goes to the class named in the class
+column, else to the class its age fits.
 
 Consent: a row is imported only with the version of the consent text the guardian agreed to
-(consent column), or another legal basis named in the legal-basis column (obrigação legal,
-legítimo interesse). Rows without either are refused and reported.
+(consent column), a "Sim"/"Yes" there with --consent-version naming a registered text
+(neemias-mcp consent-text add), or another legal basis named in the legal-basis column
+(obrigação legal, legítimo interesse). "Não", "Pendente", "Recusado" ... refuse the row
+(consent pending), as does a row with nothing.
 
-A child is matched by name and birth date, a guardian by phone: importing the same file twice
-changes nothing, a corrected file updates what changed. The whole run is one transaction:
-all or nothing. The report (stdout, or --report FILE) lists every refused row by line number
-and reason and never quotes personal data; nothing is logged.`,
+A child is matched by name and birth date and a guardian in common, a guardian by name and
+phone (docs/onboarding.md has the rules): importing the same file twice changes nothing, a
+corrected file updates what changed. The whole run is one transaction: all or nothing. The
+report (stdout, or --report FILE) lists every refused row by spreadsheet row number and reason
+and never quotes a cell; nothing is logged. An import that imports no row exits non-zero.`,
 		Example: `  neemias-mcp import roster docs/examples/roster-sample.csv --church central --dry-run
   neemias-mcp import roster cadastro.csv --church central --report relatorio.txt
-  neemias-mcp import roster cadastro.csv --church central --strict`,
+  neemias-mcp import roster cadastro.csv --church central --strict
+  neemias-mcp import roster formulario.csv --church central --consent-version termo-2025-01
+  neemias-mcp import roster us-export.csv --church central --default-country US --date-order mdy`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
@@ -73,7 +86,8 @@ and reason and never quotes personal data; nothing is logged.`,
 				return err
 			}
 			defer closeDB()
-			rep, runErr := rosterimport.Run(cmd.Context(), st, f, rosterimport.Options{Church: church, DryRun: dryRun, Strict: strict})
+			rep, runErr := rosterimport.Run(cmd.Context(), st, f, rosterimport.Options{Church: church, DryRun: dryRun, Strict: strict,
+				DateOrder: strings.ToLower(dateOrder), DefaultCountry: country, ConsentVersion: strings.TrimSpace(consentVersion)})
 			if rep != nil {
 				if err := rep.WriteText(out); err != nil {
 					return err
@@ -90,6 +104,9 @@ and reason and never quotes personal data; nothing is logged.`,
 			if errors.Is(runErr, rosterimport.ErrRefusedRows) {
 				return fmt.Errorf("%d rows refused and --strict is set: nothing was imported", len(rep.Refused))
 			}
+			if runErr == nil && rep.Imported == 0 {
+				return fmt.Errorf("nenhuma linha importada (%d recusadas): veja o relatório / no row was imported (%d refused): see the report", len(rep.Refused), len(rep.Refused))
+			}
 			return runErr
 		},
 	}
@@ -97,6 +114,9 @@ and reason and never quotes personal data; nothing is logged.`,
 	roster.Flags().StringVar(&church, "church", "", "the church's slug (required)")
 	roster.Flags().BoolVar(&dryRun, "dry-run", false, "do everything, then roll back: print what would be created, updated and refused")
 	roster.Flags().BoolVar(&strict, "strict", false, "import nothing when any row is refused")
+	roster.Flags().StringVar(&dateOrder, "date-order", "", "the order of day/month dates: dmy, mdy or ymd (default: read from the values)")
+	roster.Flags().StringVar(&country, "default-country", "BR", "ISO 3166 country of phone numbers written without +")
+	roster.Flags().StringVar(&consentVersion, "consent-version", "", "the registered consent text (consent-text add) a Sim/Yes consent cell refers to")
 	roster.Flags().StringVar(&report, "report", "", "write the report to this file (mode 0600) instead of standard output")
 	mustRequire(roster, "church")
 	c.AddCommand(roster)

@@ -584,3 +584,73 @@ func mustRequire(c *cobra.Command, names ...string) {
 		}
 	}
 }
+
+// consentTextCmd registers and lists the consent texts of a church: the versions a roster's
+// "Sim"/"Yes" consent cells may be recorded against (import roster --consent-version).
+func consentTextCmd() *cobra.Command {
+	c := &cobra.Command{Use: "consent-text", Short: "Register and list a church's consent texts (the versions of its LGPD consent term)"}
+	var (
+		addDB                  dbFlags
+		church, version, title string
+	)
+	add := &cobra.Command{
+		Use:   "add",
+		Short: "Register a version of the church's consent term",
+		Long: `Register a version of the consent term guardians sign (LGPD art. 14). A roster whose consent
+column says "Sim"/"Yes" (a Google Form's checkbox, for instance) is imported with
+--consent-version naming one of these versions: the consent records then say which text the
+guardian agreed to. A registered text is never changed; new wording is a new version.`,
+		Example: `  neemias-mcp consent-text add --church central --version termo-2025-01 --title "Termo de consentimento LGPD 2025"`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, closeDB, err := openStore(cmd.Context(), &addDB)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			t, err := onboard.AddConsentText(cmd.Context(), st, church, version, title)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "registered consent text %s (%q, id %s) of church %s\nnext: neemias-mcp import roster FILE.csv --church %s --consent-version %s\n",
+				t.Version, t.Title, t.ID, church, church, t.Version)
+			return nil
+		},
+	}
+	addDB.add(add)
+	add.Flags().StringVar(&church, "church", "", "the church's slug (required)")
+	add.Flags().StringVar(&version, "version", "", "the text's version, as the import names it: letters, digits, . _ / : - (required)")
+	add.Flags().StringVar(&title, "title", "", "the text's title (required)")
+	mustRequire(add, "church", "version", "title")
+
+	var (
+		listDB     dbFlags
+		listChurch string
+	)
+	list := &cobra.Command{
+		Use: "list", Short: "List a church's consent texts", Args: cobra.NoArgs,
+		Example: "  neemias-mcp consent-text list --church central",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, closeDB, err := openStore(cmd.Context(), &listDB)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			ts, err := onboard.ListConsentTexts(cmd.Context(), st, listChurch)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
+			fmt.Fprintln(tw, "VERSION\tTITLE\tREGISTERED")
+			for _, t := range ts {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Version, t.Title, t.RegisteredAt.UTC().Format("2006-01-02 15:04 UTC"))
+			}
+			return tw.Flush()
+		},
+	}
+	listDB.add(list)
+	list.Flags().StringVar(&listChurch, "church", "", "the church's slug (required)")
+	mustRequire(list, "church")
+	c.AddCommand(add, list)
+	return c
+}

@@ -1,10 +1,11 @@
 // Package onboard is what an operator does to set a church up, written by hand: create the
 // church, add, list and disable its staff accounts, give a local login a one-time
 // set-password link (or set the password from the operator's terminal), add and list its
-// classes, assign volunteers to classes. It also owns the links' codes (passwordcode.go):
+// classes, assign volunteers to classes, register the consent texts a roster's "Sim"/"Yes"
+// consent cells refer to (consent_texts, migration 00100). It also owns the links' codes (passwordcode.go):
 // issued here, redeemed by the authorization server's /set-password page (internal/oauth),
 // which is the person's own action and is audited as theirs (audit.InsertUserAction).
-// cmd/neemias-mcp's church, user, class and volunteer commands are thin wrappers over it.
+// cmd/neemias-mcp's church, user, class, volunteer and consent-text commands are thin wrappers over it.
 //
 // Every operation runs in one transaction of the maintenance context (store.InSystemTx: the
 // connecting role, the schema owner, under the *_owner policies of migration 00004) and

@@ -622,3 +622,76 @@ func record(ctx context.Context, tx pgx.Tx, church uuid.UUID, action string, tar
 
 // squeeze trims s and collapses runs of white space to one space.
 func squeeze(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// ConsentText is a version of the consent term a church registered: what a roster's "Sim" /
+// "Yes" consent cell refers to when the import names it (--consent-version).
+type ConsentText struct {
+	ID           uuid.UUID
+	Version      string
+	Title        string
+	RegisteredAt time.Time
+}
+
+// consentVersionRE is the schema's check on consent_texts.version (and what a roster's
+// consent cell may carry as a version): a word, no spaces.
+var consentVersionRE = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._/:-]{0,39}$`)
+
+// AddConsentText registers a consent text of the church with this slug. A version is
+// registered once; registering it again is refused.
+func AddConsentText(ctx context.Context, st *store.Store, churchSlug, version, title string) (ConsentText, error) {
+	version, title = strings.TrimSpace(version), squeeze(title)
+	if !consentVersionRE.MatchString(version) {
+		return ConsentText{}, fmt.Errorf("--version %q: use 1 to 40 letters, digits and . _ / : - (for example termo-2025-01 or v2), no spaces", version)
+	}
+	if n := utf8.RuneCountInString(title); n < 1 || n > 200 {
+		return ConsentText{}, errors.New("--title: give the consent text's title (1 to 200 characters)")
+	}
+	c := ConsentText{Version: version, Title: title}
+	err := st.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		ch, err := ChurchBySlug(ctx, tx, churchSlug)
+		if err != nil {
+			return err
+		}
+		var exists bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM consent_texts WHERE church_id = $1 AND version = $2)`, ch.ID, version).Scan(&exists); err != nil {
+			return err
+		}
+		if exists {
+			return errConsentTextTaken(version, ch.Slug)
+		}
+		if err := tx.QueryRow(ctx, `INSERT INTO consent_texts (church_id, version, title) VALUES ($1, $2, $3) RETURNING id, registered_at`,
+			ch.ID, version, title).Scan(&c.ID, &c.RegisteredAt); err != nil {
+			return err
+		}
+		return record(ctx, tx, ch.ID, "consent_text.add", c.ID)
+	})
+	if store.IsUniqueViolation(err, "consent_texts_church_version_key") {
+		return ConsentText{}, errConsentTextTaken(version, churchSlug)
+	}
+	return c, err
+}
+
+func errConsentTextTaken(version, slug string) error {
+	return fmt.Errorf("church %q has a consent text with version %q already (neemias-mcp consent-text list --church %s); a registered text is never changed: register the new wording under a new version", slug, version, slug)
+}
+
+// ListConsentTexts lists the consent texts of the church with this slug, oldest first.
+func ListConsentTexts(ctx context.Context, st *store.Store, churchSlug string) ([]ConsentText, error) {
+	var out []ConsentText
+	err := st.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		ch, err := ChurchBySlug(ctx, tx, churchSlug)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT id, version, title, registered_at FROM consent_texts WHERE church_id = $1 ORDER BY registered_at, version`, ch.ID)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ConsentText, error) {
+			var c ConsentText
+			return c, r.Scan(&c.ID, &c.Version, &c.Title, &c.RegisteredAt)
+		})
+		return err
+	})
+	return out, err
+}

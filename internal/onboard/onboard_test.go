@@ -242,3 +242,39 @@ func TestOnboardRefusals(t *testing.T) {
 		t.Errorf("refusals left users behind: %d %v", len(users), err)
 	}
 }
+
+// TestConsentTexts: a church registers versions of its consent term once each; they are
+// listed oldest first, audited, and another church's texts are its own.
+func TestConsentTexts(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	for _, slug := range []string{"central", "outra"} {
+		if _, err := onboard.CreateChurch(ctx, st, onboard.NewChurch{Name: slug, Slug: slug}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := onboard.AddConsentText(ctx, st, "central", "termo-2025-01", "  Termo   LGPD 2025 "); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := onboard.AddConsentText(ctx, st, "central", "v2", "Termo LGPD 2026"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := onboard.AddConsentText(ctx, st, "outra", "termo-2025-01", "Outro termo"); err != nil {
+		t.Errorf("another church, the same version: %v", err)
+	}
+	for _, tc := range []struct{ version, title, want string }{
+		{"termo-2025-01", "De novo", "already"},
+		{"termo 2025", "Com espaço", "--version"},
+		{"", "Vazio", "--version"},
+		{"v3", " ", "--title"},
+	} {
+		if _, err := onboard.AddConsentText(ctx, st, "central", tc.version, tc.title); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("AddConsentText(%q, %q) = %v, want %q", tc.version, tc.title, err, tc.want)
+		}
+	}
+	ts, err := onboard.ListConsentTexts(ctx, st, "central")
+	if err != nil || len(ts) != 2 || ts[0].Version != "termo-2025-01" || ts[0].Title != "Termo LGPD 2025" || ts[1].Version != "v2" {
+		t.Errorf("ListConsentTexts = %+v, %v", ts, err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/nyaruka/phonenumbers"
 
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/internal/audit"
@@ -26,6 +27,10 @@ type Options struct {
 	DryRun bool
 	// Strict refuses the whole file when any row is refused.
 	Strict bool
+	// DateOrder (--date-order: dmy, mdy, ymd; empty: detected), DefaultCountry (--default-country,
+	// ISO 3166; empty: BR) and ConsentVersion (--consent-version: the registered consent text a
+	// "yes" cell refers to) are the operator's statements about the file; see [ParseOptions].
+	DateOrder, DefaultCountry, ConsentVersion string
 }
 
 // Counts of one kind of record.
@@ -37,6 +42,9 @@ type Report struct {
 	DryRun    bool
 	Encoding  string
 	Separator rune
+	// HeaderRow is the spreadsheet row of the header; DateOrder the order its dates were read in.
+	HeaderRow int
+	DateOrder string
 	Columns   map[Field]string
 	Ignored   []string
 	// Lines is the number of data rows read; Imported those that were not refused.
@@ -49,6 +57,8 @@ type Report struct {
 	// Unplaced counts the imported children that no class fits (age outside every range).
 	Unplaced int
 	Refused  []Refusal
+	// Warnings are rows imported with something to check (by row number, never a value).
+	Warnings []Warning
 	// Committed: the changes are in the database (false for a dry run and a refused file).
 	Committed bool
 	Elapsed   time.Duration
@@ -86,18 +96,28 @@ func Run(ctx context.Context, st *store.Store, r io.Reader, opts Options) (*Repo
 		if err := tx.QueryRow(ctx, `SELECT (now() AT TIME ZONE time_zone)::date FROM churches WHERE id = $1`, ch.ID).Scan(&today); err != nil {
 			return err
 		}
-		f, err := Parse(bytes.NewReader(raw), today)
+		if opts.ConsentVersion != "" {
+			if err := checkConsentText(ctx, tx, ch, opts.ConsentVersion); err != nil {
+				return err
+			}
+		}
+		f, err := Parse(bytes.NewReader(raw), today, ParseOptions{DateOrder: opts.DateOrder, DefaultCountry: opts.DefaultCountry, ConsentVersion: opts.ConsentVersion})
 		if err != nil {
 			return err
 		}
 		rep.Encoding, rep.Separator, rep.Columns, rep.Ignored, rep.Lines = f.Encoding, f.Separator, f.Columns, f.Ignored, f.Lines
+		rep.HeaderRow, rep.DateOrder = f.HeaderRow, f.DateOrder
 		rep.Refused = append(rep.Refused, f.Refused...)
-		cur, err := load(ctx, tx, ch.ID)
+		rep.Warnings = append(rep.Warnings, f.Warnings...)
+		region, _ := checkRegion(opts.DefaultCountry)
+		cur, err := load(ctx, tx, ch.ID, region)
 		if err != nil {
 			return err
 		}
-		p := plan(cur, f.Rows, today, rep)
+		_, hasRelationship := f.Columns[FieldRelationship]
+		p := plan(cur, f.Rows, today, rep, hasRelationship)
 		slices.SortStableFunc(rep.Refused, func(a, b Refusal) int { return a.Line - b.Line })
+		slices.SortStableFunc(rep.Warnings, func(a, b Warning) int { return a.Line - b.Line })
 		if opts.Strict && len(rep.Refused) > 0 {
 			return ErrRefusedRows
 		}
@@ -129,6 +149,19 @@ func Run(ctx context.Context, st *store.Store, r io.Reader, opts Options) (*Repo
 	return rep, err
 }
 
+// checkConsentText makes sure --consent-version names a consent text the church registered.
+func checkConsentText(ctx context.Context, tx pgx.Tx, ch onboard.Church, version string) error {
+	var ok bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM consent_texts WHERE church_id = $1 AND version = $2)`, ch.ID, version).Scan(&ok); err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("--consent-version %q: church %s has no consent text with this version; register it with neemias-mcp consent-text add --church %s --version %s --title TITLE (consent-text list shows them)",
+			version, ch.Slug, ch.Slug, version)
+	}
+	return nil
+}
+
 type class struct {
 	id             uuid.UUID
 	name, folded   string
@@ -144,8 +177,8 @@ type child struct {
 }
 
 type guardian struct {
-	id   uuid.UUID
-	name string
+	id          uuid.UUID
+	name, phone string
 }
 
 type pair struct{ guardian, child uuid.UUID }
@@ -155,18 +188,22 @@ type consent struct{ version, basis string }
 // current is what the church has before the run.
 type current struct {
 	classes   []class
-	children  map[string][]child // by childKey
-	guardians map[string]guardian
-	links     map[pair]string
-	consents  map[pair][]consent // active ones
+	children  map[string][]child     // by childKey
+	guardians map[string][]*guardian // by E.164 phone, oldest first
+	byID      map[uuid.UUID]*guardian
+	// childGuardians are the guardians linked to each child.
+	childGuardians map[uuid.UUID][]uuid.UUID
+	links          map[pair]string
+	consents       map[pair][]consent // active ones
 }
 
 func childKey(name string, birth time.Time) string {
 	return fold(name) + "|" + birth.Format(time.DateOnly)
 }
 
-func load(ctx context.Context, tx pgx.Tx, church uuid.UUID) (*current, error) {
-	c := &current{children: map[string][]child{}, guardians: map[string]guardian{}, links: map[pair]string{}, consents: map[pair][]consent{}}
+func load(ctx context.Context, tx pgx.Tx, church uuid.UUID, region string) (*current, error) {
+	c := &current{children: map[string][]child{}, guardians: map[string][]*guardian{}, byID: map[uuid.UUID]*guardian{},
+		childGuardians: map[uuid.UUID][]uuid.UUID{}, links: map[pair]string{}, consents: map[pair][]consent{}}
 	rows, err := tx.Query(ctx, `SELECT id, name, min_age, max_age, archived_at IS NOT NULL FROM classes WHERE church_id = $1`, church)
 	if err != nil {
 		return nil, err
@@ -200,19 +237,15 @@ func load(ctx context.Context, tx pgx.Tx, church uuid.UUID) (*current, error) {
 	if err != nil {
 		return nil, err
 	}
-	var (
-		g     guardian
-		phone string
-	)
-	if _, err := pgx.ForEachRow(rows, []any{&g.id, &g.name, &phone}, func() error {
+	var g guardian
+	if _, err := pgx.ForEachRow(rows, []any{&g.id, &g.name, &g.phone}, func() error {
 		// Guardians enrolled by hand may have their phone in another format.
-		key := phone
-		if e164, bad := parsePhone(phone); bad == nil {
-			key = e164
+		e := g
+		if n, err := phonenumbers.Parse(e.phone, region); err == nil && phonenumbers.IsValidNumber(n) {
+			e.phone = phonenumbers.Format(n, phonenumbers.E164)
 		}
-		if _, dup := c.guardians[key]; !dup {
-			c.guardians[key] = g
-		}
+		c.guardians[e.phone] = append(c.guardians[e.phone], &e)
+		c.byID[e.id] = &e
 		return nil
 	}); err != nil {
 		return nil, err
@@ -227,6 +260,7 @@ func load(ctx context.Context, tx pgx.Tx, church uuid.UUID) (*current, error) {
 	)
 	if _, err := pgx.ForEachRow(rows, []any{&pr.guardian, &pr.child, &rel}, func() error {
 		c.links[pr] = rel
+		c.childGuardians[pr.child] = append(c.childGuardians[pr.child], pr.guardian)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -293,6 +327,7 @@ type guardianPlan struct {
 	id             uuid.UUID
 	isNew, changed bool
 	name, phone    string
+	was            string // the enrolled name
 }
 
 type linkPlan struct {
@@ -313,105 +348,247 @@ type changes struct {
 	consents  []consentPlan
 }
 
-// plan matches the valid rows against the church's records, refusing the rows it cannot
-// place, and fills in the report's counts.
-func plan(cur *current, rows []Row, today time.Time, rep *Report) *changes {
+// Warnings of the matching.
+var (
+	warnHomonym = Reason{"uma criança com o mesmo nome e a mesma data de nascimento já está cadastrada com outros responsáveis: esta foi cadastrada como outra criança; se for a mesma, junte os registros",
+		"a child with the same name and birth date is enrolled with other guardians: this one was enrolled as another child; if it is the same child, merge the records"}
+	warnOtherPhone = Reason{"um responsável com este nome já está ligado à criança com outro telefone: foi criado outro registro de responsável; se o telefone mudou, corrija-o no cadastro",
+		"a guardian with this name is linked to the child with another phone: another guardian record was created; if the phone changed, correct it in the roster"}
+)
+
+// plan matches the valid rows against the church's records (the rules are in the package
+// doc), refusing the rows it cannot place, and fills in the report's counts. hasRelationship
+// says whether the file has a relationship column (without one, links keep their values).
+func plan(cur *current, rows []Row, today time.Time, rep *Report, hasRelationship bool) *changes {
 	ch := &changes{}
-	children := map[string]*childPlan{}
-	guardians := map[string]*guardianPlan{}
-	seen := map[string]int{}
-	linkDone := map[pair]bool{}
-	consentDone := map[pair]map[consent]bool{}
+	refuseRow := func(line int, pt, en string) { rep.Refused = append(rep.Refused, refuse(line, pt, en)) }
+
+	// 1. The explicit class of each row.
+	type placed struct {
+		Row
+		explicit *class
+		g        *guardianPlan
+		child    *child     // the enrolled child it matches, or nil
+		newChild *childPlan // the new child it makes, or nil
+	}
+	var ps []*placed
 	for _, r := range rows {
-		var explicit *class
+		p := &placed{Row: r}
 		if r.Class != "" {
 			for i := range cur.classes {
 				if cur.classes[i].folded == fold(r.Class) {
-					explicit = &cur.classes[i]
+					p.explicit = &cur.classes[i]
 				}
 			}
-			if explicit == nil {
-				rep.Refused = append(rep.Refused, refuse(r.Line,
-					fmt.Sprintf("a turma %q não existe nesta igreja; corrija o nome ou crie-a (neemias-mcp class add)", r.Class),
-					fmt.Sprintf("class %q does not exist in this church; fix the name or create it (neemias-mcp class add)", r.Class)))
+			if p.explicit == nil {
+				refuseRow(r.Line, "a turma da coluna de turma não existe nesta igreja; corrija o nome ou crie-a (neemias-mcp class add)",
+					"the class in the class column does not exist in this church; fix the name or create it (neemias-mcp class add)")
 				continue
 			}
-			if explicit.archived {
-				rep.Refused = append(rep.Refused, refuse(r.Line,
-					fmt.Sprintf("a turma %q está arquivada", explicit.name), fmt.Sprintf("class %q is archived", explicit.name)))
+			if p.explicit.archived {
+				refuseRow(r.Line, "a turma da coluna de turma está arquivada", "the class in the class column is archived")
 				continue
 			}
 		}
-		key := childKey(r.ChildName, r.BirthDate)
-		if first, dup := seen[key+"|"+r.Phone]; dup {
-			rep.Refused = append(rep.Refused, refuse(r.Line,
-				fmt.Sprintf("repete a linha %d (mesma criança, mesmo responsável)", first),
-				fmt.Sprintf("repeats line %d (same child, same guardian)", first)))
+		ps = append(ps, p)
+	}
+
+	// 2. Guardians: a person is a name and a phone. An enrolled guardian with this phone is
+	// the row's guardian when the names are one person's (samePerson), else the row brings a
+	// new guardian sharing the phone.
+	existingPlan := map[uuid.UUID]*guardianPlan{}
+	newByPhone := map[string][]*guardianPlan{}
+	for _, p := range ps {
+		var match *guardian
+		for _, e := range cur.guardians[p.Phone] {
+			if fold(e.name) == fold(p.GuardianName) {
+				match = e
+				break
+			}
+		}
+		if match == nil {
+			for _, e := range cur.guardians[p.Phone] {
+				if samePerson(e.name, p.GuardianName) {
+					match = e
+					break
+				}
+			}
+		}
+		if match != nil {
+			if p.g = existingPlan[match.id]; p.g == nil {
+				p.g = &guardianPlan{id: match.id, name: match.name, phone: p.Phone, was: match.name}
+				existingPlan[match.id] = p.g
+			}
 			continue
 		}
-		cp := children[key]
+		for _, gp := range newByPhone[p.Phone] {
+			if samePerson(gp.name, p.GuardianName) {
+				p.g = gp
+				break
+			}
+		}
+		if p.g == nil {
+			p.g = &guardianPlan{id: uuid.New(), isNew: true, name: p.GuardianName, phone: p.Phone}
+			newByPhone[p.Phone] = append(newByPhone[p.Phone], p.g)
+		}
+	}
+
+	// 3. Children: the rows of one name and birth date are one child of the file. An
+	// enrolled child with that name and birth date is theirs when it has a guardian in common
+	// with one of the rows (the same guardian, or a guardian of the same name with another
+	// phone); without one it is another family's child, and the rows make a new child.
+	var keys []string
+	groups := map[string][]*placed{}
+	for _, p := range ps {
+		k := childKey(p.ChildName, p.BirthDate)
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], p)
+	}
+	var kept []*placed
+	for _, k := range keys {
+		cands := cur.children[k]
+		anchored := map[uuid.UUID]*child{}
+		var loose []*placed
+		for _, p := range groups[k] {
+			for i := range cands {
+				c := &cands[i]
+				if !p.g.isNew {
+					if _, ok := cur.links[pair{p.g.id, c.id}]; ok {
+						p.child = c
+						break
+					}
+				}
+			}
+			if p.child == nil {
+				for i := range cands {
+					c := &cands[i]
+					for _, gid := range cur.childGuardians[c.id] {
+						if e := cur.byID[gid]; e.phone != p.Phone && samePerson(e.name, p.GuardianName) {
+							p.child = c
+							rep.Warnings = append(rep.Warnings, Warning{p.Line, warnOtherPhone})
+							break
+						}
+					}
+					if p.child != nil {
+						break
+					}
+				}
+			}
+			if p.child != nil {
+				anchored[p.child.id] = p.child
+			} else {
+				loose = append(loose, p)
+			}
+		}
+		var newChild *childPlan
+		for _, p := range loose {
+			switch {
+			case len(anchored) == 1:
+				for _, c := range anchored {
+					p.child = c
+				}
+			case len(anchored) > 1:
+				refuseRow(p.Line, "há mais de uma criança cadastrada com este nome e esta data de nascimento, de famílias diferentes, e o responsável desta linha não está ligado a nenhuma delas; importe esta linha num arquivo à parte",
+					"more than one enrolled child of different families has this name and birth date, and this row's guardian is linked to none of them; import this row in a file of its own")
+				continue
+			case len(cands) == 1 && len(cur.childGuardians[cands[0].id]) == 0:
+				p.child = &cands[0]
+			default:
+				if newChild == nil {
+					newChild = &childPlan{id: uuid.New(), isNew: true, name: p.ChildName, birth: p.BirthDate}
+				}
+				p.newChild = newChild
+				if len(cands) > 0 {
+					rep.Warnings = append(rep.Warnings, Warning{p.Line, warnHomonym})
+				}
+			}
+		}
+		for _, p := range groups[k] {
+			if p.child != nil || p.newChild != nil {
+				kept = append(kept, p)
+			}
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b *placed) int { return a.Line - b.Line })
+
+	// 4. The changes, in the file's order.
+	children := map[uuid.UUID]*childPlan{}
+	guardianDone := map[*guardianPlan]bool{}
+	seen := map[pair]int{}
+	linkDone := map[pair]bool{}
+	consentDone := map[pair]map[consent]bool{}
+	for _, p := range kept {
+		r := p.Row
+		cid := uuid.Nil
+		if p.child != nil {
+			cid = p.child.id
+		} else {
+			cid = p.newChild.id
+		}
+		pr := pair{guardian: p.g.id, child: cid}
+		if first, dup := seen[pr]; dup {
+			refuseRow(r.Line, fmt.Sprintf("repete a linha %d (mesma criança, mesmo responsável)", first),
+				fmt.Sprintf("repeats line %d (same child, same guardian)", first))
+			continue
+		}
+		seen[pr] = r.Line
+		rep.Imported++
+
+		if !guardianDone[p.g] {
+			guardianDone[p.g] = true
+			ch.guardians = append(ch.guardians, p.g)
+		}
+		if betterName(p.g.name, r.GuardianName) && samePerson(p.g.name, r.GuardianName) {
+			p.g.name = r.GuardianName
+			p.g.changed = !p.g.isNew && p.g.name != p.g.was
+		}
+
+		cp := children[cid]
 		if cp == nil {
-			switch existing := cur.children[key]; len(existing) {
-			case 0:
-				cp = &childPlan{id: uuid.New(), isNew: true, name: r.ChildName, birth: r.BirthDate}
+			if p.newChild != nil {
+				cp = p.newChild
 				health(&cp.allergies, r.Allergies)
 				health(&cp.medicalNotes, r.MedicalNotes)
-				if explicit != nil {
-					cp.classID = &explicit.id
+				if p.explicit != nil {
+					cp.classID = &p.explicit.id
 				} else {
 					cp.classID = cur.byAge(r.BirthDate, today)
 				}
-			case 1:
-				e := existing[0]
+			} else {
+				e := p.child
 				cp = &childPlan{id: e.id, name: e.name, birth: r.BirthDate, classID: e.classID, allergies: e.allergies, medicalNotes: e.medicalNotes}
-				if e.name != r.ChildName {
+				if betterName(e.name, r.ChildName) {
 					cp.name, cp.changed = r.ChildName, true
 				}
 				if a, m := health(&cp.allergies, r.Allergies), health(&cp.medicalNotes, r.MedicalNotes); a || m {
 					cp.changed = true
 				}
 				switch {
-				case explicit != nil:
-					if e.classID == nil || *e.classID != explicit.id {
-						cp.classID, cp.changed = &explicit.id, true
+				case p.explicit != nil:
+					if e.classID == nil || *e.classID != p.explicit.id {
+						cp.classID, cp.changed = &p.explicit.id, true
 					}
 				case e.classID == nil:
 					if byAge := cur.byAge(r.BirthDate, today); byAge != nil {
 						cp.classID, cp.changed = byAge, true
 					}
 				}
-			default:
-				rep.Refused = append(rep.Refused, refuse(r.Line,
-					"há mais de uma criança com este nome e esta data de nascimento no cadastro; resolva no sistema antes de importar",
-					"more than one enrolled child has this name and birth date; sort them out before importing"))
-				continue
 			}
-			children[key] = cp
+			children[cid] = cp
 			ch.children = append(ch.children, cp)
 		}
-		seen[key+"|"+r.Phone] = r.Line
-		rep.Imported++
 
-		gp := guardians[r.Phone]
-		if gp == nil {
-			if e, ok := cur.guardians[r.Phone]; ok {
-				gp = &guardianPlan{id: e.id, name: e.name, phone: r.Phone}
-				if e.name != r.GuardianName {
-					gp.name, gp.changed = r.GuardianName, true
-				}
-			} else {
-				gp = &guardianPlan{id: uuid.New(), isNew: true, name: r.GuardianName, phone: r.Phone}
-			}
-			guardians[r.Phone] = gp
-			ch.guardians = append(ch.guardians, gp)
-		}
-
-		pr := pair{guardian: gp.id, child: cp.id}
 		if !linkDone[pr] {
 			linkDone[pr] = true
 			if rel, ok := cur.links[pr]; !ok {
-				ch.newLinks = append(ch.newLinks, linkPlan{pr, r.Relationship})
-			} else if rel != r.Relationship {
+				rel := r.Relationship
+				if rel == "" {
+					rel = "other"
+				}
+				ch.newLinks = append(ch.newLinks, linkPlan{pr, rel})
+			} else if hasRelationship && r.Relationship != "" && rel != r.Relationship {
 				ch.updLinks = append(ch.updLinks, linkPlan{pr, r.Relationship})
 			} else {
 				rep.Links.Unchanged++

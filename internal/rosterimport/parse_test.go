@@ -21,12 +21,14 @@ func TestParseDate(t *testing.T) {
 		{"2018-03-15T00:00:00", "2018-03-15", ""},
 		{"29/02/2020", "2020-02-29", ""},
 		{"29/02/2019", "", "does not exist in the calendar"},
-		{"03/15/2018", "", "does not exist in the calendar"}, // month-first (US) is not read as such
+		{"03/15/2018", "", "does not exist in the calendar"}, // month first in a day-first file
+		{"43831", "2020-01-01", ""},                          // an Excel serial date
+		{"43831.5", "2020-01-01", ""},
 		{"15/03/18", "", "2-digit year"},
 		{"março de 2018", "", "unreadable"},
 		{"", "", "missing"},
 	} {
-		got, reason := parseDate(tc.in)
+		got, reason := parseDate(tc.in, OrderDMY)
 		switch {
 		case tc.reason == "" && (reason != nil || got.Format(time.DateOnly) != tc.want):
 			t.Errorf("parseDate(%q) = %v, %v; want %s", tc.in, got, reason, tc.want)
@@ -49,10 +51,75 @@ func TestParsePhone(t *testing.T) {
 		{"1234", ""},
 		{"(00) 91234-5678", ""}, // area code 00 does not exist
 		{"não tem", ""},
+		{"(415) 555-0132", ""}, // a US number is not a Brazilian landline (41) 5555-0132
+		{"415-555-0132", ""},
+		{"+1 (415) 555-0132", "+14155550132"},
+		{"(11) 8765-4321", "+5511987654321"}, // an 8-digit mobile of before 2016 gets its 9
+		{"(11) 9 8765-4321", "+5511987654321"},
+		{"+55 11 98765 4321", "+5511987654321"},
+		{"(011) 98765-4321", "+5511987654321"},
 	} {
-		got, reason := parsePhone(tc.in)
+		got, _, reason := parsePhone(tc.in, "BR")
 		if got != tc.want || (tc.want == "") != (reason != nil) {
 			t.Errorf("parsePhone(%q) = %q, %v; want %q", tc.in, got, reason, tc.want)
+		}
+	}
+}
+
+func TestParsePhoneUS(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"(415) 555-0132", "+14155550132"},
+		{"415.555.0132", "+14155550132"},
+		{"(11) 98765-4321", ""}, // a Brazilian number needs +55 in a US file
+		{"+55 (11) 98765-4321", "+5511987654321"},
+	} {
+		got, _, reason := parsePhone(tc.in, "US")
+		if got != tc.want || (tc.want == "") != (reason != nil) {
+			t.Errorf("parsePhone(%q, US) = %q, %v; want %q", tc.in, got, reason, tc.want)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"ANA CLARA DE SOUZA":      "Ana Clara de Souza",
+		"Souza, Ana Clara":        "Ana Clara Souza",
+		"  Ana   Clara  Souza  ":  "Ana Clara Souza",
+		"JOÃO DOS SANTOS E SILVA": "João dos Santos e Silva",
+		"MARIA D'ÁVILA":           "Maria D'Ávila",
+		"Ana de Souza":            "Ana de Souza",
+		"DE PAULA, JOSÉ":          "José de Paula",
+	} {
+		if got := normalizeName(in); got != want {
+			t.Errorf("normalizeName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"Rosa Corrigida", "Rosa Maria Corrigida", true},
+		{"ROSA CORRIGIDA", "rosa corrigida", true},
+		{"Rosa Corrigida", "Rosa Lima", false},
+		{"Rosa Corrigida", "Jonas Corrigido", false},
+		{"Ana", "Ana Souza", false},
+	} {
+		if got := samePerson(tc.a, tc.b); got != tc.same {
+			t.Errorf("samePerson(%q, %q) = %v", tc.a, tc.b, got)
+		}
+	}
+}
+
+func TestConsentCells(t *testing.T) {
+	for in, want := range map[string]consentKind{
+		"": consentEmpty, "Não": consentNo, "NAO": consentNo, "Pendente": consentNo, "Não assinou": consentNo, "Não autorizo": consentNo,
+		"Recusado": consentNo, "Falta assinar": consentNo, "No": consentNo, "Pending": consentNo, "Refused": consentNo, "-": consentNo,
+		"Sim": consentYes, "sim": consentYes, "Yes": consentYes, "X": consentYes, "✓": consentYes, "Sim, autorizo": consentYes, "Assinado": consentYes,
+		"v1": consentVersion, "termo-2025-01": consentVersion, "2024-01": consentVersion,
+		"Entregue": consentUnreadable, "termo assinado em 2024": consentUnreadable,
+	} {
+		if got := classifyConsent(in); got != want {
+			t.Errorf("classifyConsent(%q) = %v, want %v", in, got, want)
 		}
 	}
 }
@@ -69,7 +136,16 @@ func TestFoldHeaders(t *testing.T) {
 			t.Errorf("header %q: %q, want %q", in, got, want)
 		}
 	}
-	for in, want := range map[string]string{"Mãe": "mother", "AVÔ": "grandparent", "avó": "grandparent", "Responsável Legal": "legal_guardian", "pai": "father", "Outro": "other"} {
+	for in, want := range map[string]Field{
+		"Nome completo da criança": FieldChild, "Telefone (WhatsApp)": FieldPhone, "Termo LGPD": FieldConsent, "First Name": FieldChild,
+		"Last Name": FieldChildLast, "Sobrenome": FieldChildLast, "Mobile Phone": FieldPhone, "Guardian Last Name": FieldGuardianLast,
+	} {
+		if got := aliasIndex[fold(in)]; got != want {
+			t.Errorf("header %q: %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"Mãe": "mother", "AVÔ": "grandparent", "avó": "grandparent", "Responsável Legal": "legal_guardian", "pai": "father", "Outro": "other",
+		"Avó materna": "grandparent", "Mom": "mother", "Tutora legal": "legal_guardian", "Padrasto": "other", "Dad": "father", "Grandma": "grandparent", "Stepmom": "other"} {
 		if got := Relationships[fold(in)]; got != want {
 			t.Errorf("relationship %q: %q, want %q", in, got, want)
 		}
@@ -85,7 +161,7 @@ func TestFoldHeaders(t *testing.T) {
 // commas, semicolons and tabs parses to the same rows.
 func TestParseEncodingsAndSeparators(t *testing.T) {
 	const utf8Text = "Criança;Nascimento;Responsável;Telefone;Parentesco;Consentimento\n" +
-		"\"Conceição; a Pequena\";01/02/2019;João Ávila;(11) 90000-0001;avó;v1\n"
+		"\"Conceição; a Pequena\";21/02/2019;João Ávila;(11) 90000-0001;avó;v1\n"
 	win, err := charmap.Windows1252.NewEncoder().String(utf8Text)
 	if err != nil {
 		t.Fatal(err)
@@ -97,12 +173,12 @@ func TestParseEncodingsAndSeparators(t *testing.T) {
 	}{
 		{"utf-8 semicolon", utf8Text, "UTF-8", ';'},
 		{"utf-8 BOM comma", "\ufeffCriança,Nascimento,Responsável,Telefone,Parentesco,Consentimento\n" +
-			"\"Conceição, a Pequena\",01/02/2019,João Ávila,(11) 90000-0001,avó,v1\n", "UTF-8", ','},
+			"\"Conceição, a Pequena\",21/02/2019,João Ávila,(11) 90000-0001,avó,v1\n", "UTF-8 (BOM)", ','},
 		{"windows-1252 semicolon CRLF", strings.ReplaceAll(win, "\n", "\r\n"), "Windows-1252", ';'},
 		{"tab", strings.ReplaceAll(utf8Text, ";", "\t"), "UTF-8", '\t'},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := Parse(strings.NewReader(tc.text), today)
+			f, err := Parse(strings.NewReader(tc.text), today, ParseOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,13 +3,15 @@ package rosterimport
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // WriteText writes the report for the operator, in Portuguese and English: what was (or
 // would be) created, updated and left alone, and every refused row with its line and reason.
-// It names columns and classes, never a person's name, birth date or phone.
+// It names columns, row numbers and reasons only: never a cell's content (a name, a date, a
+// phone, free text), the classes included.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	mode := "importação / import"
@@ -20,7 +22,14 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	sep := map[rune]string{',': "vírgula / comma", ';': "ponto e vírgula / semicolon", '\t': "tabulação / tab"}[r.Separator]
 	fmt.Fprintf(&b, "Igreja / church: %s — %s\n", r.Church, mode)
-	fmt.Fprintf(&b, "Arquivo / file: %s, %s\n", r.Encoding, sep)
+	fmt.Fprintf(&b, "Arquivo / file: %s, %s", r.Encoding, sep)
+	if order := map[string]string{OrderDMY: "dia/mês/ano / day/month/year", OrderMDY: "mês/dia/ano / month/day/year", OrderYMD: "ano-mês-dia / year-month-day"}[r.DateOrder]; order != "" {
+		fmt.Fprintf(&b, ", datas / dates %s", order)
+	}
+	b.WriteString("\n")
+	if r.HeaderRow > 1 {
+		fmt.Fprintf(&b, "Cabeçalho na linha %d; as linhas acima foram ignoradas / header on row %d; the rows above it were skipped\n", r.HeaderRow, r.HeaderRow)
+	}
 	if len(r.Ignored) > 0 {
 		fmt.Fprintf(&b, "Colunas ignoradas / ignored columns: %s\n", quoteAll(r.Ignored))
 	}
@@ -39,6 +48,22 @@ func (r *Report) WriteText(w io.Writer) error {
 		b.WriteString("Linhas recusadas / refused rows:\n")
 		for _, f := range r.Refused {
 			fmt.Fprintf(&b, "  linha/line %d: %s / %s\n", f.Line, f.PT, f.EN)
+		}
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintf(&b, "Avisos / warnings: %d\n", len(r.Warnings))
+		var order []string
+		lines := map[string][]string{}
+		text := map[string]Reason{}
+		for _, w := range r.Warnings {
+			if _, ok := text[w.EN]; !ok {
+				order = append(order, w.EN)
+				text[w.EN] = w.Reason
+			}
+			lines[w.EN] = append(lines[w.EN], strconv.Itoa(w.Line))
+		}
+		for _, k := range order {
+			fmt.Fprintf(&b, "  linhas/rows %s: %s / %s\n", strings.Join(lines[k], ", "), text[k].PT, text[k].EN)
 		}
 	}
 	fmt.Fprintf(&b, "Tempo / time: %s\n", r.Elapsed.Round(time.Millisecond))
