@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/google/uuid"
 	"io"
 	"os"
 	"strings"
@@ -296,7 +297,44 @@ used link, it revokes the account's unused links and ends its sessions (OAuth gr
 	setPassword.Flags().StringVar(&pwEmail, "email", "", "the account's email (required)")
 	mustRequire(setPassword, "church", "email")
 
-	c.AddCommand(add, disable, list, reset, setPassword)
+	var (
+		linkDB                        dbFlags
+		linkChurch, linkEmail, linkTo string
+	)
+	linkGuardian := &cobra.Command{
+		Use:     "link-guardian",
+		Short:   "Tie a RESPONSAVEL account to its guardian record, so it sees that guardian's children",
+		Example: "  neemias-mcp user link-guardian --church central --email mae.ana@central.example --guardian GUARDIAN_ID",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			id, err := uuid.Parse(linkTo)
+			if err != nil {
+				return fmt.Errorf("--guardian: not a guardian id (a UUID, from the child's record)")
+			}
+			st, closeDB, err := openStore(cmd.Context(), &linkDB)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			changed, err := onboard.LinkGuardian(cmd.Context(), st, linkChurch, linkEmail, id)
+			if err != nil {
+				return err
+			}
+			if !changed {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s was linked to guardian %s already\n", linkEmail, id)
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "linked %s to guardian %s: the account now sees that guardian's children\n", linkEmail, id)
+			return nil
+		},
+	}
+	linkDB.add(linkGuardian)
+	linkGuardian.Flags().StringVar(&linkChurch, "church", "", "the church's slug (required)")
+	linkGuardian.Flags().StringVar(&linkEmail, "email", "", "the RESPONSAVEL account's email (required)")
+	linkGuardian.Flags().StringVar(&linkTo, "guardian", "", "the guardian record's id (required)")
+	mustRequire(linkGuardian, "church", "email", "guardian")
+
+	c.AddCommand(add, disable, list, reset, setPassword, linkGuardian)
 	return c
 }
 

@@ -613,6 +613,59 @@ func volunteerAndClass(ctx context.Context, tx pgx.Tx, churchSlug, email, classN
 	return ch, u, cl, nil
 }
 
+// LinkGuardian ties a RESPONSAVEL account to its guardian record (guardians.user_id), which is
+// what lets the account see that guardian's children and manage their trusted adults. The
+// guardian must be of the same church and linked to no other account; the account to no other
+// guardian. Linking again changes nothing and reports changed = false. The guardian is named by
+// id, never by name or phone (an operator reads it from the child's record), so that nothing
+// personal goes through a command line or an error.
+func LinkGuardian(ctx context.Context, st *store.Store, churchSlug, email string, guardian uuid.UUID) (changed bool, err error) {
+	err = st.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		ch, err := ChurchBySlug(ctx, tx, churchSlug)
+		if err != nil {
+			return err
+		}
+		u, err := findUser(ctx, tx, ch, email)
+		if err != nil {
+			return err
+		}
+		if u.Role != store.RoleResponsavel {
+			return fmt.Errorf("%q has role %s; only %s accounts are linked to a guardian record", u.Email, u.Role, store.RoleResponsavel)
+		}
+		if u.DisabledAt != nil {
+			return fmt.Errorf("the account %q is disabled", u.Email)
+		}
+		var current *uuid.UUID
+		err = tx.QueryRow(ctx, `SELECT user_id FROM guardians WHERE church_id = $1 AND id = $2 FOR UPDATE`, ch.ID, guardian).Scan(&current)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("no guardian %s in church %q (the id is on the child's record: neemias_roster_child)", guardian, ch.Slug)
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case current != nil && *current == u.ID:
+			return nil
+		case current != nil:
+			return fmt.Errorf("guardian %s is linked to another account already; disable that account or ask who it belongs to", guardian)
+		}
+		var other uuid.UUID
+		err = tx.QueryRow(ctx, `SELECT id FROM guardians WHERE user_id = $1`, u.ID).Scan(&other)
+		if err == nil {
+			return fmt.Errorf("the account %q is linked to guardian %s already; one account is one guardian", u.Email, other)
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE guardians SET user_id = $1 WHERE church_id = $2 AND id = $3`, u.ID, ch.ID, guardian); err != nil {
+			return err
+		}
+		changed = true
+		return record(ctx, tx, ch.ID, "guardian.link_account", u.ID, guardian)
+	})
+	return changed, err
+}
+
 // record appends the audit entry of a successful operator action on church.
 func record(ctx context.Context, tx pgx.Tx, church uuid.UUID, action string, targets ...uuid.UUID) error {
 	return audit.InsertOperator(ctx, db.New(tx), church, audit.Entry{
