@@ -29,8 +29,9 @@ or refused) and the authorization server's events (grants, consents, token refre
 token reuse, revocations). It holds ids only, never personal data. Each read is itself audited
 (action audit.export).
 
-A guardian's data-access request (LGPD art. 18) is answered with --child: every access to the
-child's records, by whom, through which client, when.`}
+--child lists every access to a child's records, by whom, through which client, when. A
+guardian's whole data-subject request (LGPD art. 18: their record, their children's, consents,
+check-ins and these accesses, as JSON or HTML) is "neemias-mcp subject export".`}
 	c.AddCommand(auditSub("list", "Print matching entries as a table", "table"),
 		auditSub("export", "Write matching entries as CSV or JSON (--format), to standard output or --output", "csv"))
 	return c
