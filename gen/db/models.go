@@ -101,6 +101,14 @@ type ConsentRecord struct {
 	RevokedAt   *time.Time
 }
 
+type ConsentText struct {
+	ID           uuid.UUID
+	ChurchID     uuid.UUID
+	Version      string
+	Title        string
+	RegisteredAt time.Time
+}
+
 type Guardian struct {
 	ID        uuid.UUID
 	ChurchID  uuid.UUID
