@@ -112,10 +112,10 @@ func keysCmd() *cobra.Command {
 		dbf       dbFlags
 		verifyFor time.Duration
 	)
-	c := &cobra.Command{Use: "keys", Short: "Manage the token signing keys"}
+	c := &cobra.Command{Use: "keys", Short: "Manage the token signing keys and the pick-up codes' key"}
 	rotate := &cobra.Command{
 		Use:   "rotate",
-		Short: "Make a new signing key active; the old one keeps verifying for --verify-for",
+		Short: "Make a new signing key and pick-up code key active; the old signing key keeps verifying for --verify-for, old pick-up codes until check-out",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if verifyFor < oauth.MaxAccessTokenTTL {
 				return fmt.Errorf("--verify-for must be at least %s, the longest access-token lifetime", oauth.MaxAccessTokenTTL)

@@ -124,7 +124,7 @@ func (q *Queries) GetCheckinByChildDate(ctx context.Context, arg GetCheckinByChi
 
 const getCheckinForCheckout = `-- name: GetCheckinForCheckout :one
 SELECT ck.id, ck.child_id, ck.class_id, ck.service_date, ck.checked_in_at,
-       ck.pickup_code_salt, ck.pickup_code_hash, ck.failed_pickup_attempts, ck.locked_at,
+       ck.pickup_code_salt, ck.pickup_code_hash, ck.pickup_key_id, ck.failed_pickup_attempts, ck.locked_at,
        ck.checked_out_at, ck.picked_up_by_name, coalesce(app_user_name(ck.checked_out_by), '')::text AS released_by,
        c.handle, c.name AS child_name, cl.name AS class_name
 FROM checkins ck
@@ -152,6 +152,7 @@ type GetCheckinForCheckoutRow struct {
 	CheckedInAt          time.Time
 	PickupCodeSalt       []byte
 	PickupCodeHash       []byte
+	PickupKeyID          *string
 	FailedPickupAttempts int32
 	LockedAt             *time.Time
 	CheckedOutAt         *time.Time
@@ -163,7 +164,8 @@ type GetCheckinForCheckoutRow struct {
 }
 
 // Locks the check-in to close, if the caller may see it (guardian: own children; volunteer:
-// assigned classes). Compare the code in Go with store.CheckPickupCode.
+// assigned classes). Compare the code in Go with store.CheckPickupCode, under the key
+// pickup_key_id names (NULL: an unkeyed hash of before migration 00103).
 func (q *Queries) GetCheckinForCheckout(ctx context.Context, arg GetCheckinForCheckoutParams) (GetCheckinForCheckoutRow, error) {
 	row := q.db.QueryRow(ctx, getCheckinForCheckout,
 		arg.ChurchID,
@@ -180,6 +182,7 @@ func (q *Queries) GetCheckinForCheckout(ctx context.Context, arg GetCheckinForCh
 		&i.CheckedInAt,
 		&i.PickupCodeSalt,
 		&i.PickupCodeHash,
+		&i.PickupKeyID,
 		&i.FailedPickupAttempts,
 		&i.LockedAt,
 		&i.CheckedOutAt,
@@ -243,10 +246,10 @@ func (q *Queries) GetChildForCheckin(ctx context.Context, arg GetChildForCheckin
 
 const insertCheckin = `-- name: InsertCheckin :one
 INSERT INTO checkins (church_id, child_id, class_id, service_date, checked_in_by,
-                      pickup_code_salt, pickup_code_hash)
+                      pickup_code_salt, pickup_code_hash, pickup_key_id)
 VALUES ($1::uuid, $2::uuid, $3::uuid,
         $4::date, $5::uuid,
-        $6::bytea, $7::bytea)
+        $6::bytea, $7::bytea, $8::text)
 ON CONFLICT (child_id, service_date) DO NOTHING
 RETURNING id, child_id, class_id, service_date, checked_in_at
 `
@@ -259,6 +262,7 @@ type InsertCheckinParams struct {
 	CheckedInBy    uuid.UUID
 	PickupCodeSalt []byte
 	PickupCodeHash []byte
+	PickupKeyID    *string
 }
 
 type InsertCheckinRow struct {
@@ -280,6 +284,7 @@ func (q *Queries) InsertCheckin(ctx context.Context, arg InsertCheckinParams) (I
 		arg.CheckedInBy,
 		arg.PickupCodeSalt,
 		arg.PickupCodeHash,
+		arg.PickupKeyID,
 	)
 	var i InsertCheckinRow
 	err := row.Scan(

@@ -52,6 +52,7 @@ type Checkin struct {
 	PickedUpByGuardian   *uuid.UUID
 	PickedUpByAdult      *uuid.UUID
 	PickedUpByName       *string
+	PickupKeyID          *string
 }
 
 type Child struct {
@@ -279,6 +280,13 @@ type PickupAdult struct {
 	CreatedBy     uuid.UUID
 	RemovedAt     *time.Time
 	RemovedBy     *uuid.UUID
+}
+
+type PickupCodeKey struct {
+	Kid       string
+	Secret    []byte
+	CreatedAt time.Time
+	Active    bool
 }
 
 type RateLimit struct {

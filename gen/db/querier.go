@@ -91,7 +91,8 @@ type Querier interface {
 	// The check-in of a child on a service day.
 	GetCheckinByChildDate(ctx context.Context, arg GetCheckinByChildDateParams) (GetCheckinByChildDateRow, error)
 	// Locks the check-in to close, if the caller may see it (guardian: own children; volunteer:
-	// assigned classes). Compare the code in Go with store.CheckPickupCode.
+	// assigned classes). Compare the code in Go with store.CheckPickupCode, under the key
+	// pickup_key_id names (NULL: an unkeyed hash of before migration 00103).
 	GetCheckinForCheckout(ctx context.Context, arg GetCheckinForCheckoutParams) (GetCheckinForCheckoutRow, error)
 	// The child to archive (neemias_child_archive), locked for the rest of the transaction, with
 	// whether they are checked in on the church's today and not picked up yet.
@@ -153,6 +154,9 @@ type Querier interface {
 	// Adds an entry to a child's pick-up list. A restriction whose name is one of the child's
 	// guardians' points at that guardian (who then drops off the authorized list).
 	InsertPickupAdult(ctx context.Context, arg InsertPickupAdultParams) (InsertPickupAdultRow, error)
+	// Inserts the active key; a concurrent replica that lost the race to make the first inserts
+	// nothing (the unique index on active), as does a rotation that lost to another.
+	InsertPickupKey(ctx context.Context, arg InsertPickupKeyParams) (int64, error)
 	// Inserts the first active key; a concurrent replica that lost the race inserts nothing.
 	InsertSigningKey(ctx context.Context, arg InsertSigningKeyParams) (int64, error)
 	LinkGuardianChild(ctx context.Context, arg LinkGuardianChildParams) error
@@ -204,6 +208,10 @@ type Querier interface {
 	PickupAdultsForCheckout(ctx context.Context, arg PickupAdultsForCheckoutParams) ([]PickupAdultsForCheckoutRow, error)
 	// The child of a pick-up list or its change, by handle or id, if the caller may see it.
 	PickupChild(ctx context.Context, arg PickupChildParams) (PickupChildRow, error)
+	// The keys of the pick-up codes' HMAC (migration 00103; internal/store.PickupKeys). Owner only:
+	// run on the maintenance pool, never in a request's transaction.
+	// Every key, the active one included: a handful, one per rotation.
+	PickupKeys(ctx context.Context) ([]PickupKeysRow, error)
 	// Whether an active restriction of the child names this adult (app_pickup_restriction, for
 	// every role), and its note for a caller who may read restrictions: the spec's row filter
 	// guardian_sees_no_restrictions asked of a restriction (any non-null restriction_id), so a
@@ -225,8 +233,13 @@ type Querier interface {
 	// Counts a wrong pick-up code and locks the check-in when the count reaches max_attempts
 	// (store.MaxPickupAttempts). Commit it even though the tool fails: return store.CommitWith(err).
 	RecordFailedPickup(ctx context.Context, arg RecordFailedPickupParams) (RecordFailedPickupRow, error)
+	// Gives back the unit this transaction took with TakeCallerRate.
+	RefundCallerRate(ctx context.Context, arg RefundCallerRateParams) error
 	// Takes a live entry off the list (kept, with who removed it and when).
 	RemovePickupAdult(ctx context.Context, arg RemovePickupAdultParams) (RemovePickupAdultRow, error)
+	// Deactivates the active key (tokens.KeyStore.Rotate, with the signing key). It is kept: codes
+	// issued under it verify until their check-ins close.
+	RetireActivePickupKey(ctx context.Context) (int64, error)
 	// Signing-key rotation for the authorization server (internal/tokens.KeyStore.Rotate).
 	// Deactivates the active key; it still verifies until retire_after, by when every token it
 	// signed has expired. The caller inserts the new active key in the same transaction.
@@ -252,6 +265,11 @@ type Querier interface {
 	SetOAuthUpstreamLogin(ctx context.Context, arg SetOAuthUpstreamLoginParams) (int64, error)
 	// Sets an enabled account's argon2id password hash (store.HashPassword).
 	SetUserPasswordHash(ctx context.Context, arg SetUserPasswordHashParams) (int64, error)
+	// The rate limits a request takes in its own transaction (migration 00102): the caller's own
+	// buckets, keyed by church and user from the caller context.
+	// Takes one unit of the caller's bucket, locking it until the transaction ends; allowed false
+	// takes nothing and says how long until a unit comes back.
+	TakeCallerRate(ctx context.Context, arg TakeCallerRateParams) (TakeCallerRateRow, error)
 	// Consumes a logged-in request: the consent decision happens once.
 	TakeOAuthAuthRequest(ctx context.Context, id uuid.UUID) (OauthAuthRequest, error)
 	TouchOAuthClient(ctx context.Context, clientID string) error

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,6 +35,14 @@ type Floor struct {
 	Audit bool
 	Who   store.Caller
 	seq   atomic.Int64
+
+	keysOnce sync.Once
+	keys     *store.PickupKeys // the pick-up codes' HMAC keys, as internal/logic reads them
+}
+
+func (f *Floor) pickupKeys() *store.PickupKeys {
+	f.keysOnce.Do(func() { f.keys = &store.PickupKeys{Pool: f.Pool} })
+	return f.keys
 }
 
 // Handler serves GET /checkins/{date}, GET /roster/children/{id},
@@ -245,6 +254,11 @@ func (f *Floor) checkin(w http.ResponseWriter, r *http.Request) {
 	var out result
 	action := "checkin"
 	ctx := r.Context()
+	key, err := f.pickupKeys().Active(ctx)
+	if err != nil {
+		reply(w, out, err)
+		return
+	}
 	body := func(q *db.Queries) ([]uuid.UUID, error) {
 		child, err := q.GetChildForCheckin(ctx, db.GetChildForCheckinParams{
 			ChurchID: f.Who.ChurchID, ChildID: in.ChildID, Role: f.Who.Role, UserID: f.Who.UserID,
@@ -264,7 +278,7 @@ func (f *Floor) checkin(w http.ResponseWriter, r *http.Request) {
 		if child.ClassID == nil {
 			return nil, errors.New("the child is not placed in a class")
 		}
-		code, salt, hash, err := store.NewPickupCode()
+		code, salt, hash, err := store.NewPickupCode(key)
 		if err != nil {
 			return nil, err
 		}
@@ -273,7 +287,7 @@ func (f *Floor) checkin(w http.ResponseWriter, r *http.Request) {
 		}
 		row, err := q.InsertCheckin(ctx, db.InsertCheckinParams{
 			ChurchID: f.Who.ChurchID, ChildID: child.ID, ClassID: *child.ClassID, ServiceDate: day,
-			CheckedInBy: f.Who.UserID, PickupCodeSalt: salt, PickupCodeHash: hash,
+			CheckedInBy: f.Who.UserID, PickupCodeSalt: salt, PickupCodeHash: hash, PickupKeyID: &key.ID,
 		})
 		if err != nil {
 			return nil, err // a concurrent duplicate: the bench's sequence never sends one

@@ -10,10 +10,11 @@ import (
 	"github.com/neemias/neemias-mcp/internal/ratelimit"
 )
 
-// RateLimiter limits requests per authenticated caller (church, user and OAuth client), so one
-// agent in a loop cannot saturate the database for everyone (MCP: servers MUST rate limit tool
-// invocations). Over the limit: 429 with Retry-After and a JSON-RPC error body. It runs after
-// authentication; unauthenticated requests never reach it.
+// RateLimiter limits requests per authenticated user (church and user: every OAuth client and
+// API key of one user shares the budget, so a user cannot multiply it by registering clients or
+// creating keys), so one agent in a loop cannot saturate the database for everyone (MCP:
+// servers MUST rate limit tool invocations). Over the limit: 429 with Retry-After and a
+// JSON-RPC error body. It runs after authentication; unauthenticated requests never reach it.
 //
 // The buckets are in Store: ratelimit.Postgres shares them across replicas (what `serve` uses),
 // nil keeps them in this process (ratelimit.Memory). A store that fails (the database is
@@ -44,7 +45,7 @@ func (l *RateLimiter) WrapWith(next http.Handler, errs ErrorWriter) http.Handler
 			next.ServeHTTP(w, r)
 			return
 		}
-		key := "api:" + p.ChurchID.String() + "/" + p.UserID.String() + "/" + p.ClientID
+		key := "api:" + p.ChurchID.String() + "/" + p.UserID.String()
 		d, err := l.store().Take(r.Context(), key, ratelimit.Limit{PerSecond: l.PerSecond, Burst: l.Burst})
 		if err != nil {
 			l.logger().WarnContext(r.Context(), "rate limiter unavailable", "error", err)

@@ -26,7 +26,8 @@ import (
 // DO NOTHING, so concurrent duplicates converge on one row; every call but the one that
 // inserted it gets that row back with already_checked_in and no pick-up code. The code is
 // drawn here, returned once (a handoff field: the MCP layer gives it to the person, not the
-// model) and stored only as a salted hash. The child's label is its full name; the generated
+// model) and stored only as a salted HMAC under the active pick-up key (store.PickupKeys, read
+// before the transaction), whose id the row keeps. The child's label is its full name; the generated
 // Finalize shortens it for callers without children:read. A child the caller may not see is
 // errs.ErrNotFound.
 func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegisterInput) (*capapi.CheckinRegisterOutput, error) {
@@ -35,6 +36,14 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 	}
 	if err := oneOf("class", in.Class != nil, "class_id", in.ClassID != nil, false); err != nil {
 		return nil, err
+	}
+	var key store.PickupKey
+	if _, err := callerOf(ctx); err == nil && s.Store != nil {
+		k, err := s.pickupKeys().Active(ctx)
+		if err != nil {
+			return nil, err
+		}
+		key = k
 	}
 	var out *capapi.CheckinRegisterOutput
 	var targets []uuid.UUID
@@ -128,7 +137,7 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 		if err != nil {
 			return err
 		}
-		code, salt, hash, err := store.NewPickupCode()
+		code, salt, hash, err := store.NewPickupCode(key)
 		if err != nil {
 			return err
 		}
@@ -137,7 +146,7 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 		}
 		row, err := q.InsertCheckin(ctx, db.InsertCheckinParams{
 			ChurchID: w.ChurchID, ChildID: child.ID, ClassID: class.id, ServiceDate: day.Time(),
-			CheckedInBy: w.UserID, PickupCodeSalt: salt, PickupCodeHash: hash,
+			CheckedInBy: w.UserID, PickupCodeSalt: salt, PickupCodeHash: hash, PickupKeyID: &key.ID,
 		})
 		if err == nil {
 			out = &capapi.CheckinRegisterOutput{

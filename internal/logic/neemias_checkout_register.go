@@ -30,9 +30,13 @@ const lockedReason = "the check-in is locked after too many wrong pick-up codes;
 // releasing the child cannot bypass them) and an adult not on the child's list is refused;
 // both are audited as denied (checkout.not_authorized, checkout.not_listed) and change nothing.
 // The check-in row is locked (SELECT ... FOR UPDATE) while the code is compared in constant
-// time (store.CheckPickupCode). A wrong code changes nothing but the failed-attempt counter,
-// which commits although the call fails; at store.MaxPickupAttempts the check-in locks and only
-// staff can release the child outside the tool. Error messages never quote the code, and names
+// time (store.CheckPickupCode, under the key the hash was made with), after a unit of the
+// caller's wrong-code budget (PickupAttemptLimit) has been taken in the same transaction; a
+// right code gives it back. A wrong code changes nothing but the failed-attempt counter and the
+// budget, which commit although the call fails; at store.MaxPickupAttempts the check-in locks
+// and only staff can release the child outside the tool, and a wrong code that finds the
+// budget spent locks it at once (checkout.wrong_code.budget). A spent budget never refuses a
+// right code. Error messages never quote the code, and names
 // and notes go only to the caller (errs Detail), never to a log. A check-in already closed is
 // an idempotent success that returns the earlier pick-up, once the code is right. The
 // releasing user is the caller (checked_out_by).
@@ -40,11 +44,13 @@ func (s *Service) CheckoutRegister(ctx context.Context, in *capapi.CheckoutRegis
 	if err := oneOf("child", in.Child != nil, "checkin_id", in.CheckinID != nil, true); err != nil {
 		return nil, err
 	}
-	if err := s.pickupAllowed(ctx); err != nil {
-		return nil, err
+	if _, err := callerOf(ctx); err == nil && s.Store != nil {
+		// Read the keys before the transaction, not in it (store.PickupKeys).
+		if _, err := s.pickupKeys().Active(ctx); err != nil {
+			return nil, err
+		}
 	}
 	var out *capapi.CheckoutRegisterOutput
-	wrong := false
 	code := strings.TrimSpace(in.PickupCode)
 	var targets []uuid.UUID
 	if in.CheckinID != nil {
@@ -52,7 +58,7 @@ func (s *Service) CheckoutRegister(ctx context.Context, in *capapi.CheckoutRegis
 	}
 	c := newCall(capapi.CapCheckoutRegister, in, targets...)
 	err := s.run(ctx, c, func(ctx context.Context, q *db.Queries, w who, st *txState) error {
-		out, wrong = nil, false
+		out = nil
 		checkinID := uuid.Nil
 		if in.CheckinID != nil {
 			checkinID = *in.CheckinID
@@ -86,10 +92,18 @@ func (s *Service) CheckoutRegister(ctx context.Context, in *capapi.CheckoutRegis
 			return &errs.Conflict{Reason: lockedReason}
 		}
 		if ck.CheckedOutAt != nil {
-			if !store.CheckPickupCode(ck.PickupCodeSalt, ck.PickupCodeHash, code) {
-				// Closed already: nothing left to protect by counting.
+			right, over, err := s.checkPickupCode(ctx, q, ck, code)
+			if err != nil {
+				return err
+			}
+			if !right {
+				// Closed already: nothing left to lock, but the guess counts against the caller.
 				st.action, st.outcome = "checkout.wrong_code", audit.Denied
-				wrong = true
+				if over {
+					st.action = "checkout.wrong_code.budget"
+					return &errs.Conflict{Reason: "too many wrong pick-up codes from this account; wait before trying another"}
+				}
+				st.commitOnError = true
 				return &errs.Invalid{Field: "pickup_code", Reason: "is not the code issued for this check-in"}
 			}
 			st.action = "checkout.repeat"
@@ -100,16 +114,27 @@ func (s *Service) CheckoutRegister(ctx context.Context, in *capapi.CheckoutRegis
 		if err != nil {
 			return err
 		}
-		if !store.CheckPickupCode(ck.PickupCodeSalt, ck.PickupCodeHash, code) {
+		right, over, err := s.checkPickupCode(ctx, q, ck, code)
+		if err != nil {
+			return err
+		}
+		if !right {
 			st.action, st.outcome = "checkout.wrong_code", audit.Denied
-			wrong = true
+			lockAt := store.MaxPickupAttempts
+			if over {
+				lockAt = 1 // past the account's budget a wrong code locks the check-in at once
+			}
 			failed, err := q.RecordFailedPickup(ctx, db.RecordFailedPickupParams{
-				MaxAttempts: store.MaxPickupAttempts, ChurchID: w.ChurchID, CheckinID: ck.ID,
+				MaxAttempts: int32(lockAt), ChurchID: w.ChurchID, CheckinID: ck.ID,
 			})
 			if err != nil {
 				return notFound(err) // we hold the row lock, so the row is there: an internal error
 			}
 			st.commitOnError = true
+			if over {
+				st.action = "checkout.wrong_code.budget"
+				return &errs.Conflict{Reason: "wrong pick-up code; this account has entered too many wrong pick-up codes, so the check-in is now locked: a staff member must release the child in person"}
+			}
 			if failed.LockedAt != nil {
 				st.action = "checkout.wrong_code.locked"
 				return &errs.Conflict{Reason: "wrong pick-up code; " + lockedReason}
@@ -136,9 +161,6 @@ func (s *Service) CheckoutRegister(ctx context.Context, in *capapi.CheckoutRegis
 		out = checkoutOutput(ck, *done.CheckedOutAt, adult.Name, done.ReleasedBy, false)
 		return nil
 	})
-	if wrong {
-		s.pickupWrong(ctx)
-	}
 	if err != nil {
 		return nil, err
 	}

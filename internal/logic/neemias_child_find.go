@@ -4,12 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/google/uuid"
-	"golang.org/x/time/rate"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
@@ -22,20 +18,15 @@ import (
 // walk the roster with.
 const maxFound = 20
 
-// Searches per caller: a few in a row, then one every few seconds, so the tool finds a child
-// but cannot be used to list a church's children by trying every syllable.
-const (
-	findEvery = 3 * time.Second
-	findBurst = 10
-)
-
 // ChildFind implements tool "neemias_child_find" (scope children:read).
 //
 // The children the caller may see (staff: the church; a volunteer: their classes; a guardian:
 // their own) with a name word starting with each word of the text, case and accents aside
 // ("Ana" is not "Santana"); at most 20, exact first names first, then by name, with ids, names
-// and class only, and the total of matches so the answer says how many more there are. Every search is audited with the ids it returned; searches are
-// rate limited per caller on top of the server's request limit.
+// and class only, and the total of matches so the answer says how many more there are. Every
+// search is audited with the ids it returned; searches are rate limited per user (FindLimit,
+// in PostgreSQL within the search's transaction: one budget across the user's clients and the
+// replicas) on top of the server's request limit.
 func (s *Service) ChildFind(ctx context.Context, in *capapi.ChildFindInput) (*capapi.ChildFindOutput, error) {
 	var out *capapi.ChildFindOutput
 	c := newCall(capapi.CapChildFind, in)
@@ -44,8 +35,13 @@ func (s *Service) ChildFind(ctx context.Context, in *capapi.ChildFindInput) (*ca
 		if utf8.RuneCountInString(text) < 3 {
 			return &errs.Invalid{Field: "name", Reason: "must have at least 3 letters besides surrounding spaces"}
 		}
-		if !s.finders.allow(w.ChurchID, w.UserID) {
-			return &errs.Conflict{Reason: fmt.Sprintf("too many searches; at most %d in a row, then one every %s: try again shortly", findBurst, findEvery)}
+		d, err := takeCallerLimit(ctx, q, bucketFind, FindLimit)
+		if err != nil {
+			return err
+		}
+		if !d.Allowed {
+			return &errs.Conflict{Reason: fmt.Sprintf("too many searches; at most %d in a row, then one every %s: retry after %d s",
+				FindLimit.Burst, FindLimit.Interval().Round(time.Second), d.RetryAfterSeconds())}
 		}
 		rows, err := q.FindChildren(ctx, db.FindChildrenParams{
 			ChurchID: w.ChurchID, Role: w.Role, UserID: w.UserID, Text: text, MaxResults: maxFound,
@@ -70,25 +66,4 @@ func (s *Service) ChildFind(ctx context.Context, in *capapi.ChildFindInput) (*ca
 		return nil, err
 	}
 	return out, nil
-}
-
-// finderLimits is the per-caller search budget; callers idle for long are forgotten.
-type finderLimits struct {
-	mu sync.Mutex
-	by map[[2]uuid.UUID]*rate.Limiter
-}
-
-func (f *finderLimits) allow(church, user uuid.UUID) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.by == nil || len(f.by) > 10_000 {
-		f.by = map[[2]uuid.UUID]*rate.Limiter{}
-	}
-	k := [2]uuid.UUID{church, user}
-	l, ok := f.by[k]
-	if !ok {
-		l = rate.NewLimiter(rate.Every(findEvery), findBurst)
-		f.by[k] = l
-	}
-	return l.Allow()
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/internal/capability"
-	"github.com/neemias/neemias-mcp/internal/ratelimit"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
@@ -40,10 +39,10 @@ type Service struct {
 	// personal values (pii.Loader.Invalidate) so the new names are caught at once.
 	PeopleChanged func(church uuid.UUID)
 
-	zones   sync.Map // church id → zone
-	finders finderLimits
+	zones sync.Map // church id → zone
 
-	pickupLimits ratelimit.Store // WithPickupLimiter
+	keysOnce sync.Once
+	keys     *store.PickupKeys // pickupKeys
 }
 
 // The build breaks here when the spec gains a capability that has no method yet.

@@ -31,6 +31,12 @@ func (l Limit) tolerance() time.Duration {
 	return time.Duration(b) * l.interval()
 }
 
+// Interval is the emission interval: the time one unit takes to come back.
+func (l Limit) Interval() time.Duration { return l.interval() }
+
+// Tolerance is how far ahead of now a key's TAT may run: Burst intervals.
+func (l Limit) Tolerance() time.Duration { return l.tolerance() }
+
 // Decision is the answer for one request.
 type Decision struct {
 	Allowed bool

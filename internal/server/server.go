@@ -67,9 +67,11 @@ type Config struct {
 	// disable` command) takes effect within it on every replica; one this process makes, at
 	// once. Zero checks every request (the CLI's --token-check-cache defaults to 1s).
 	TokenCheckCache time.Duration
-	// RateStore keeps the buckets of every rate limit (per caller on /mcp and REST, per
-	// address on the OAuth endpoints, wrong pick-up codes). Nil: the rate_limits table, shared
-	// by the replicas (ratelimit.Postgres); ratelimit.Memory limits each process on its own.
+	// RateStore keeps the buckets of the edge's rate limits (per user on /mcp and REST, per
+	// address on the OAuth endpoints). Nil, what `serve` uses: the rate_limits table, shared by
+	// the replicas (ratelimit.Postgres); ratelimit.Memory limits each process on its own (tests
+	// and benchmarks only). The logic's limits (wrong pick-up codes, searches by name) are in
+	// the rate_limits table always (docs/scale-out.md).
 	RateStore ratelimit.Store
 	// AuthServer configures the built-in OAuth authorization server (internal/oauth): token
 	// lifetimes, registration, login through the church's OpenID Connect provider. Client ID
@@ -255,8 +257,10 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, err
 	}
 	out.upstreams = ups
+	// The logic's own limits (wrong pick-up codes, searches by name) are taken in PostgreSQL
+	// within each call's transaction, whatever RateStore is (logic.PickupAttemptLimit).
 	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From), logic.WithCheckinWindow(cfg.CheckinWindowDays),
-		logic.WithPickupLimiter(limits), logic.WithPeopleChanged(ups.peopleChanged))
+		logic.WithPeopleChanged(ups.peopleChanged))
 	call, onRefused := instrument(cfg, ups.wrap(dispatch.Bind(svc)), svc.OnRefused)
 	cfg.Metrics.ObservePool(st.Pool())
 	gate, err := pipeline.New(pipeline.Config{

@@ -1263,13 +1263,22 @@ func pickupCodeMatches(t *testing.T, a *app, id, code string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var salt, hash []byte
+	var kid *string
 	err := a.st.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `SELECT pickup_code_salt, pickup_code_hash FROM checkins WHERE id = $1`, id).Scan(&salt, &hash)
+		return tx.QueryRow(ctx, `SELECT pickup_code_salt, pickup_code_hash, pickup_key_id FROM checkins WHERE id = $1`, id).Scan(&salt, &hash, &kid)
 	})
 	if err != nil {
 		t.Fatalf("reading the pick-up code of %s: %v", id, err)
 	}
-	return store.CheckPickupCode(salt, hash, code)
+	var key *store.PickupKey
+	if kid != nil {
+		k, err := (&store.PickupKeys{Pool: a.st.Pool()}).Get(ctx, *kid)
+		if err != nil {
+			t.Fatalf("the pick-up key of %s: %v", id, err)
+		}
+		key = &k
+	}
+	return store.CheckPickupCode(key, salt, hash, code)
 }
 
 // checkAppOnlyTools: over real go-sdk sessions, the sheet's app-only tools reach the model's

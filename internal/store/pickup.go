@@ -1,9 +1,11 @@
 package store
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -31,9 +33,12 @@ const PickupCodeLen = 7
 const pickupSaltLen = 16
 
 // NewPickupCode draws a random pick-up code and a fresh salt, and returns the code (shown once
-// to the guardian, never stored) with the salt and hash to store in checkins.pickup_code_salt
-// and checkins.pickup_code_hash.
-func NewPickupCode() (code string, salt, hash []byte, err error) {
+// to the guardian, never stored) with the salt and its hash under key, to store in
+// checkins.pickup_code_salt, pickup_code_hash and pickup_key_id (key.ID).
+func NewPickupCode(key PickupKey) (code string, salt, hash []byte, err error) {
+	if len(key.Secret) != pickupKeyLen {
+		return "", nil, nil, errors.New("store: pick-up code: no key")
+	}
 	b := make([]byte, 0, PickupCodeLen)
 	for i := range 6 {
 		alphabet := pickupLetters
@@ -54,7 +59,7 @@ func NewPickupCode() (code string, salt, hash []byte, err error) {
 	if _, err := rand.Read(salt); err != nil {
 		return "", nil, nil, fmt.Errorf("store: pick-up code salt: %w", err)
 	}
-	return code, salt, HashPickupCode(salt, code), nil
+	return code, salt, key.Hash(salt, code), nil
 }
 
 // CanonicalPickupCode is the form a code is hashed and compared in: upper case, without
@@ -72,8 +77,19 @@ func CanonicalPickupCode(code string) string {
 	}, code)
 }
 
-// HashPickupCode returns SHA-256(salt || canonical code), the form checkins.pickup_code_hash
-// stores.
+// Hash returns HMAC-SHA256(k.Secret, salt || canonical code), the form
+// checkins.pickup_code_hash stores for a check-in whose pickup_key_id is k.ID: without the
+// key, which only the server reads, the hash tests no code.
+func (k PickupKey) Hash(salt []byte, code string) []byte {
+	m := hmac.New(sha256.New, k.Secret)
+	m.Write(salt)
+	m.Write([]byte(CanonicalPickupCode(code)))
+	return m.Sum(nil)
+}
+
+// HashPickupCode returns SHA-256(salt || canonical code), the unkeyed form of the hashes stored
+// before migration 00103 (pickup_key_id NULL). Only to check those, and for fixtures that
+// stand for them: a new code is hashed under a key ([NewPickupCode]).
 func HashPickupCode(salt []byte, code string) []byte {
 	h := sha256.New()
 	h.Write(salt)
@@ -81,7 +97,13 @@ func HashPickupCode(salt []byte, code string) []byte {
 	return h.Sum(nil)
 }
 
-// CheckPickupCode reports, in constant time, whether code matches the stored salt and hash.
-func CheckPickupCode(salt, hash []byte, code string) bool {
-	return subtle.ConstantTimeCompare(HashPickupCode(salt, code), hash) == 1
+// CheckPickupCode reports, in constant time, whether code matches the stored salt and hash:
+// under key, or, with key nil, as an unkeyed hash of before migration 00103. Find the key of a
+// check-in's pickup_key_id with [PickupKeys.Get].
+func CheckPickupCode(key *PickupKey, salt, hash []byte, code string) bool {
+	want := HashPickupCode(salt, code)
+	if key != nil {
+		want = key.Hash(salt, code)
+	}
+	return subtle.ConstantTimeCompare(want, hash) == 1
 }

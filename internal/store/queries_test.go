@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -145,6 +146,10 @@ func TestCustomQueriesCheckinAndCheckout(t *testing.T) {
 	q := querier{t, loadCustomQueries(t)}
 	ctx := context.Background()
 	day := f.day.AddDate(0, 0, 7)
+	key, err := (&store.PickupKeys{Pool: s.Pool()}).Active(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// register checks a child in the way neemias_checkin_register does; it reports the
 	// check-in id, whether it existed already, and the code when it did not.
@@ -170,7 +175,7 @@ func TestCustomQueriesCheckinAndCheckout(t *testing.T) {
 			}
 			var salt, hash []byte
 			var err error
-			code, salt, hash, err = store.NewPickupCode()
+			code, salt, hash, err = store.NewPickupCode(key)
 			if err != nil {
 				return err
 			}
@@ -178,7 +183,7 @@ func TestCustomQueriesCheckinAndCheckout(t *testing.T) {
 			var date, at time.Time
 			err = q.row(ctx, tx, "InsertCheckin", map[string]any{
 				"church_id": c.ChurchID, "child_id": child, "class_id": *class, "service_date": day,
-				"checked_in_by": c.UserID, "pickup_code_salt": salt, "pickup_code_hash": hash,
+				"checked_in_by": c.UserID, "pickup_code_salt": salt, "pickup_code_hash": hash, "pickup_key_id": key.ID,
 			}, &id, &gotChild, &gotClass, &date, &at)
 			if errors.Is(err, pgx.ErrNoRows) {
 				existed, code = true, ""
@@ -217,6 +222,7 @@ func TestCustomQueriesCheckinAndCheckout(t *testing.T) {
 				cid, child, class             uuid.UUID
 				date, in                      time.Time
 				salt, hash                    []byte
+				kid                           *string
 				failed                        int32
 				lockedAt, outAt               *time.Time
 				pickedUpBy                    *string
@@ -225,7 +231,7 @@ func TestCustomQueriesCheckinAndCheckout(t *testing.T) {
 			)
 			if err := q.row(ctx, tx, "GetCheckinForCheckout", map[string]any{
 				"church_id": c.ChurchID, "checkin_id": checkin, "role": c.Role, "user_id": c.UserID,
-			}, &cid, &child, &class, &date, &in, &salt, &hash, &failed, &lockedAt, &outAt,
+			}, &cid, &child, &class, &date, &in, &salt, &hash, &kid, &failed, &lockedAt, &outAt,
 				&pickedUpBy, &releasedBy, &handle, &childName, &className); err != nil {
 				return err
 			}
@@ -236,7 +242,10 @@ func TestCustomQueriesCheckinAndCheckout(t *testing.T) {
 			if lockedAt != nil {
 				return &errs.Conflict{Reason: "locked"}
 			}
-			if !store.CheckPickupCode(salt, hash, code) {
+			if kid == nil || *kid != key.ID {
+				return fmt.Errorf("the check-in's pick-up key is %v, want %s", kid, key.ID)
+			}
+			if !store.CheckPickupCode(&key, salt, hash, code) {
 				if err := q.row(ctx, tx, "RecordFailedPickup", map[string]any{
 					"church_id": c.ChurchID, "checkin_id": checkin, "max_attempts": int32(store.MaxPickupAttempts),
 				}, &attempts, &lockedAt); err != nil {

@@ -1,15 +1,20 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/store"
@@ -250,7 +255,8 @@ func TestPasswordHash(t *testing.T) {
 
 func TestPickupCode(t *testing.T) {
 	t.Parallel()
-	code, salt, hash, err := store.NewPickupCode()
+	key := store.PickupKey{ID: "00112233aabbccdd", Secret: bytes.Repeat([]byte{0x5a}, 32)}
+	code, salt, hash, err := store.NewPickupCode(key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,24 +267,99 @@ func TestPickupCode(t *testing.T) {
 		t.Fatalf("code %q is not of the form ABC-234 (letters keep clients from sending a number)", code)
 	}
 	for _, typed := range []string{code, strings.ToLower(code), strings.ReplaceAll(code, "-", ""), " " + strings.ReplaceAll(code, "-", " ") + " "} {
-		if !store.CheckPickupCode(salt, hash, typed) {
+		if !store.CheckPickupCode(&key, salt, hash, typed) {
 			t.Errorf("the issued code typed as %q does not match", typed)
 		}
 	}
-	// Codes of digits only, issued before, still match as they were.
-	if !store.CheckPickupCode(salt, store.HashPickupCode(salt, "048213"), "048213") {
-		t.Error("a digits-only code no longer matches")
+	// Keyed: neither the unkeyed check nor another key matches it.
+	otherKey := store.PickupKey{ID: "ffeeddccbbaa9988", Secret: bytes.Repeat([]byte{0xa5}, 32)}
+	if store.CheckPickupCode(nil, salt, hash, code) || store.CheckPickupCode(&otherKey, salt, hash, code) {
+		t.Error("a keyed hash matches without its key")
+	}
+	// Unkeyed hashes of before migration 00103 (pickup_key_id NULL), digits-only codes
+	// included, still match as they were, and only without a key.
+	if !store.CheckPickupCode(nil, salt, store.HashPickupCode(salt, "048213"), "048213") {
+		t.Error("an unkeyed digits-only code no longer matches")
+	}
+	if store.CheckPickupCode(&key, salt, store.HashPickupCode(salt, "048213"), "048213") {
+		t.Error("an unkeyed hash matches under a key")
 	}
 	other := "000000"
 	if other == code {
 		other = "000001"
 	}
-	if store.CheckPickupCode(salt, hash, other) || store.CheckPickupCode(salt, hash, "") {
+	if store.CheckPickupCode(&key, salt, hash, other) || store.CheckPickupCode(&key, salt, hash, "") {
 		t.Error("a wrong code matches")
 	}
-	_, salt2, hash2, _ := store.NewPickupCode()
+	_, salt2, hash2, _ := store.NewPickupCode(key)
 	if string(salt) == string(salt2) || string(hash) == string(hash2) {
 		t.Error("two check-ins share salt or hash")
+	}
+	if _, _, _, err := store.NewPickupCode(store.PickupKey{}); err == nil {
+		t.Error("a code was issued without a key")
+	}
+	if s := fmt.Sprint(key); strings.Contains(s, string(key.Secret)) || !strings.Contains(s, key.ID) {
+		t.Errorf("a key prints as %q", s)
+	}
+}
+
+// TestPickupKeys: the keyring makes the first key once however many replicas ask at once, keeps
+// the keys from the application role, and finds a key made after it last read (another
+// replica's rotation) by id.
+func TestPickupKeys(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	rings := make([]*store.PickupKeys, 8)
+	keys := make([]store.PickupKey, len(rings))
+	var wg sync.WaitGroup
+	for i := range rings {
+		rings[i] = &store.PickupKeys{Pool: st.Pool()}
+		wg.Go(func() {
+			k, err := rings[i].Active(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			keys[i] = k
+		})
+	}
+	wg.Wait()
+	for _, k := range keys[1:] {
+		if k.ID != keys[0].ID || !bytes.Equal(k.Secret, keys[0].Secret) || len(k.Secret) != 32 {
+			t.Fatalf("replicas made different first keys: %s and %s", k.ID, keys[0].ID)
+		}
+	}
+	// A new active key, made elsewhere: the first ring still hashes under its copy until
+	// its TTL, and finds the new key by id.
+	params, err := store.NewPickupKeyParams("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Pool().Exec(ctx, `UPDATE pickup_code_keys SET active = false`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Pool().Exec(ctx, `INSERT INTO pickup_code_keys (kid, secret) VALUES ($1, $2)`, params.Kid, params.Secret); err != nil {
+		t.Fatal(err)
+	}
+	if k, _ := rings[0].Active(ctx); k.ID != keys[0].ID {
+		t.Errorf("the active key was read again before its TTL: %s", k.ID)
+	}
+	if k, err := rings[0].Get(ctx, params.Kid); err != nil || !bytes.Equal(k.Secret, params.Secret) {
+		t.Errorf("the new key by id: %v, %v", k, err)
+	}
+	if k, _ := (&store.PickupKeys{Pool: st.Pool()}).Active(ctx); k.ID != params.Kid {
+		t.Errorf("a fresh ring's active key is %s, want %s", k.ID, params.Kid)
+	}
+	if _, err := rings[0].Get(ctx, "0000000000000000"); !errors.Is(err, store.ErrNoPickupKey) {
+		t.Errorf("an unknown key: %v", err)
+	}
+	// Requests cannot read the keys.
+	err = st.InTx(ctx, store.Caller{ChurchID: uuid.New(), UserID: uuid.New(), Role: store.RoleAdmin}, func(ctx context.Context, tx pgx.Tx) error {
+		var n int
+		return tx.QueryRow(ctx, `SELECT count(*) FROM pickup_code_keys`).Scan(&n)
+	})
+	if !store.IsPermissionDenied(err) {
+		t.Errorf("a request read pickup_code_keys: %v", err)
 	}
 }
 
@@ -350,5 +431,81 @@ func TestHasScopeReadsTheCallersScopes(t *testing.T) {
 	}
 	if has(store.Anonymous, true, "roster:read") {
 		t.Error("a system transaction: rf_has_scope is true")
+	}
+}
+
+// TestCallerRateLimits: the rate limits a request takes in its own transaction (migration
+// 00102) reach only the caller's own buckets of the two names, keyed by church and user; a
+// rollback takes nothing; a refund gives the unit back; the application role still cannot
+// read or write rate_limits itself.
+func TestCallerRateLimits(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	caller := store.Caller{ChurchID: uuid.New(), UserID: uuid.New(), Role: store.RoleVoluntario}
+	take := func(c store.Caller, bucket string, keep bool) (db.TakeCallerRateRow, error) {
+		var r db.TakeCallerRateRow
+		err := st.InTx(ctx, c, func(ctx context.Context, tx pgx.Tx) error {
+			var err error
+			r, err = db.New(tx).TakeCallerRate(ctx, db.TakeCallerRateParams{Bucket: bucket, IntervalSecs: 60, ToleranceSecs: 120})
+			if err == nil && !keep {
+				err = errors.New("roll back")
+			}
+			return err
+		})
+		return r, err
+	}
+	if _, err := take(caller, "api", true); errs.KindOf(err) != errs.KindInvalid {
+		t.Errorf("another limit's bucket: %v, want invalid", err)
+	}
+	if _, err := take(caller, "pickup", false); err == nil || err.Error() != "roll back" {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{true, true, false} { // burst 2: the rolled-back take took nothing
+		if r, err := take(caller, "pickup", true); err != nil || r.Allowed != want || (!want && (r.RetryAfterSecs <= 0 || r.RetryAfterSecs > 60)) {
+			t.Errorf("take %d: %+v %v, want allowed %v", i, r, err, want)
+		}
+	}
+	if r, err := take(caller, "find", true); err != nil || !r.Allowed {
+		t.Errorf("the caller's other bucket: %+v %v", r, err)
+	}
+	other := caller
+	other.UserID = uuid.New()
+	if r, err := take(other, "pickup", true); err != nil || !r.Allowed {
+		t.Errorf("another user's bucket: %+v %v", r, err)
+	}
+	err := st.InTx(ctx, caller, func(ctx context.Context, tx pgx.Tx) error {
+		return db.New(tx).RefundCallerRate(ctx, db.RefundCallerRateParams{Bucket: "pickup", IntervalSecs: 60})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := take(caller, "pickup", true); err != nil || !r.Allowed {
+		t.Errorf("after a refund: %+v %v", r, err)
+	}
+	var keys []string
+	if err := st.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT key FROM rate_limits ORDER BY key`)
+		if err != nil {
+			return err
+		}
+		keys, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"find:" + caller.ChurchID.String() + "/" + caller.UserID.String(),
+		"pickup:" + caller.ChurchID.String() + "/" + caller.UserID.String(),
+		"pickup:" + other.ChurchID.String() + "/" + other.UserID.String()}
+	slices.Sort(want)
+	if !slices.Equal(keys, want) {
+		t.Errorf("rate_limits keys %q, want %q", keys, want)
+	}
+	err = st.InTx(ctx, caller, func(ctx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `DELETE FROM rate_limits`)
+		return err
+	})
+	if !store.IsPermissionDenied(err) {
+		t.Errorf("a request deleted rate_limits: %v", err)
 	}
 }

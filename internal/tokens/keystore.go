@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/neemias/neemias-mcp/gen/db"
+	"github.com/neemias/neemias-mcp/internal/store"
 )
 
 // KeyStore keeps signing keys in PostgreSQL (table oauth_signing_keys), shared by every
@@ -110,8 +111,16 @@ func (s *KeyStore) JWKS(ctx context.Context) (jose.JSONWebKeySet, error) {
 // Rotate makes a fresh key the active one. The previous key keeps verifying for verifyFor
 // (at least the longest token lifetime, so no token it signed is cut short), then drops out
 // of the key set. Replicas pick the new key up when they next load the active key.
+//
+// The pick-up codes' HMAC key (pickup_code_keys, store.PickupKeys) rotates with it, in the same
+// transaction: a new active pick-up key named by the new key's kid. The previous pick-up key
+// stays, with no retire_after: codes issued under it verify until their check-ins close.
 func (s *KeyStore) Rotate(ctx context.Context, verifyFor time.Duration) (Key, error) {
 	k, params, err := newSigningKey()
+	if err != nil {
+		return Key{}, err
+	}
+	pickup, err := store.NewPickupKeyParams(k.ID)
 	if err != nil {
 		return Key{}, err
 	}
@@ -123,6 +132,16 @@ func (s *KeyStore) Rotate(ctx context.Context, verifyFor time.Duration) (Key, er
 		n, err := q.InsertSigningKey(ctx, params)
 		if err == nil && n != 1 {
 			err = errors.New("another key became active concurrently")
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := q.RetireActivePickupKey(ctx); err != nil {
+			return err
+		}
+		n, err = q.InsertPickupKey(ctx, pickup)
+		if err == nil && n != 1 {
+			err = errors.New("another pick-up key became active concurrently")
 		}
 		return err
 	})

@@ -21,10 +21,10 @@ WHERE rf_church(c.church_id, sqlc.arg(church_id)::uuid)
 -- Registers a check-in; returns no row when the child already has one that day (the
 -- idempotent retry: then read it with GetCheckinByChildDate).
 INSERT INTO checkins (church_id, child_id, class_id, service_date, checked_in_by,
-                      pickup_code_salt, pickup_code_hash)
+                      pickup_code_salt, pickup_code_hash, pickup_key_id)
 VALUES (sqlc.arg(church_id)::uuid, sqlc.arg(child_id)::uuid, sqlc.arg(class_id)::uuid,
         sqlc.arg(service_date)::date, sqlc.arg(checked_in_by)::uuid,
-        sqlc.arg(pickup_code_salt)::bytea, sqlc.arg(pickup_code_hash)::bytea)
+        sqlc.arg(pickup_code_salt)::bytea, sqlc.arg(pickup_code_hash)::bytea, sqlc.narg(pickup_key_id)::text)
 ON CONFLICT (child_id, service_date) DO NOTHING
 RETURNING id, child_id, class_id, service_date, checked_in_at;
 
@@ -39,9 +39,10 @@ WHERE rf_church(ck.church_id, sqlc.arg(church_id)::uuid)
 
 -- name: GetCheckinForCheckout :one
 -- Locks the check-in to close, if the caller may see it (guardian: own children; volunteer:
--- assigned classes). Compare the code in Go with store.CheckPickupCode.
+-- assigned classes). Compare the code in Go with store.CheckPickupCode, under the key
+-- pickup_key_id names (NULL: an unkeyed hash of before migration 00103).
 SELECT ck.id, ck.child_id, ck.class_id, ck.service_date, ck.checked_in_at,
-       ck.pickup_code_salt, ck.pickup_code_hash, ck.failed_pickup_attempts, ck.locked_at,
+       ck.pickup_code_salt, ck.pickup_code_hash, ck.pickup_key_id, ck.failed_pickup_attempts, ck.locked_at,
        ck.checked_out_at, ck.picked_up_by_name, coalesce(app_user_name(ck.checked_out_by), '')::text AS released_by,
        c.handle, c.name AS child_name, cl.name AS class_name
 FROM checkins ck
