@@ -124,7 +124,7 @@ func All() []capability.View {
 			URI:          {{quote .URI}},
 			Title:        {{quote .Title}},
 			Description:  {{quote .Description}},
-			HTML:         withBridge({{lowerFirst .GoName}}HTML), // the bridge inlined at <!-- neemias:ext-apps-app -->
+			HTML:         withBridge({{lowerFirst .GoName}}HTML), // the bridge inlined at <!-- neemias:app-bridge -->
 			Capabilities: []string{ {{- range .Capabilities}}{{quote .}}, {{end -}} },
 			Visibility:   []string{ {{- range .Visibility}}{{quote .}}, {{end -}} },
 			CSP: capability.ViewCSP{
@@ -174,10 +174,11 @@ result also names its variant in ` + "`_meta[\"neemias/cacheVariant\"]`" + ` (` 
 eras, for caches keyed on method and cursor only and for the 2025 era, where the UI session id
 is a header. HTTP responses are ` + "`Cache-Control: no-store`" + `.
 
-The views speak the MCP Apps bridge through the official ` + "`App`" + ` class of
-` + "`@modelcontextprotocol/ext-apps`" + `, bundled once into ` + "`internal/views/ext-apps-app.js`" + ` (pinned in
-` + "`internal/views/bridge/package-lock.json`" + `, rebuilt by ` + "`node build.mjs`" + ` there and checked for drift by
-` + "`TestBridgeBundle`" + `) and inlined where a document says ` + "`<!-- neemias:ext-apps-app -->`" + `, so each served
+The views speak the MCP Apps bridge (protocol ` + "`2026-01-26`" + `) through ` + "`internal/views/app-bridge.js`" + `, the
+App side of the official ` + "`App`" + ` class of ` + "`@modelcontextprotocol/ext-apps`" + ` that the views use, with its names and
+its messages (the official class bundles to 340 KB with the MCP SDK and zod, over the 150 KB a view
+document may weigh); it is inlined where a document says ` + "`<!-- neemias:app-bridge -->`" + `, and tested against the
+official host side (` + "`AppBridge`" + `) in Chromium, so each served
 document stays self-contained. Views follow the host's ` + "`hostContext`" + ` (` + "`theme`" + `, ` + "`styles.variables`" + `,
 ` + "`locale`" + `, ` + "`timeZone`" + `, from ` + "`ui/initialize`" + ` and ` + "`ui/notifications/host-context-changed`" + `); the check-in sheet
 says which time zone its times are in (the data's if it carries one, else the host's, else the

@@ -317,6 +317,15 @@ func TestBrowserViews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Alerts and limits the views must show (the demo seed has none): an allergy and a health
+	// note on one child of each class of the busiest day, and capacities on every class.
+	alerted := a.query(t, `UPDATE children c SET allergies = 'amendoim e castanhas', medical_notes = 'asma: bombinha na mochila'
+		WHERE c.id IN (SELECT DISTINCT ON (k.class_id) k.child_id FROM checkins k WHERE k.church_id = $1 AND k.service_date = $2::date ORDER BY k.class_id, k.child_id)
+		RETURNING c.handle`, seed.DemoChurchID, day)
+	if len(alerted) < 2 {
+		t.Fatalf("alerts put on %d children of %s", len(alerted), day)
+	}
+	a.query(t, `UPDATE classes SET soft_capacity = 20, firm_capacity = 200, children_per_volunteer = 8 WHERE church_id = $1 RETURNING id::text`, seed.DemoChurchID)
 	htmlByURI := map[string]string{}
 	for _, v := range views.All() {
 		htmlByURI[v.URI] = v.HTML
@@ -382,19 +391,7 @@ func TestBrowserViews(t *testing.T) {
 	for _, c := range cases {
 		switch c.tool {
 		case chartTool:
-			c.wantText = append(c.wantText, fmt.Sprint(num(c.sc["total_checkins"])), from, to)
-			perClass := map[string]int{}
-			daysList, _ := c.sc["days"].([]any)
-			if len(daysList) == 0 {
-				t.Errorf("%s: no days in %s..%s: %v", c.name, from, to, c.sc)
-			}
-			for _, d := range daysList {
-				m := d.(map[string]any)
-				perClass[m["class_name"].(string)] += num(m["checkins"])
-			}
-			for name, n := range perClass {
-				c.wantText = append(c.wantText, fmt.Sprintf("%s\t%d", name, n)) // the per-class table's row
-			}
+			c.wantText = append(c.wantText, chartWants(t, c.locale, c.sc)...)
 		case sheetTool:
 			cl := classListOf(t, c.sc)
 			if cl.Date != day || cl.TimeZone != "America/Sao_Paulo" {
@@ -415,6 +412,17 @@ func TestBrowserViews(t *testing.T) {
 			}
 			c.wantText = append(c.wantText, day, zoneSentence(c.locale, cl.TimeZone))
 			c.wantRows, c.wantClasses = sheetWants(t, c.locale, cl, brasilia)
+			alerts := 0
+			for _, k := range cl.Classes {
+				for _, kid := range k.Children {
+					if kid.Allergies != "" && kid.MedicalNotes != "" {
+						alerts++
+					}
+				}
+			}
+			if alerts == 0 { // VOLUNTARIO holds health:read for their classes
+				t.Errorf("%s: the class list of %s carries no child's alerts (put on %v)", c.name, day, alerted)
+			}
 			for _, k := range cl.Classes {
 				for _, kid := range k.Children {
 					switch full := fullNames[kid.Handle]; {
@@ -512,6 +520,9 @@ func TestBrowserViews(t *testing.T) {
 			shot := filepath.Join(artifacts, "view-"+c.name+".png")
 			screenshot(t, tab, shot)
 			checkPNG(t, shot)
+			if c.tool == chartTool {
+				checkChart(t, a, tab, h, c, inFrame, chromedp.FromNode(frames[0]), from, artifacts)
+			}
 			if c.styles != nil {
 				// host-context-changed: the host turns light and Portuguese.
 				run(t, tab, "send host-context-changed", chromedp.Evaluate[chromedp.Void](`window.hostContextChanged({theme: "light", locale: "pt-BR"})`))
@@ -519,6 +530,12 @@ func TestBrowserViews(t *testing.T) {
 					inFrame, chromedp.WithPollingTimeout(10*time.Second))); got != "ok" {
 					t.Errorf("host-context-changed was not applied")
 				}
+			}
+
+			// The host tears the view down (ui/resource-teardown): the bridge answers.
+			run(t, tab, "tear the view down", chromedp.Evaluate[chromedp.Void](`void window.hostBridge.teardownResource({}).then(function () { window.tornDown = "ok"; }, function (e) { window.tornDown = String(e); })`))
+			if got := value(t, tab, chromedp.Poll[string](`window.tornDown || null`, chromedp.WithPollingTimeout(10*time.Second))); got != "ok" {
+				t.Errorf("ui/resource-teardown: %s", got)
 			}
 
 			// Nothing but the harness's origin (and the srcdoc document) was requested.
@@ -556,6 +573,19 @@ func TestBrowserViews(t *testing.T) {
 		// A restriction on the child's list before the sheet opens: shown in red, never selectable.
 		a.one(t, `INSERT INTO pickup_adults (church_id, child_id, name, relationship, authorized, note, created_by)
 			VALUES ($1, $2, $3, 'tio', false, $4, $5) RETURNING id::text`, seed.DemoChurchID, r.kid.id, restrictedAdult, restrictedNote, seed.DemoAdminID.String())
+		// An allergy the volunteer must see at the door, and a room past its soft capacity
+		// once the child is in: the check-in succeeds with both said.
+		a.one(t, `UPDATE children SET allergies = $2 WHERE id = $1 RETURNING id::text`, r.kid.id, kidAllergy)
+		a.one(t, `UPDATE classes SET soft_capacity = 1 WHERE id = $1 RETURNING id::text`, r.kid.classID)
+		if n := a.one(t, `SELECT count(*)::text FROM checkins WHERE class_id = $1 AND service_date = $2::date AND checked_out_at IS NULL`, r.kid.classID, today); n == "0" {
+			// One child in the room already, so the sheet's check-in takes it past 1.
+			other := a.one(t, `SELECT c.handle FROM children c WHERE c.class_id = $1 AND c.archived_at IS NULL AND c.id <> $2::uuid AND NOT (c.id::text = ANY($3::text[]))
+				AND NOT EXISTS (SELECT 1 FROM checkins k WHERE k.child_id = c.id AND k.service_date = $4::date) ORDER BY c.id LIMIT 1`,
+				r.kid.classID, r.kid.id, []string{adminKid.id, volKid.id}, today)
+			if res, _ := callJSON(t, cs, checkinTool, map[string]any{"child": other}); res.IsError {
+				t.Fatalf("checking in %s first: %s", other, resultText(res))
+			}
+		}
 		res, sc := callJSON(t, cs, sheetTool, r.args)
 		if res.IsError || sc == nil {
 			t.Fatalf("%s %s %v: %s", r.user.role, sheetTool, r.args, resultText(res))
@@ -608,6 +638,7 @@ const (
 	restrictedAdult = "Rogério Teixeira Restrito"
 	restrictedNote  = "Ordem judicial: não entregar a criança; chamar a coordenação."
 	guardianNote    = "Guarda suspensa desde hoje: chamar a coordenação."
+	kidAllergy      = "leite e derivados"
 )
 
 // checkViewsOverMCP: on a session declaring MCP Apps, the tools linked to a view (the read
@@ -680,6 +711,11 @@ type classList struct {
 		CheckedIn int         `json:"checked_in"`
 		Enrolled  int         `json:"enrolled"`
 		Children  []listChild `json:"children"`
+		// The class's limits (absent: none) and its volunteers.
+		SoftCapacity         int `json:"soft_capacity"`
+		FirmCapacity         int `json:"firm_capacity"`
+		ChildrenPerVolunteer int `json:"children_per_volunteer"`
+		Volunteers           int `json:"volunteers"`
 	} `json:"classes"`
 }
 
@@ -692,6 +728,9 @@ type listChild struct {
 	PickedUpAt  string `json:"picked_up_at"`
 	PickedUpBy  string `json:"picked_up_by"`
 	ReleasedBy  string `json:"released_by"`
+	// With health:read only.
+	Allergies    string `json:"allergies"`
+	MedicalNotes string `json:"medical_notes"`
 }
 
 func classListOf(t *testing.T, sc map[string]any) classList {
@@ -713,6 +752,9 @@ type sheetWords struct {
 	give, wrong, attempts4, locked      string
 	notAuthorized, deniedPick, noteIs   string
 	codeLabel, legend, checkedOut, gone string
+	allergy, medical, capWarn           string
+	capacity                            string // headcount, firm, soft
+	ratio                               func(n, v int) string
 }
 
 func wordsFor(locale string) sheetWords {
@@ -726,6 +768,11 @@ func wordsFor(locale string) sheetWords {
 			deniedPick: " NÃO está autorizado(a) a levar esta criança", noteIs: "Observação: ",
 			codeLabel: "Código de retirada (apresentado por quem vem buscar)", legend: "Quem vai levar a criança",
 			checkedOut: "Retirada registrada: ",
+			allergy:    "Alergia: ", medical: "Saúde: ", capWarn: "Aviso de lotação (avise a coordenação): ",
+			capacity: "Lotação: %d de %d (aviso a partir de %d)",
+			ratio: func(n, v int) string {
+				return fmt.Sprintf("%d crianças por voluntário; %d %s", n, v, map[bool]string{true: "voluntário designado", false: "voluntários designados"}[v == 1])
+			},
 		}
 	}
 	return sheetWords{
@@ -737,6 +784,11 @@ func wordsFor(locale string) sheetWords {
 		deniedPick: " is NOT authorized to take this child home", noteIs: "Note: ",
 		codeLabel: "Pick-up code (shown by whoever comes for the child)", legend: "Who is taking the child",
 		checkedOut: "Picked up: ",
+		allergy:    "Allergy: ", medical: "Health: ", capWarn: "Capacity warning (tell the coordinator): ",
+		capacity: "Capacity: %d of %d (warning from %d)",
+		ratio: func(n, v int) string {
+			return fmt.Sprintf("%d children per volunteer; %d %s", n, v, map[bool]string{true: "volunteer assigned", false: "volunteers assigned"}[v == 1])
+		},
 	}
 }
 
@@ -762,6 +814,12 @@ func sheetWants(t *testing.T, locale string, cl classList, zone *time.Location) 
 	rows, classes = map[string][]string{}, map[string][]string{}
 	for _, k := range cl.Classes {
 		classes[k.ClassID] = []string{k.ClassName, fmt.Sprintf(w.counts, k.Headcount, k.CheckedIn, k.Enrolled)}
+		if k.FirmCapacity > 0 && k.SoftCapacity > 0 {
+			classes[k.ClassID] = append(classes[k.ClassID], fmt.Sprintf(w.capacity, k.Headcount, k.FirmCapacity, k.SoftCapacity))
+		}
+		if k.ChildrenPerVolunteer > 0 {
+			classes[k.ClassID] = append(classes[k.ClassID], w.ratio(k.ChildrenPerVolunteer, k.Volunteers))
+		}
 		for _, c := range k.Children {
 			want := []string{c.Label, c.Handle, w.status[c.Status]}
 			if c.CheckedInAt != "" {
@@ -775,6 +833,12 @@ func sheetWants(t *testing.T, locale string, cl classList, zone *time.Location) 
 			}
 			if c.ReleasedBy != "" {
 				want = append(want, w.releasedBy+c.ReleasedBy)
+			}
+			if c.Allergies != "" {
+				want = append(want, w.allergy+c.Allergies)
+			}
+			if c.MedicalNotes != "" {
+				want = append(want, w.medical+c.MedicalNotes)
 			}
 			rows[c.Handle] = want
 		}
@@ -1029,6 +1093,14 @@ func driveSheet(t *testing.T, a *app, h *viewHarness, br *browser, c *viewCase, 
 	handoff := wait("the code's instructions", `(function () { var b = document.getElementById("handoff"); return b && !b.hidden ? b.innerText : null; })()`)
 	if !strings.Contains(handoff, w.give) {
 		t.Errorf("the pick-up code box says %q, want %q…", handoff, w.give)
+	}
+	// What the volunteer must act on, said with the check-in: the room past its soft capacity
+	// and the child's allergy.
+	warned := wait("the check-in's warnings", `(function () { var f = document.getElementById("flash"); return f && f.className.indexOf("warn") >= 0 && f.getAttribute("role") === "alert" ? f.innerText : null; })()`)
+	for _, want := range []string{w.capWarn, "past its soft capacity of 1", w.allergy + kidAllergy} {
+		if !strings.Contains(warned, want) {
+			t.Errorf("the check-in's message %q does not say %q", warned, want)
+		}
 	}
 	// The sheet re-read the class list: the row is "in class", the counts are the server's.
 	row = wait("the row in class", status("checked_in"))
@@ -1311,4 +1383,89 @@ func checkAppOnlyTools(t *testing.T, ctx context.Context, a *app, u demoUser, ui
 		AND $2::uuid = ANY(target_ids) AND at >= $3::timestamptz`, u.id, id, since); !slices.Equal(got, []string{"checkout.forbidden denied"}) {
 		t.Errorf("audit of the refused app-only call: %v, want [checkout.forbidden denied]", got)
 	}
+}
+
+// chartWants is what the attendance chart must show of an attendance summary: the answer's
+// figures (different children, check-ins, the range), which classes it covers when the caller
+// sees only some, and the per-class table's rows (class, children, check-ins).
+func chartWants(t *testing.T, locale string, sc map[string]any) []string {
+	t.Helper()
+	kids, total := num(sc["children"]), num(sc["total_checkins"])
+	if kids == 0 || total < kids {
+		t.Errorf("attendance summary %v: %d children, %d check-ins", sc["from"], kids, total)
+	}
+	lead := map[string]string{"pt-BR": "%d crianças diferentes vieram de %s a %s: %d check-ins em ", "en-US": "%d different children came from %s to %s: %d check-ins over "}[locale]
+	want := []string{fmt.Sprintf(lead, kids, sc["from"], sc["to"], total)}
+	if covers, _ := sc["covers"].(string); covers != "" {
+		want = append(want, map[string]string{"pt-BR": "Só as suas turmas: ", "en-US": "Only your classes: "}[locale]+strings.TrimPrefix(covers, "your classes: "))
+	}
+	classes, _ := sc["classes"].([]any)
+	if len(classes) == 0 {
+		t.Errorf("attendance summary %v..%v: no classes", sc["from"], sc["to"])
+	}
+	for _, k := range classes {
+		m := k.(map[string]any)
+		want = append(want, fmt.Sprintf("%s\t%d\t%d", m["class_name"], num(m["children"]), num(m["checkins"])))
+	}
+	return want
+}
+
+// checkChart: the chart draws one bar segment per day and class of the summary, then its range
+// picker reads the month before through the host (neemias_attendance_summary) and shows that
+// answer.
+func checkChart(t *testing.T, a *app, tab context.Context, h *viewHarness, c *viewCase, inFrame chromedp.PollOption, in chromedp.QueryOption, from, artifacts string) {
+	t.Helper()
+	days, _ := c.sc["days"].([]any)
+	if n := value(t, tab, chromedp.Poll[string](`String(document.querySelectorAll("#chart rect[data-class]").length)`, inFrame)); n != fmt.Sprint(len(days)) {
+		t.Errorf("the chart draws %s bar segments, the summary has %d days × classes", n, len(days))
+	}
+	prevFrom := a.one(t, `SELECT (date_trunc('month', $1::date) - interval '1 month')::date::text`, from)
+	prevTo := a.one(t, `SELECT (date_trunc('month', $1::date) - interval '1 day')::date::text`, from)
+	res, sc := callJSON(t, c.cs, chartTool, map[string]any{"from": prevFrom, "to": prevTo})
+	if res.IsError || sc == nil {
+		t.Fatalf("%s %s..%s: %s", chartTool, prevFrom, prevTo, resultText(res))
+	}
+	pick := func(what, click string, from, to string, act ...chromedp.Action[chromedp.Void]) string {
+		t.Helper()
+		run(t, tab, what, append(act, chromedp.Click(click, in))...)
+		shown, err := chromedp.Run(tab, chromedp.Poll[string](fmt.Sprintf(`(function () { var s = document.getElementById("status").innerText;
+			return s.indexOf(%q) >= 0 && s.indexOf(%q) >= 0 && !document.querySelector("button[disabled]") ? document.body.innerText : null; })()`, from+" ", to),
+			inFrame, chromedp.WithPollingTimeout(20*time.Second)))
+		if err != nil {
+			body := value(t, tab, chromedp.Poll[string](`document.body.innerText`, inFrame))
+			t.Fatalf("%s (%s..%s): %v; the chart shows:\n%s", what, from, to, err, body)
+		}
+		asked := false
+		for _, call := range h.viewCalls() {
+			asked = asked || strings.Contains(call, `"name":"`+chartTool+`"`) && strings.Contains(call, `"from":"`+from+`"`) && strings.Contains(call, `"to":"`+to+`"`)
+		}
+		if !asked {
+			t.Errorf("%s: the view did not call %s for %s..%s through the host", what, chartTool, from, to)
+		}
+		return shown
+	}
+	shown := pick("pick the month before", "#show", prevFrom, prevTo, chromedp.SetValue("#from", prevFrom, in), chromedp.SetValue("#to", prevTo, in))
+	if num(sc["total_checkins"]) == 0 {
+		// An empty range says so and offers the nearest service day with data, whose month
+		// the button shows.
+		nearest, _ := sc["nearest_day"].(string)
+		none := map[string]string{"pt-BR": "Nenhum check-in de %s a %s.", "en-US": "No check-ins from %s to %s."}[c.locale]
+		if !strings.Contains(shown, fmt.Sprintf(none, prevFrom, prevTo)) || nearest == "" || !strings.Contains(shown, nearest) {
+			t.Errorf("the empty range %s..%s (nearest day %q) shows:\n%s", prevFrom, prevTo, nearest, shown)
+		}
+		prevFrom = a.one(t, `SELECT date_trunc('month', $1::date)::date::text`, nearest)
+		prevTo = a.one(t, `SELECT (date_trunc('month', $1::date) + interval '1 month - 1 day')::date::text`, nearest)
+		if res, sc = callJSON(t, c.cs, chartTool, map[string]any{"from": prevFrom, "to": prevTo}); res.IsError {
+			t.Fatalf("%s %s..%s: %s", chartTool, prevFrom, prevTo, resultText(res))
+		}
+		shown = pick("show the nearest day's month", "#nearest", prevFrom, prevTo)
+	}
+	for _, want := range chartWants(t, c.locale, sc) {
+		if !strings.Contains(shown, want) {
+			t.Errorf("after picking %s..%s the chart does not show %q:\n%s", prevFrom, prevTo, want, shown)
+		}
+	}
+	shot := filepath.Join(artifacts, "view-"+c.name+"-range.png")
+	screenshot(t, tab, shot)
+	checkPNG(t, shot)
 }

@@ -6,19 +6,22 @@ import (
 )
 
 // BridgeMarker is where a view document asks for the MCP Apps bridge: the generated registry
-// replaces it with an inline <script> holding ext-apps-app.js, so the bridge code exists once
+// replaces it with an inline <script> holding app-bridge.js, so the bridge code exists once
 // (in this directory) and every view is still one self-contained document.
-const BridgeMarker = "<!-- neemias:ext-apps-app -->"
+const BridgeMarker = "<!-- neemias:app-bridge -->"
 
-// extAppsApp is the official App class of @modelcontextprotocol/ext-apps, bundled by
-// bridge/build.mjs (pinned versions in bridge/package-lock.json; TestBridgeBundle rebuilds it
-// and fails on drift). It defines globalThis.NeemiasApp.
+// MaxDocumentBytes is the most a served view document (its HTML with the bridge inlined) may
+// weigh: hosts load it into an iframe on every tool result, often on a phone at the door.
+const MaxDocumentBytes = 150 * 1024
+
+// appBridge is the App side of the MCP Apps bridge (app-bridge.js, hand-written: the official
+// App class bundles to 340 KB, see its header). It defines window.NeemiasApp.
 //
-//go:embed ext-apps-app.js
-var extAppsApp string
+//go:embed app-bridge.js
+var appBridge string
 
-// ExtAppsApp returns the bundled bridge script (ext-apps-app.js).
-func ExtAppsApp() string { return extAppsApp }
+// AppBridge returns the bridge script (app-bridge.js) every view inlines.
+func AppBridge() string { return appBridge }
 
 // withBridge returns doc with its BridgeMarker (the first one) replaced by the inline bridge
 // script; a document without the marker is returned unchanged.
@@ -27,5 +30,5 @@ func withBridge(doc string) string {
 	if !ok {
 		return doc
 	}
-	return before + "<script>\n" + extAppsApp + "\n</script>" + after
+	return before + "<script>\n" + appBridge + "\n</script>" + after
 }

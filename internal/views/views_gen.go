@@ -28,8 +28,8 @@ func All() []capability.View {
 			ID:           "attendance_chart",
 			URI:          "ui://neemias/attendance-chart",
 			Title:        "Attendance chart",
-			Description:  "Check-ins per service day and class for the range of the attendance summary, with totals.",
-			HTML:         withBridge(attendanceChartHTML), // the bridge inlined at <!-- neemias:ext-apps-app -->
+			Description:  "A bar chart of the attendance summary's range: one bar per service day, split by class (a child checks in once a day, so a bar is that day's children and check-ins), the range's different children and check-ins per class, and a range picker that reads another range.",
+			HTML:         withBridge(attendanceChartHTML), // the bridge inlined at <!-- neemias:app-bridge -->
 			Capabilities: []string{"attendance_summary"},
 			Visibility:   []string{"model", "app"},
 			CSP: capability.ViewCSP{
@@ -44,8 +44,8 @@ func All() []capability.View {
 			ID:           "checkin_sheet",
 			URI:          "ui://neemias/checkin-sheet",
 			Title:        "Class check-in sheet",
-			Description:  "The class list of a service day: tap a child to check them in (the pick-up code is shown here, for the guardian, never to the model), tap again to check them out with the code and the adult from the child's pick-up list. Labels as the class list gives them.",
-			HTML:         withBridge(checkinSheetHTML), // the bridge inlined at <!-- neemias:ext-apps-app -->
+			Description:  "The class list of a service day: tap a child to check them in (the pick-up code is shown here, for the guardian, never to the model), tap again to check them out with the code and the adult from the child's pick-up list. Labels as the class list gives them; allergy and health alerts on the child's row for who may read them; each class's headcount against its capacity, and a check-in's capacity warning.",
+			HTML:         withBridge(checkinSheetHTML), // the bridge inlined at <!-- neemias:app-bridge -->
 			Capabilities: []string{"class_list", "neemias_checkin_register"},
 			Visibility:   []string{"model", "app"},
 			CSP: capability.ViewCSP{
