@@ -216,7 +216,7 @@ func serve(ctx context.Context, cmd *cobra.Command, cfg config.Serve, as oauth.O
 	srv, err := server.New(ctx, server.Config{
 		PublicURL: publicURL, AllowedOrigins: cfg.AllowedOrigins, Logger: log, Version: version, AuthServer: as, External: x,
 		RatePerSecond: cfg.RateLimit, RateBurst: cfg.RateBurst, RateLimitOff: cfg.RateLimit == 0, CheckinWindowDays: cfg.CheckinWindowDays,
-		Metrics: ob.metrics, MetricsOnMain: cfg.Metrics && cfg.MetricsAddr == "", Tracer: ob.tracer,
+		Metrics: ob.metrics, MetricsOnMain: cfg.MetricsOnMain(), Tracer: ob.tracer,
 		MCPHost: cfg.MCPHost, APIHost: cfg.APIHost, TokenCheckCache: cfg.TokenCheckCache, Upstreams: ups,
 	}, st)
 	if err != nil {
@@ -232,6 +232,9 @@ func serve(ctx context.Context, cmd *cobra.Command, cfg config.Serve, as oauth.O
 		if err := ob.serveMetrics(ctx, cfg.MetricsAddr, log); err != nil {
 			return err
 		}
+	}
+	if cfg.Metrics && !cfg.MetricsServed() {
+		log.Info("metrics are not served: set --metrics-addr (a listener of their own) or --metrics-public (the main one)")
 	}
 	// Slow clients (slowloris) are cut off; no WriteTimeout, SSE responses may legitimately last.
 	hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,

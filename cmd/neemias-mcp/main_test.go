@@ -87,6 +87,16 @@ func TestServeDemo(t *testing.T) {
 	if !strings.Contains(string(b), `\"total_children\":300`) {
 		t.Errorf("the demo church should have 300 children: %s", b)
 	}
+	// Issue 24: the main listener is the public one; /metrics is not on it unless asked for
+	// (--metrics-public), although metrics are on by default.
+	m, err := http.Get(strings.TrimSuffix(url, "/mcp") + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Body.Close()
+	if m.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /metrics on the main listener by default: %d, want 404", m.StatusCode)
+	}
 }
 
 func TestTokenCommandRefusesScopesBeyondTheRole(t *testing.T) {

@@ -31,7 +31,7 @@ type obs struct {
 
 func observability(ctx context.Context, cfg config.Serve, version string) (*obs, error) {
 	o := &obs{shutdown: func() {}}
-	if cfg.Metrics {
+	if cfg.MetricsServed() {
 		var ids []string
 		for _, c := range capapi.Capabilities() {
 			ids = append(ids, c.ID)

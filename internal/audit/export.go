@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/neemias/neemias-mcp/gen/db"
+	"github.com/neemias/neemias-mcp/internal/csvsafe"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
@@ -114,7 +115,10 @@ func deref(s *string) string {
 var Columns = []string{"id", "at", "church_id", "user_id", "client_id", "capability", "action", "target_ids", "outcome", "correlation_id"}
 
 // WriteCSV writes rs as CSV with a header row (RFC 4180; target ids space-separated; times in
-// RFC 3339, UTC).
+// RFC 3339, UTC). Every cell goes through csvsafe.Cell, the rule of every CSV export: a client
+// id is the client's own text (a metadata document URL, a registered name), and a cell
+// starting with "=", "+", "-", "@", a tab or a carriage return would run as a formula in the
+// spreadsheet the operator opens the file with.
 func WriteCSV(w io.Writer, rs []Row) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(Columns); err != nil {
@@ -125,8 +129,8 @@ func WriteCSV(w io.Writer, rs []Row) error {
 		for i, t := range r.Targets {
 			ids[i] = t.String()
 		}
-		if err := cw.Write([]string{strconv.FormatInt(r.ID, 10), r.At.UTC().Format(time.RFC3339Nano), idOrEmpty(r.ChurchID), idOrEmpty(r.UserID),
-			r.ClientID, r.Capability, r.Action, strings.Join(ids, " "), r.Outcome, r.CorrelationID}); err != nil {
+		if err := cw.Write(csvsafe.Row([]string{strconv.FormatInt(r.ID, 10), r.At.UTC().Format(time.RFC3339Nano), idOrEmpty(r.ChurchID), idOrEmpty(r.UserID),
+			r.ClientID, r.Capability, r.Action, strings.Join(ids, " "), r.Outcome, r.CorrelationID})); err != nil {
 			return err
 		}
 	}

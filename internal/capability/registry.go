@@ -46,6 +46,9 @@ type ScopeInfo struct {
 	En          string // consent-page wording in English
 	Pt          string // consent-page wording in Brazilian Portuguese
 	Sensitive   bool   // reaches personal data; the consent page warns
+	// WarningPt and WarningEn are the consent page's LGPD warning for a sensitive scope
+	// (the spec's warning:, required exactly when Sensitive is set).
+	WarningPt, WarningEn string
 }
 
 // RoleScopes is one role of the scope matrix and the scopes it may hold.

@@ -43,6 +43,8 @@ type Scope struct {
 	Name, Description string
 	En, Pt            string // consent-page wording
 	Sensitive         bool
+	// WarningPt and WarningEn are a sensitive scope's LGPD warning on the consent page.
+	WarningPt, WarningEn string
 }
 
 // ConstName is the Go constant of the scope: "roster:read" -> RosterRead.
@@ -257,7 +259,11 @@ func NewModel(s *spec.Spec, specPath, module string) *Model {
 	}
 	for _, e := range s.Scopes {
 		v := e.Value
-		m.Scopes = append(m.Scopes, Scope{Name: e.Name, Description: v.Description, En: v.En, Pt: v.Pt, Sensitive: v.Sensitive})
+		sc := Scope{Name: e.Name, Description: v.Description, En: v.En, Pt: v.Pt, Sensitive: v.Sensitive}
+		if v.Warning != nil {
+			sc.WarningPt, sc.WarningEn = v.Warning.Pt, v.Warning.En
+		}
+		m.Scopes = append(m.Scopes, sc)
 	}
 	for _, e := range s.Roles {
 		m.Roles = append(m.Roles, Role{Name: e.Name, Description: strings.TrimSpace(e.Value.Description), Scopes: e.Value.Scopes})

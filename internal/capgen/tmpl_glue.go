@@ -181,7 +181,10 @@ type Info = capability.ScopeInfo
 var matrix = capability.NewScopeMatrix(
 	[]capability.ScopeInfo{
 {{- range .Scopes}}
-		{Name: {{quote .Name}}, Description: {{quote .Description}}, En: {{quote .En}}, Pt: {{quote .Pt}}, Sensitive: {{.Sensitive}}},
+		{Name: {{quote .Name}}, Description: {{quote .Description}}, En: {{quote .En}}, Pt: {{quote .Pt}}, Sensitive: {{.Sensitive}}
+			{{- if .Sensitive}},
+			WarningPt: {{quote .WarningPt}},
+			WarningEn: {{quote .WarningEn}}{{end}}},
 {{- end}}
 	},
 	map[string]string{

@@ -50,10 +50,13 @@ type Serve struct {
 	RateLimit      float64
 	RateBurst      int
 	LogLevel       string
-	// Metrics serves Prometheus /metrics; on MetricsAddr's own listener when that is set
-	// (recommended: keep it off the public port), otherwise on the main one.
-	Metrics     bool
-	MetricsAddr string
+	// Metrics serves Prometheus /metrics on MetricsAddr's own listener. The main listener
+	// (the public one: MCP, OAuth, REST) serves it only with MetricsPublic, which is off by
+	// default: the figures (request rates, refusals, pool use) are the operator's, not the
+	// internet's. Neither set: metrics are not served (MetricsServed).
+	Metrics       bool
+	MetricsAddr   string
+	MetricsPublic bool
 	// OTLPEndpoint turns tracing on: spans are exported by OTLP over HTTP to it (a URL like
 	// http://collector:4318, or host:port); empty means tracing is off.
 	OTLPEndpoint string
@@ -73,6 +76,14 @@ type Serve struct {
 	// request checks); a revocation or disable elsewhere takes effect within it.
 	TokenCheckCache time.Duration
 }
+
+// MetricsOnMain reports whether the main listener serves /metrics: only when asked for
+// (--metrics-public).
+func (s *Serve) MetricsOnMain() bool { return s.Metrics && s.MetricsAddr == "" && s.MetricsPublic }
+
+// MetricsServed reports whether /metrics is served anywhere (its own listener, or the main one
+// when asked for). Metrics on but served nowhere are not collected.
+func (s *Serve) MetricsServed() bool { return s.Metrics && (s.MetricsAddr != "" || s.MetricsPublic) }
 
 // Defaults of Serve.
 const (
@@ -97,7 +108,8 @@ func (s *Serve) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&s.RateLimit, "rate-limit", DefaultRateLimit, "requests per second per caller (0 turns the limit off)")
 	fs.IntVar(&s.RateBurst, "rate-burst", DefaultRateBurst, "burst of requests a caller may make above --rate-limit")
 	fs.BoolVar(&s.Metrics, "metrics", true, "serve Prometheus metrics at /metrics")
-	fs.StringVar(&s.MetricsAddr, "metrics-addr", "", "serve /metrics on this address instead of --addr (keeps it off the public port)")
+	fs.StringVar(&s.MetricsAddr, "metrics-addr", "", "serve /metrics on this address, its own listener (like 127.0.0.1:9090; off the public port)")
+	fs.BoolVar(&s.MetricsPublic, "metrics-public", false, "serve /metrics on the main listener (--addr), to anyone who reaches it; prefer --metrics-addr")
 	fs.StringVar(&s.OTLPEndpoint, "otlp-endpoint", "", "export OpenTelemetry traces by OTLP/HTTP to this collector (http://host:4318 or host:port); empty: tracing off")
 	fs.BoolVar(&s.OTLPInsecure, "otlp-insecure", false, "use plain HTTP for a host:port --otlp-endpoint")
 	fs.StringVar(&s.MCPHost, "mcp-host", "", "host name that serves only MCP, OAuth and metadata (with --api-host)")
@@ -127,6 +139,12 @@ func (s *Serve) Validate() error {
 		if _, _, err := net.SplitHostPort(s.MetricsAddr); err != nil {
 			bad("metrics-addr", "must be host:port, like :9090 (got %q)", s.MetricsAddr)
 		}
+	}
+	if s.MetricsPublic && s.MetricsAddr != "" {
+		bad("metrics-public", "and --metrics-addr are exclusive: /metrics is served on one listener")
+	}
+	if s.MetricsPublic && !s.Metrics {
+		bad("metrics-public", "needs --metrics")
 	}
 	if s.PublicURL != "" {
 		u, err := url.Parse(s.PublicURL)

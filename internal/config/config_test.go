@@ -87,6 +87,8 @@ func TestErrorsNameTheSetting(t *testing.T) {
 		{[]string{"--otlp-endpoint", "collector"}, nil, "--otlp-endpoint ($NEEMIAS_OTLP_ENDPOINT) must be a URL"},
 		{[]string{"--allowed-origin", "app.example"}, nil, "--allowed-origin ($NEEMIAS_ALLOWED_ORIGIN) must be origins"},
 		{[]string{"--metrics-addr", "9090"}, nil, "--metrics-addr ($NEEMIAS_METRICS_ADDR) must be host:port"},
+		{[]string{"--metrics-addr", "127.0.0.1:9090", "--metrics-public"}, nil, "--metrics-public ($NEEMIAS_METRICS_PUBLIC) and --metrics-addr are exclusive"},
+		{[]string{"--metrics=false", "--metrics-public"}, nil, "--metrics-public ($NEEMIAS_METRICS_PUBLIC) needs --metrics"},
 		{[]string{"--checkin-window-days", "0"}, nil, "--checkin-window-days ($NEEMIAS_CHECKIN_WINDOW_DAYS) must be 1 to 366"},
 		{nil, map[string]string{"NEEMIAS_RATE_BURST": "many"}, `$NEEMIAS_RATE_BURST: invalid value "many" for --rate-burst`},
 		{nil, map[string]string{"NEEMIAS_DATABASE_URL": "mysql://u:hunter2@x"}, "--database-url ($NEEMIAS_DATABASE_URL) must be a postgres:// URL"},
@@ -137,5 +139,30 @@ func TestEnvSeparator(t *testing.T) {
 	config.DocumentEnv(fs)
 	if u := fs.FlagUsages(); strings.Count(u, "id=tool1,tool2; the variable's entries ;-separated [$NEEMIAS_UPSTREAM_TOOLS]") != 1 {
 		t.Errorf("usage:\n%s", u)
+	}
+}
+
+// TestMetricsOffThePublicListener (issue 24): /metrics is on the main listener (the public
+// one) only when asked for; by default it is served nowhere until --metrics-addr names a
+// listener of its own.
+func TestMetricsOffThePublicListener(t *testing.T) {
+	for _, tc := range []struct {
+		args           []string
+		env            map[string]string
+		onMain, served bool
+	}{
+		{nil, nil, false, false},
+		{[]string{"--metrics-addr", "127.0.0.1:9090"}, nil, false, true},
+		{[]string{"--metrics-public"}, nil, true, true},
+		{nil, map[string]string{"NEEMIAS_METRICS_PUBLIC": "true"}, true, true},
+		{[]string{"--metrics=false"}, nil, false, false},
+	} {
+		s, err := parse(t, tc.args, tc.env)
+		if err != nil {
+			t.Fatalf("%v %v: %v", tc.args, tc.env, err)
+		}
+		if s.MetricsOnMain() != tc.onMain || s.MetricsServed() != tc.served {
+			t.Errorf("%v %v: on the main listener %v, served %v; want %v, %v", tc.args, tc.env, s.MetricsOnMain(), s.MetricsServed(), tc.onMain, tc.served)
+		}
 	}
 }

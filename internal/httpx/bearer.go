@@ -34,8 +34,14 @@ type Bearer struct {
 	Scope  string
 	Logger *slog.Logger
 	// Errors writes the bodies of refusals (nil: RFC 6750 OAuth error JSON, and a JSON-RPC
-	// error for 503). The WWW-Authenticate challenge is the same either way.
+	// error for 503 and 429). The WWW-Authenticate challenge is the same either way.
 	Errors ErrorWriter
+	// Lookups, when set, limits per client address the tokens LookedUp reports as costing a
+	// database lookup before anyone is authenticated (REST's API keys): each one the verifier
+	// rejects is counted, and once an address has spent its budget its tokens are refused
+	// with 429 before the lookup (lookuplimit.go).
+	Lookups  *LookupLimit
+	LookedUp func(token string) bool
 }
 
 // Wrap returns next behind the bearer check.
@@ -55,9 +61,18 @@ func (b Bearer) Wrap(next http.Handler) http.Handler {
 			b.challenge(w, r, http.StatusUnauthorized, "invalid_token", "the credential is not a bearer token")
 			return
 		}
+		looked := b.Lookups != nil && b.LookedUp != nil && b.LookedUp(token)
+		if looked && !b.lookupAllowed(w, r) {
+			return
+		}
 		p, err := b.Verifier.Verify(r.Context(), token)
 		if err != nil {
 			if errors.Is(err, authn.ErrInvalidToken) {
+				if looked {
+					if err := b.Lookups.Failed(r.Context(), r); err != nil {
+						b.logger().WarnContext(r.Context(), "rate limiter unavailable", "error", err)
+					}
+				}
 				b.logger().DebugContext(r.Context(), "bearer token rejected", "reason", err)
 				b.challenge(w, r, http.StatusUnauthorized, "invalid_token", "the access token is invalid or expired")
 				return
@@ -79,6 +94,31 @@ func (b Bearer) Wrap(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(principal.With(r.Context(), p)))
 	})
+}
+
+// lookupAllowed answers the request (and returns false) when its address has spent its budget
+// of wrong credentials (429), or when the limiter's store fails (503, fail closed).
+func (b Bearer) lookupAllowed(w http.ResponseWriter, r *http.Request) bool {
+	d, err := b.Lookups.Allow(r.Context(), r)
+	status, edge, msg := 0, "", ""
+	switch {
+	case err != nil:
+		b.logger().WarnContext(r.Context(), "rate limiter unavailable", "error", err)
+		w.Header().Set("Retry-After", "1")
+		status, edge, msg = http.StatusServiceUnavailable, EdgeUnavailable, "the service is temporarily unavailable; retry after 1 s"
+	case !d.Allowed:
+		d.SetRetryAfter(w)
+		status, edge = http.StatusTooManyRequests, EdgeRateLimited
+		msg = fmt.Sprintf("too many invalid credentials from this address; retry after %d s", d.RetryAfterSeconds())
+	default:
+		return true
+	}
+	if b.Errors != nil {
+		b.Errors(w, status, edge, msg)
+	} else {
+		WriteRPCError(w, status, nil, RPCError{Code: CodeInternalError, Message: msg})
+	}
+	return false
 }
 
 func (b Bearer) logger() *slog.Logger {

@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 )
@@ -29,10 +30,15 @@ type rpcErrorResponse struct {
 
 // WriteRPCError writes a JSON-RPC error response with HTTP status. id is the raw request id, or
 // nil when it is unknown (the member is then omitted, as the SDKs do for pre-parse failures).
+// The id goes back byte for byte: no HTML escaping, which would rewrite a string id holding
+// "<", ">" or "&" (a client matches the response by the id it sent).
 func WriteRPCError(w http.ResponseWriter, status int, id json.RawMessage, e RPCError) {
-	body, err := json.Marshal(rpcErrorResponse{JSONRPC: "2.0", ID: id, Error: e})
-	if err != nil { // cannot happen for the types above; keep the status anyway
-		body = []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"internal error"}}`)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	body := []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"internal error"}}`)
+	if err := enc.Encode(rpcErrorResponse{JSONRPC: "2.0", ID: id, Error: e}); err == nil { // it cannot fail for these types; keep the status anyway
+		body = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")

@@ -7,8 +7,9 @@
 // reflects on our types), and puts in front of them what the SDK does not do: Host/Origin
 // allowlist, body and JSON limits, bearer authentication, scope checks with RFC 6750 step-up
 // challenges, era classification with the spec's error codes, strict URI template parsing,
-// input validation with agent-actionable messages, per-era error mapping, cache hints, and a
-// signed requestState helper for 2026-07-28 input_required results.
+// input validation with agent-actionable messages, per-era error mapping, cache hints, a
+// signed requestState helper for 2026-07-28 input_required results, and JSON-RPC ids echoed
+// byte for byte (the SDK reads them as float64; rpcid.go hides them from it).
 //
 // Era rules, in short (see docs in mcp-spec-notes §3):
 //   - "initialize" selects the legacy era (negotiates 2025-11-25 or 2025-06-18); later legacy

@@ -374,9 +374,17 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	// session id, read above): ignore them (the SDK would refuse Last-Event-ID on a POST).
 	r.Header.Del("Mcp-Session-Id")
 	r.Header.Del("Last-Event-ID")
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	h.engine.ServeHTTP(w, r)
+	// The SDK never sees the client's id, only a token it echoes; the id's own bytes go back
+	// in the response (rpcid.go).
+	hidden, idw, err := hideID(w, body)
+	if err != nil {
+		h.log.ErrorContext(r.Context(), "hiding the JSON-RPC id from the engine", "error", err)
+		httpx.WriteRPCError(w, http.StatusInternalServerError, env.id, httpx.RPCError{Code: httpx.CodeInternalError, Message: "internal error"})
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(hidden))
+	r.ContentLength = int64(len(hidden))
+	h.engine.ServeHTTP(idw, r)
 }
 
 // notFoundEarly answers a request for a capability whose scope is unknown (fail closed) as if

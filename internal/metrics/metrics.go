@@ -154,7 +154,7 @@ func SetMCPMethod(ctx context.Context, method string) {
 // Surface classifies a request path.
 func Surface(path string) string {
 	switch {
-	case path == "/mcp" || path == "/sse":
+	case path == "/mcp" || path == "/mcp/" || path == "/sse": // the endpoint and its aliases (server/endpoints.go)
 		return SurfaceMCP
 	case strings.HasPrefix(path, "/api/"):
 		return SurfaceREST

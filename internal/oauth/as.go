@@ -155,18 +155,20 @@ func New(cfg Config) (*AS, error) {
 func (a *AS) Register(mux *http.ServeMux) {
 	mux.HandleFunc(PathAuthorize, a.authorize)
 	mux.Handle(PathToken, cors(a.limitedJSON(limitToken, tokenRequests(a.op))))
-	mux.Handle(PathRevoke, cors(tokenRequests(a.op)))
+	mux.Handle(PathRevoke, cors(a.limitedJSON(limitRevoke, tokenRequests(a.op))))
 	mux.Handle(PathJWKS, cors(a.op))
 	if !a.cfg.DisableRegistration {
 		mux.Handle(PathRegister, cors(http.HandlerFunc(a.register)))
 	}
-	mux.HandleFunc(PathLogin, a.login)
-	mux.HandleFunc(PathConsent, a.consent)
-	mux.HandleFunc(PathSetPassword, a.setPassword)
-	mux.HandleFunc(PathLogout, a.logout)
+	// The pages read their URL query as written (query.go); /authorize checks its query and
+	// body together itself.
+	mux.HandleFunc(PathLogin, a.checkedPage(a.login))
+	mux.HandleFunc(PathConsent, a.checkedPage(a.consent))
+	mux.HandleFunc(PathSetPassword, a.checkedPage(a.setPassword))
+	mux.HandleFunc(PathLogout, a.checkedPage(a.logout))
 	if a.upstream != nil {
-		mux.HandleFunc(PathLoginUpstream, a.upstreamStart)
-		mux.HandleFunc(PathLoginCallback, a.upstreamCallback)
+		mux.HandleFunc(PathLoginUpstream, a.checkedPage(a.upstreamStart))
+		mux.HandleFunc(PathLoginCallback, a.checkedPage(a.upstreamCallback))
 	}
 	meta := cors(http.HandlerFunc(a.metadata))
 	mux.Handle(PathAuthServerMetadata, meta)

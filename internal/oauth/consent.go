@@ -14,14 +14,19 @@ import (
 	"github.com/neemias/neemias-mcp/internal/capability"
 )
 
-// LGPDWarning is shown, prominently, whenever an application asks for children:read
-// (LGPD art. 14: children's data need the consent of a parent or legal guardian).
-const LGPDWarning = "⚠️ Este aplicativo solicita acesso a dados pessoais de crianças. Você tem autoridade legal para conceder este acesso?"
+// The consent page warns, prominently, for every sensitive scope the approval would grant
+// (LGPD art. 14: children's data need the consent of a parent or legal guardian; art. 11:
+// health data; guardians' and trusted adults' phones are other people's data). Which scopes
+// are sensitive, and each one's warning in Portuguese and English, are the spec's (scopes:
+// sensitive, warning; gen/scopes): nothing here names a scope.
 
 type scopeView struct {
 	Name, Pt, En string
 	Sensitive    bool
 }
+
+// warningView is one sensitive scope's LGPD warning.
+type warningView struct{ Scope, Pt, En string }
 
 type consentView struct {
 	Action         string
@@ -35,8 +40,8 @@ type consentView struct {
 	Scopes         []scopeView
 	Unavailable    []scopeView
 	OpenID         bool
-	Children       bool
-	Warning        string
+	// Warnings are the LGPD warnings of the sensitive scopes granted, in spec order.
+	Warnings []warningView
 	// Resource is the server the access is for, when it is not this one (ExtraResources).
 	Resource string
 	// Account is the email of the person logged in (perhaps by the browser's login session);
@@ -88,14 +93,14 @@ func (a *AS) showConsent(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		sv := scopeView{Name: s.Name, Pt: s.Pt, En: s.En, Sensitive: s.Sensitive}
-		if granted.Has(s.Name) {
-			v.Scopes = append(v.Scopes, sv)
-		} else {
-			v.Unavailable = append(v.Unavailable, sv)
+		if !granted.Has(s.Name) {
+			v.Unavailable = append(v.Unavailable, sv) // not granted: nothing to warn about
+			continue
 		}
-	}
-	if slices.Contains(ar.Scopes, scopes.ChildrenRead) {
-		v.Children, v.Warning = true, LGPDWarning
+		v.Scopes = append(v.Scopes, sv)
+		if s.Sensitive {
+			v.Warnings = append(v.Warnings, warningView{Scope: s.Name, Pt: s.WarningPt, En: s.WarningEn})
+		}
 	}
 	a.render(w, http.StatusOK, "consent", v)
 }

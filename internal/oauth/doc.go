@@ -33,8 +33,8 @@
 // exactly, loopback on any port, before anything may redirect) stores the request and sets a
 // browser-binding cookie → /login (local argon2id accounts, or the church's OpenID Connect
 // provider through zitadel/oidc rp, mapped to users by issuer and subject) → /consent (client
-// name, client and redirect hosts, scopes in Portuguese and English, the LGPD warning for
-// children:read; decision recorded) → a code of 60 seconds, single use → /token (code with
+// name, client and redirect hosts, scopes in Portuguese and English, the LGPD warning of each
+// sensitive scope granted, in the spec's words; decision recorded) → a code of 60 seconds, single use → /token (code with
 // PKCE; refresh with rotation). Granted scopes are always requested ∩ the role's
 // (gen/scopes.Grant), and a refresh can only narrow them.
 //

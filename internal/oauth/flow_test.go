@@ -42,8 +42,8 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 			t.Errorf("consent page lacks %q", want)
 		}
 	}
-	if strings.Contains(f.Consent.Body, "lgpd-warning") || strings.Contains(f.Consent.Body, oauth.LGPDWarning) {
-		t.Error("the LGPD warning is shown although children:read was not requested")
+	if strings.Contains(f.Consent.Body, "lgpd-warning") || strings.Contains(f.Consent.Body, "autoridade legal") {
+		t.Error("an LGPD warning is shown although no sensitive scope was requested")
 	}
 	for _, p := range []oauthtest.Page{f.Login, f.Consent} {
 		if p.Header.Get("X-Frame-Options") != "DENY" || !strings.Contains(p.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") ||
@@ -108,9 +108,9 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 	}
 }
 
-// TestConsentPage pins what the consent page shows: the LGPD warning exactly when
-// children:read is requested, the scopes the role cannot hold apart, the localhost note, the
-// client's name escaped.
+// TestConsentPage pins what the consent page shows: the LGPD warning when children:read is
+// requested (every sensitive scope's: TestConsentWarnsForEverySensitiveScope), the scopes the
+// role cannot hold apart, the localhost note, the client's name escaped.
 func TestConsentPage(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, oauth.Options{})
@@ -138,11 +138,8 @@ func TestConsentPage(t *testing.T) {
 	}
 
 	withChildren := consent("roster:read children:read", seed.DemoAdminEmail)
-	if !strings.Contains(withChildren, `<p id="lgpd-warning">`+oauth.LGPDWarning+`</p>`) {
-		t.Errorf("children:read requested: the LGPD warning is missing")
-	}
-	if oauth.LGPDWarning != "⚠️ Este aplicativo solicita acesso a dados pessoais de crianças. Você tem autoridade legal para conceder este acesso?" {
-		t.Errorf("the warning's text changed: %q", oauth.LGPDWarning)
+	if !strings.Contains(withChildren, `<p class="lgpd-warning" data-scope="children:read">⚠️ Este aplicativo solicita acesso a dados pessoais de crianças. Você tem autoridade legal para conceder este acesso?</p>`) {
+		t.Errorf("children:read requested: the LGPD warning is missing or reworded")
 	}
 	for _, s := range []string{"roster:read", "children:read"} {
 		if !strings.Contains(withChildren, template.HTMLEscapeString(scopeText(t, s).Pt)) || !strings.Contains(withChildren, template.HTMLEscapeString(scopeText(t, s).En)) {

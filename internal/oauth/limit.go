@@ -7,7 +7,8 @@ import (
 	"github.com/neemias/neemias-mcp/internal/ratelimit"
 )
 
-// The per-address limits of the authorization server's endpoints. Their buckets are in
+// The per-address limits of the authorization server's endpoints (and, in lookups.go, of the
+// authorization requests looked up by id for a browser). Their buckets are in
 // Config.Limits (ratelimit.Postgres in `serve`: shared by every replica), keyed by the
 // endpoint and the client address.
 const (
@@ -15,6 +16,9 @@ const (
 	limitToken     = "token"
 	limitRegister  = "register"
 	limitLogin     = "login"
+	// limitRevoke is RFC 7009 revocation: a lookup of the token (and of the client) for
+	// anyone who asks, limited as the token endpoint is, in buckets of its own.
+	limitRevoke = "revoke"
 )
 
 func (a *AS) limitOf(name string) ratelimit.Limit {
@@ -22,7 +26,7 @@ func (a *AS) limitOf(name string) ratelimit.Limit {
 	switch name {
 	case limitAuthorize:
 		return ratelimit.Limit{PerSecond: o.AuthorizePerMinute / 60, Burst: o.AuthorizeBurst}
-	case limitToken:
+	case limitToken, limitRevoke:
 		return ratelimit.Limit{PerSecond: o.TokenPerMinute / 60, Burst: o.TokenBurst}
 	case limitRegister:
 		return ratelimit.Limit{PerSecond: o.RegistrationPerHour / 3600, Burst: o.RegistrationBurst}

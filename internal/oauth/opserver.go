@@ -476,15 +476,14 @@ func (e issEncoder) Encode(src any, dst map[string][]string) error {
 
 // tokenRequests guards the token and revocation endpoints: every response is no-store; the
 // request must be a POST with an application/x-www-form-urlencoded body of at most 64 KiB in
-// which no parameter repeats (RFC 6749 §3.1); parameters in the URL query are ignored.
+// which no parameter repeats (RFC 6749 §3.1; resource may, RFC 8707) and ";" separates nothing
+// (query.go); parameters in the URL query are ignored.
 func tokenRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("Pragma", "no-cache")
 		fail := func(status int, desc string) {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-			_, _ = w.Write([]byte(`{"error":"invalid_request","error_description":"` + desc + `"}`))
+			writeJSON(w, status, map[string]string{"error": "invalid_request", "error_description": desc})
 		}
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
@@ -496,16 +495,14 @@ func tokenRequests(next http.Handler) http.Handler {
 			fail(http.StatusBadRequest, "the body must be application/x-www-form-urlencoded")
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-		if err := r.ParseForm(); err != nil {
+		qe, err := readForm(w, r, 64<<10, false, repeatable...) // the query is ignored (below)
+		if err != nil {
 			fail(http.StatusBadRequest, "unreadable form body")
 			return
 		}
-		for k, v := range r.PostForm {
-			if len(v) > 1 && k != "resource" {
-				fail(http.StatusBadRequest, "a parameter is repeated")
-				return
-			}
+		if qe != nil {
+			fail(http.StatusBadRequest, qe.Error())
+			return
 		}
 		r.Form = url.Values(r.PostForm)
 		next.ServeHTTP(w, r)

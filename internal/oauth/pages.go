@@ -125,15 +125,25 @@ func (a *AS) pendingRequest(ctx context.Context, r *http.Request, rawID string) 
 	if err != nil {
 		return db.OauthAuthRequest{}, "", errRequestGone
 	}
+	// A browser that holds no binding cookie for the id costs no lookup; one whose cookie or
+	// id is wrong is counted against its address (lookups.go).
+	ck, err := r.Cookie(a.cookieName(id))
+	if err != nil {
+		return db.OauthAuthRequest{}, "", errNotBrowser
+	}
+	if err := a.lookupAllowed(ctx, r); err != nil {
+		return db.OauthAuthRequest{}, "", err
+	}
 	ar, err := a.q.GetOAuthAuthRequest(ctx, id)
 	if errors.Is(err, pgx.ErrNoRows) {
+		a.lookupFailed(ctx, r)
 		return db.OauthAuthRequest{}, "", errRequestGone
 	}
 	if err != nil {
 		return db.OauthAuthRequest{}, "", err
 	}
-	ck, err := r.Cookie(a.cookieName(id))
-	if err != nil || subtle.ConstantTimeCompare(hash(ck.Value), ar.BrowserHash) != 1 {
+	if subtle.ConstantTimeCompare(hash(ck.Value), ar.BrowserHash) != 1 {
+		a.lookupFailed(ctx, r)
 		return db.OauthAuthRequest{}, "", errNotBrowser
 	}
 	return ar, ck.Value, nil
@@ -141,7 +151,11 @@ func (a *AS) pendingRequest(ctx context.Context, r *http.Request, rawID string) 
 
 // requestError answers a pendingRequest failure.
 func (a *AS) requestError(w http.ResponseWriter, r *http.Request, err error) {
+	var spent *lookupsSpent
 	switch {
+	case errors.As(err, &spent):
+		spent.d.SetRetryAfter(w)
+		a.errorPage(w, http.StatusTooManyRequests, "Tentativas demais a partir deste endereço. Aguarde um pouco.", "Too many attempts from this address. Wait a little.")
 	case errors.Is(err, errRequestGone), errors.Is(err, errNotBrowser):
 		a.errorPage(w, http.StatusBadRequest,
 			"Esta solicitação de acesso expirou, já foi concluída ou foi iniciada em outro navegador. Volte ao aplicativo e conecte-se de novo.",
@@ -169,9 +183,7 @@ const (
 // that the form's CSRF token matches (answering a mismatch with stalePt/staleEn). It returns
 // the request and the browser's secret, or false once it has answered with an error page.
 func (a *AS) postedRequest(w http.ResponseWriter, r *http.Request, stalePt, staleEn string) (db.OauthAuthRequest, string, bool) {
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-	if err := r.ParseForm(); err != nil {
-		a.errorPage(w, http.StatusBadRequest, "Formulário ilegível.", "Unreadable form.")
+	if !a.pageForm(w, r) {
 		return db.OauthAuthRequest{}, "", false
 	}
 	ar, secret, err := a.pendingRequest(r.Context(), r, r.PostForm.Get("id"))
@@ -206,16 +218,14 @@ func (a *AS) authorize(w http.ResponseWriter, r *http.Request) {
 	if !a.limitPage(w, r, limitAuthorize) {
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
+	// No parameter twice, in the query and the body together (query.go): a repeated
+	// client_id or redirect_uri must never be matched one way and redirected to another.
+	if qe, err := readForm(w, r, 64<<10, true, repeatable...); err != nil {
 		a.errorPage(w, http.StatusBadRequest, "Solicitação ilegível.", "Unreadable request.")
 		return
-	}
-	for k, v := range r.Form {
-		if len(v) > 1 && k != "resource" {
-			a.errorPage(w, http.StatusBadRequest, "Parâmetro repetido: "+k+".", "Repeated parameter: "+k+".")
-			return
-		}
+	} else if qe != nil {
+		a.queryErrorPage(w, qe)
+		return
 	}
 	c, err := a.lookupClient(r.Context(), r.Form.Get("client_id"))
 	if me, ok := cimd.ReasonOf(err); ok && errors.Is(err, errUnknownClient) {

@@ -205,9 +205,7 @@ func (a *AS) logout(w http.ResponseWriter, r *http.Request) {
 
 func (a *AS) postLogout(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-	if err := r.ParseForm(); err != nil {
-		a.errorPage(w, http.StatusBadRequest, "Formulário ilegível.", "Unreadable form.")
+	if !a.pageForm(w, r) {
 		return
 	}
 	if r.PostForm.Get("id") != "" {

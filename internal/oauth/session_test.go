@@ -63,7 +63,7 @@ func TestLoginSessionStepUp(t *testing.T) {
 		t.Fatalf("step-up: want the login page to pass to consent, got %d %q %s", login.Status, login.Location, oauthtest.Snippet(login.Body))
 	}
 	consent := b.Get(login.Location)
-	for _, want := range []string{`data-scope="children:read"`, `id="consent-approve"`, `id="account"`, seed.DemoAdminEmail, `id="consent-switch-account"`, oauth.LGPDWarning} {
+	for _, want := range []string{`data-scope="children:read"`, `id="consent-approve"`, `id="account"`, seed.DemoAdminEmail, `id="consent-switch-account"`, scopeText(t, "children:read").WarningPt} {
 		if !strings.Contains(consent.Body, want) {
 			t.Errorf("step-up consent page lacks %q", want)
 		}

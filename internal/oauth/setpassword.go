@@ -99,9 +99,7 @@ func (a *AS) showSetPassword(w http.ResponseWriter, r *http.Request) {
 
 func (a *AS) postSetPassword(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-	if err := r.ParseForm(); err != nil {
-		a.errorPage(w, http.StatusBadRequest, "Formulário ilegível.", "Unreadable form.")
+	if !a.pageForm(w, r) {
 		return
 	}
 	if a.setPasswordOff(w) {

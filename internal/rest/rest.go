@@ -2,7 +2,8 @@
 // finds the operation and gen/restapi names its capability; the arguments (path and query
 // parameters, or a tool's JSON body) go to the pipeline as they came, validated once by the
 // same validator as MCP's. It is a second transport over the same invocation pipeline as MCP
-// (internal/pipeline) and behind the same edge (internal/httpx): Host/Origin rules, one bearer
+// (internal/pipeline) and behind the same edge (internal/httpx): Host/Origin rules, a query
+// string read as written (no ";" separator, no parameter twice: httpx.CheckQuery), one bearer
 // credential, the shared per-caller rate limit, the scope check before any body is read, then
 // the body limit and the strict JSON check. Errors follow the
 // OpenAPI document's Error schema, an RFC 9457 problem (application/problem+json) with a stable
@@ -52,6 +53,10 @@ type Options struct {
 	AllowedHosts, AllowedOrigins []string
 	// RateLimit, when set, limits requests per caller; pass MCP's limiter to share the budget.
 	RateLimit *httpx.RateLimiter
+	// Lookups, when set, limits per client address the credentials LookedUp reports as costing
+	// a database lookup before authentication (API keys): see httpx.Bearer.
+	Lookups  *httpx.LookupLimit
+	LookedUp func(token string) bool
 	// MaxBodyBytes and MaxJSONDepth bound request bodies (defaults as MCP's).
 	MaxBodyBytes int64
 	MaxJSONDepth int
@@ -89,7 +94,11 @@ func New(o Options) (http.Handler, error) {
 	if o.RateLimit != nil {
 		h = o.RateLimit.WrapWith(h, writeEdgeError)
 	}
-	h = httpx.Bearer{Verifier: o.Verifier, ResourceMetadataURL: o.ResourceMetadataURL, Scope: o.ChallengeScope, Logger: o.Logger, Errors: writeEdgeError}.Wrap(h)
+	h = httpx.Bearer{Verifier: o.Verifier, ResourceMetadataURL: o.ResourceMetadataURL, Scope: o.ChallengeScope, Logger: o.Logger, Errors: writeEdgeError,
+		Lookups: o.Lookups, LookedUp: o.LookedUp}.Wrap(h)
+	// A ";"-separated or repeated query parameter is refused, naming it, before anything reads
+	// the query (r.URL.Query() drops a ";" pair silently, and Get takes the first of two).
+	h = httpx.QueryCheck{Refuse: writeQueryError}.Wrap(h)
 	h = httpx.HostOriginGuard{Hosts: o.AllowedHosts, Origins: o.AllowedOrigins, Errors: writeEdgeError}.Wrap(h)
 	return noStore(h), nil
 }
@@ -383,6 +392,16 @@ func (r *runner) writeError(w http.ResponseWriter, ctx context.Context, err erro
 // writeEdgeError is the edge's ErrorWriter for REST: the documented Error object.
 func writeEdgeError(w http.ResponseWriter, status int, code, message string) {
 	writeJSON(w, status, problem(status, oas.ErrorCode(code), message))
+}
+
+// writeQueryError answers a query string the edge refuses (httpx.CheckQuery): 400
+// invalid_input naming the parameter in field, worded as every invalid parameter is
+// ("invalid input: from: must be given at most once").
+func writeQueryError(w http.ResponseWriter, qe *httpx.QueryError) {
+	inv := &errs.Invalid{Field: qe.Param, Reason: qe.Reason}
+	e := problem(http.StatusBadRequest, oas.ErrorCodeInvalidInput, inv.Error())
+	e.Field = oas.NewOptString(qe.Param)
+	writeJSON(w, http.StatusBadRequest, e)
 }
 
 func writeJSON(w http.ResponseWriter, status int, e oas.Error) {

@@ -6,7 +6,7 @@
 // ",". So a file starts with the UTF-8 BOM, and its separator is ";" for pt-BR and "," for en,
 // as is the header's language. A cell that starts with "=", "+", "-", "@", a tab or a carriage
 // return would be run as a formula (CSV injection, OWASP): it is written with a leading "'",
-// which spreadsheets show as text.
+// which spreadsheets show as text (internal/csvsafe, the rule every CSV export shares).
 //
 // Both exports run in the maintenance context (store.InSystemTx, as internal/onboard does): an
 // operator's command, audited as one operator action (export.roster, export.attendance) with
@@ -27,6 +27,7 @@ import (
 
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/internal/audit"
+	"github.com/neemias/neemias-mcp/internal/csvsafe"
 	"github.com/neemias/neemias-mcp/internal/onboard"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
@@ -61,15 +62,7 @@ func (l Lang) sep() rune {
 // bom is the UTF-8 byte-order mark Excel needs to read the file as UTF-8.
 const bom = "\uFEFF"
 
-// Safe neutralizes a cell a spreadsheet would run as a formula.
-func Safe(cell string) string {
-	if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
-		return "'" + cell
-	}
-	return cell
-}
-
-// writer writes a file's rows; every cell goes through Safe.
+// writer writes a file's rows; every cell goes through csvsafe.Cell.
 type writer struct{ w *csv.Writer }
 
 func newWriter(out io.Writer, l Lang) (*writer, error) {
@@ -82,10 +75,7 @@ func newWriter(out io.Writer, l Lang) (*writer, error) {
 }
 
 func (w *writer) row(cells ...string) error {
-	for i, c := range cells {
-		cells[i] = Safe(c)
-	}
-	return w.w.Write(cells)
+	return w.w.Write(csvsafe.Row(cells))
 }
 
 func (w *writer) flush() error { w.w.Flush(); return w.w.Error() }

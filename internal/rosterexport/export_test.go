@@ -15,17 +15,6 @@ import (
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
 )
 
-func TestSafe(t *testing.T) {
-	for in, want := range map[string]string{
-		"=HYPERLINK(\"x\")": "'=HYPERLINK(\"x\")", "+55 11 9": "'+55 11 9", "-1": "'-1", "@SUM(A1)": "'@SUM(A1)",
-		"\tx": "'\tx", "\rx": "'\rx", "Ana": "Ana", "": "", "a=b": "a=b",
-	} {
-		if got := rosterexport.Safe(in); got != want {
-			t.Errorf("Safe(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestExports: on the demo church, the roster and a month's attendance as Excel reads them: the
 // UTF-8 BOM, the language's header and separator, one row per enrolled child and guardian (an
 // archived child left out), the same check-ins as the database, a formula-leading name

@@ -253,7 +253,7 @@ func (br *browser) authorize(t *testing.T, a *app, d *discovery, cb *callbackSer
 	children := slices.Contains(strings.Fields(f.scope), scopes.ChildrenRead)
 	if children {
 		run(t, tab, "the LGPD warning is visible", chromedp.WaitVisible(chromedp.ID("lgpd-warning")))
-		if got := value(t, tab, chromedp.Text(chromedp.ID("lgpd-warning"))); got != "⚠️ Este aplicativo solicita acesso a dados pessoais de crianças. Você tem autoridade legal para conceder este acesso?" {
+		if got := value(t, tab, chromedp.Text(chromedp.CSS(`#lgpd-warning p[data-scope="children:read"]`))); got != "⚠️ Este aplicativo solicita acesso a dados pessoais de crianças. Você tem autoridade legal para conceder este acesso?" {
 			t.Errorf("LGPD warning reads %q", got)
 		}
 		// Prominent: above the buttons, not scrolled away, in the first screenful.

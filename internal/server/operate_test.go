@@ -190,7 +190,9 @@ func TestDevTokens(t *testing.T) {
 }
 
 // TestHostRouting: with --mcp-host and --api-host, the MCP host serves only MCP, OAuth and
-// metadata, the API host only REST; health answers on both; another host nothing.
+// metadata, the API host only REST; health answers on both; another host nothing. The MCP
+// endpoint's aliases /mcp/ and /sse answer on the MCP host as /mcp does (issue 24: /mcp/ was
+// 404 there, as the host router did not count it as MCP) and, like /mcp, not on the API host.
 func TestHostRouting(t *testing.T) {
 	t.Parallel()
 	a := newAppWith(t, server.Config{PublicURL: "http://mcp.example", MCPHost: "mcp.example", APIHost: "api.example"})
@@ -203,9 +205,14 @@ func TestHostRouting(t *testing.T) {
 		{"mcp.example", "GET", "/.well-known/oauth-protected-resource/mcp", 200},
 		{"mcp.example", "GET", "/.well-known/oauth-authorization-server", 200},
 		{"mcp.example", "POST", "/mcp", 200},
+		{"mcp.example", "POST", "/mcp/", 200},
+		{"mcp.example", "POST", "/sse", 200},
+		{"mcp.example", "GET", "/.well-known/oauth-protected-resource/mcp/", 200},
 		{"mcp.example", "GET", "/api/v1/roster/children", 404},
 		{"api.example", "GET", "/api/v1/roster/children", 200},
 		{"api.example", "POST", "/mcp", 404},
+		{"api.example", "POST", "/mcp/", 404},
+		{"api.example", "POST", "/sse", 404},
 		{"api.example", "GET", "/.well-known/oauth-authorization-server", 404},
 		{"api.example", "GET", "/authorize", 404},
 		{"api.example", "GET", "/healthz", 200},
@@ -214,7 +221,7 @@ func TestHostRouting(t *testing.T) {
 	} {
 		body := ""
 		h := http.Header{"Authorization": {"Bearer " + tok}}
-		if tc.path == "/mcp" {
+		if tc.method == "POST" {
 			h = modernHeader(tok, "tools/list", "")
 			body = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 		}

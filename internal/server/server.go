@@ -24,6 +24,7 @@ import (
 	"github.com/neemias/neemias-mcp/gen/dispatch"
 	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/gen/scopes"
+	"github.com/neemias/neemias-mcp/internal/apikey"
 	"github.com/neemias/neemias-mcp/internal/authn"
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/logic"
@@ -305,6 +306,10 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	restHandler, err := rest.New(rest.Options{
 		Gate: gate, Verifier: restVerifier(cfg, st, verifier), ResourceMetadataURL: metadataURL, ChallengeScope: challengeScope,
 		AllowedHosts: withHost(hosts, cfg.APIHost), AllowedOrigins: origins, RateLimit: limiter, Logger: cfg.Logger,
+		// An API key is looked up before anyone is authenticated: wrong ones are limited per
+		// client address (a random well-formed key costs a query). OAuth tokens are verified
+		// by signature first.
+		Lookups: &httpx.LookupLimit{Store: limits}, LookedUp: apikey.Is,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)

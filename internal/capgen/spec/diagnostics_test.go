@@ -197,6 +197,15 @@ var brokenCases = []struct {
 	{"missing_field_description", []string{
 		`testdata/broken/missing_field_description.yaml:69:7: tools.demo_thing_rename.output.id.description is missing; add a description an agent can act on`,
 	}},
+	{"sensitive_without_warning", []string{
+		`testdata/broken/sensitive_without_warning.yaml:11:3: sensitive scope "things:read" has no warning; add warning: {pt: …, en: …}, the consent page's LGPD warning for it`,
+	}},
+	{"warning_without_sensitive", []string{
+		`testdata/broken/warning_without_sensitive.yaml:19:5: scope "things:write" has a warning but is not sensitive; remove the warning, or set sensitive: true`,
+	}},
+	{"warning_without_english", []string{
+		"testdata/broken/warning_without_english.yaml:16:5: scopes.things:read.warning.en is missing; add the warning in English",
+	}},
 	{"missing_scope_description", []string{
 		`testdata/broken/missing_scope_description.yaml:15:3: scopes.things:write.description is missing; add a description of what the scope grants`,
 	}},

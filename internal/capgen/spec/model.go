@@ -44,7 +44,15 @@ type Scope struct {
 	Description string `yaml:"description" jsonschema:"required" jsonschema_description:"What the scope grants, for developers and docs."`
 	En          string `yaml:"en" jsonschema:"required" jsonschema_description:"Consent-page wording in English."`
 	Pt          string `yaml:"pt" jsonschema:"required" jsonschema_description:"Consent-page wording in Brazilian Portuguese."`
-	Sensitive   bool   `yaml:"sensitive" jsonschema_description:"True when the scope reaches personal data; the consent page warns about it."`
+	Sensitive   bool   `yaml:"sensitive" jsonschema_description:"True when the scope reaches personal data; the consent page warns about it, in the words of warning."`
+	// Warning is required exactly when Sensitive is set.
+	Warning *ScopeWarning `yaml:"warning" jsonschema_description:"The consent page's LGPD warning for this scope (required with sensitive: true, refused without it): what the application would reach, and whether the person has the legal authority to grant it."`
+}
+
+// ScopeWarning is a sensitive scope's LGPD warning on the consent page, in both languages.
+type ScopeWarning struct {
+	Pt string `yaml:"pt" jsonschema:"required" jsonschema_description:"The warning in Brazilian Portuguese, shown first."`
+	En string `yaml:"en" jsonschema:"required" jsonschema_description:"The warning in English."`
 }
 
 // RowFilter is a named SQL condition over one column. The generator turns each into one SQL

@@ -172,6 +172,15 @@ func (v *validator) scopes() {
 		v.require(p+".description", e.Value.Description, "a description of what the scope grants")
 		v.require(p+".en", e.Value.En, "the English consent-page wording")
 		v.require(p+".pt", e.Value.Pt, "the Portuguese consent-page wording")
+		switch w := e.Value.Warning; {
+		case e.Value.Sensitive && w == nil && !v.isBad(p+".warning"):
+			v.errorf(v.keyAt(p), "add warning: {pt: …, en: …}, the consent page's LGPD warning for it", "sensitive scope %q has no warning", e.Name)
+		case !e.Value.Sensitive && w != nil:
+			v.errorf(v.keyAt(p+".warning"), "remove the warning, or set sensitive: true", "scope %q has a warning but is not sensitive", e.Name)
+		case w != nil:
+			v.require(p+".warning.pt", w.Pt, "the warning in Portuguese")
+			v.require(p+".warning.en", w.En, "the warning in English")
+		}
 	}
 }
 

@@ -111,6 +111,8 @@ var loaderOnly = map[string]string{
 	"pii_handoff_required":               "which keys go together is left to the loader",
 	"pii_handoff_nested":                 "top-level and nested fields share a definition",
 	"role_unknown_scope":                 "a cross-reference",
+	"sensitive_without_warning":          "which keys go together is left to the loader",
+	"warning_without_sensitive":          "which keys go together is left to the loader",
 	"summary_function":                   "a summary is a Go template, parsed by the loader",
 	"summary_optional":                   "a summary is a Go template, parsed by the loader",
 	"summary_pii":                        "a summary is a Go template, parsed by the loader",

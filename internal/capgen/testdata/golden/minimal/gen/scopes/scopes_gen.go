@@ -23,7 +23,9 @@ var matrix = capability.NewScopeMatrix(
 	[]capability.ScopeInfo{
 		{Name: "things:read", Description: "Read things.", En: "Read things", Pt: "Ler coisas", Sensitive: false},
 		{Name: "things:write", Description: "Write things.", En: "Write things", Pt: "Escrever coisas", Sensitive: false},
-		{Name: "secrets:read", Description: "Read secret names.", En: "Read names", Pt: "Ler nomes", Sensitive: true},
+		{Name: "secrets:read", Description: "Read secret names.", En: "Read names", Pt: "Ler nomes", Sensitive: true,
+			WarningPt: "Este aplicativo lê nomes secretos.",
+			WarningEn: "This application reads secret names."},
 	},
 	map[string]string{
 		"thing":           "things:read",
