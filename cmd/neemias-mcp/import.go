@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/neemias/neemias-mcp/internal/attendanceimport"
+	"github.com/neemias/neemias-mcp/internal/rosterexport"
 	"github.com/neemias/neemias-mcp/internal/rosterimport"
 )
 
@@ -119,6 +121,117 @@ and never quotes a cell; nothing is logged. An import that imports no row exits 
 	roster.Flags().StringVar(&consentVersion, "consent-version", "", "the registered consent text (consent-text add) a Sim/Yes consent cell refers to")
 	roster.Flags().StringVar(&report, "report", "", "write the report to this file (mode 0600) instead of standard output")
 	mustRequire(roster, "church")
-	c.AddCommand(roster)
+	c.AddCommand(roster, importAttendanceCmd())
 	return c
+}
+
+// importAttendanceCmd is `import attendance` (internal/attendanceimport).
+func importAttendanceCmd() *cobra.Command {
+	var (
+		dbf                  dbFlags
+		church, report, lang string
+		dryRun, strict       bool
+		dateOrder            string
+	)
+	var cols strings.Builder
+	for _, col := range attendanceimport.Columns {
+		req := ""
+		switch {
+		case col.Field == attendanceimport.FieldChild:
+			req = " (required, or a handle column)"
+		case col.Required:
+			req = " (required)"
+		}
+		fmt.Fprintf(&cols, "  %-13s%s: %s\n", col.Field, req, strings.Join(col.Aliases, ", "))
+	}
+	cmd := &cobra.Command{
+		Use:   "attendance FILE.csv",
+		Short: "Import past attendance (one check-in per row) from the church's spreadsheet (CSV)",
+		Long: `Import the attendance a church recorded before Neemias, one check-in per row, so that
+attendance_summary answers "how many kids came in June?" from the first day. The file is read as
+import roster reads one (UTF-8, UTF-16, Windows-1252 or CP850; , ; or tab; title rows; header
+names in Portuguese or English, case and accents ignored); export attendance's file imports as
+it is. Columns:
+
+` + cols.String() + `
+The child is named by handle (a handle column, or a child cell that is one of the church's
+handles) or by full name, compared ignoring case, accents and punctuation with every child of
+the church (archived ones too): a name two children share is refused unless the birth-date
+column tells them apart. The class must be one of the church's (case and accents ignored): an
+unknown class is refused, never created. Dates as import roster reads them (--date-order, or
+the values; Excel serials); times HH:MM (9h30, 9:30 AM) in the church's time zone.
+
+Refused: a date today or later, a date before the child's birth, a check-out before the
+check-in, a row repeating an earlier one's child and day, a child with that day's check-in in
+another class. A child with that day's check-in in the same class is "already present": an
+import never changes a check-in, so importing a file again changes nothing. Imported check-ins
+are recorded by the church's import account (` + attendanceimport.ImportAccountEmail + `,
+disabled) and carry no pick-up code. One transaction; --strict imports nothing when a row is
+refused. The report (stdout, or --report FILE) lists refused rows by spreadsheet row number and
+reason, in Portuguese and English (--lang pt or en for one), and never quotes a cell. An import
+in which every row is refused exits non-zero.`,
+		Example: `  neemias-mcp import attendance presenca-2025.csv --church central --dry-run
+  neemias-mcp import attendance presenca-2025.csv --church central --report relatorio.txt
+  neemias-mcp import attendance attendance.csv --church central --date-order mdy --lang en`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if lang != "" {
+				l, err := rosterexport.ParseLang(lang)
+				if err != nil {
+					return fmt.Errorf("--lang: %w", err)
+				}
+				lang = string(l)
+			}
+			f, err := os.Open(args[0])
+			if err != nil {
+				return fmt.Errorf("opening the attendance file: %w", err)
+			}
+			defer f.Close()
+			out := cmd.OutOrStdout()
+			if report != "" {
+				rf, err := os.OpenFile(report, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+				if err != nil {
+					return fmt.Errorf("creating the report file: %w", err)
+				}
+				defer rf.Close()
+				out = rf
+			}
+			st, closeDB, err := openStore(cmd.Context(), &dbf)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			rep, runErr := attendanceimport.Run(cmd.Context(), st, f, attendanceimport.Options{Church: church, DryRun: dryRun, Strict: strict,
+				DateOrder: strings.ToLower(dateOrder)})
+			if rep != nil {
+				if err := rep.WriteText(out, lang); err != nil {
+					return err
+				}
+				if report != "" {
+					summary := "imported"
+					if !rep.Committed {
+						summary = "nothing written"
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "%s: %d check-ins imported, %d already present, %d rows refused, in %s; report in %s\n",
+						summary, rep.Imported, rep.Present, len(rep.Refused), rep.Elapsed.Round(1e6), report)
+				}
+			}
+			if errors.Is(runErr, attendanceimport.ErrRefusedRows) {
+				return fmt.Errorf("%d rows refused and --strict is set: nothing was imported", len(rep.Refused))
+			}
+			if runErr == nil && rep.Accepted() == 0 {
+				return fmt.Errorf("nenhuma linha importada (%d recusadas): veja o relatório / no row was imported (%d refused): see the report", len(rep.Refused), len(rep.Refused))
+			}
+			return runErr
+		},
+	}
+	dbf.add(cmd)
+	cmd.Flags().StringVar(&church, "church", "", "the church's slug (required)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "do everything, then roll back: print what would be imported and refused")
+	cmd.Flags().BoolVar(&strict, "strict", false, "import nothing when any row is refused")
+	cmd.Flags().StringVar(&dateOrder, "date-order", "", "the order of day/month dates: dmy, mdy or ymd (default: read from the values)")
+	cmd.Flags().StringVar(&lang, "lang", "", "the report's language: pt or en (default: both)")
+	cmd.Flags().StringVar(&report, "report", "", "write the report to this file (mode 0600) instead of standard output")
+	mustRequire(cmd, "church")
+	return cmd
 }

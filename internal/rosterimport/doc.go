@@ -26,6 +26,13 @@
 //     one word with a digit; relationships from a pt-BR and English vocabulary, an unknown word
 //     "other" with a warning.
 //
+// The reader is shared with the church's other spreadsheets (internal/attendanceimport):
+// [ReadTable] reads any file for a [Schema] (columns, aliases, which column needs or stands in
+// for which; [RosterSchema] is the roster's) with everything above but the values, and
+// [DetectDateOrder], [ParseDate], [NormalizeName], [Fold], [LockChurch] and the report's
+// [Reason], [SeparatorName] and [DateOrderName] are exported for it, so that both imports read,
+// compare and report alike.
+//
 // Matching (plan, in import.go), which makes an import idempotent: a guardian is a person, the same
 // guardian when the phone agrees and the names are one person's (samePerson: folded alike,
 // or the same first and last name); two names on one phone are two guardians, and a row never

@@ -88,8 +88,7 @@ func Run(ctx context.Context, st *store.Store, r io.Reader, opts Options) (*Repo
 		if err != nil {
 			return err
 		}
-		// Two imports into one church wait for each other instead of racing on the matching.
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))`, "neemias-import/"+ch.ID.String()); err != nil {
+		if err := LockChurch(ctx, tx, ch.ID); err != nil {
 			return err
 		}
 		var today time.Time
@@ -147,6 +146,13 @@ func Run(ctx context.Context, st *store.Store, r io.Reader, opts Options) (*Repo
 		return nil, err
 	}
 	return rep, err
+}
+
+// LockChurch takes the church's import lock for the rest of tx: two imports into one church
+// (a roster, its attendance) wait for each other instead of racing on the matching.
+func LockChurch(ctx context.Context, tx pgx.Tx, church uuid.UUID) error {
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))`, "neemias-import/"+church.String())
+	return err
 }
 
 // checkConsentText makes sure --consent-version names a consent text the church registered.

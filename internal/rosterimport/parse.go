@@ -3,6 +3,7 @@ package rosterimport
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -78,15 +79,12 @@ var Columns = []Column{
 		"medical notes", "medical_notes", "health notes", "medical conditions", "health conditions"}},
 }
 
-var aliasIndex = func() map[string]Field {
-	m := map[string]Field{}
-	for _, c := range Columns {
-		for _, a := range c.Aliases {
-			m[fold(a)] = c.Field
-		}
-	}
-	return m
-}()
+// RosterSchema is the roster file's [Schema]: [Columns], a last-name column beside its
+// first-name column.
+var RosterSchema = NewSchema(Columns, [][2]Field{{FieldChildLast, FieldChild}, {FieldGuardianLast, FieldGuardian}}, nil)
+
+// aliasIndex maps the folded header names of the roster to their fields.
+var aliasIndex = RosterSchema.aliases
 
 // NoTextVersion is the text_version of a consent record whose legal basis is not consent and
 // whose row names no text version.
@@ -178,9 +176,6 @@ type ParseOptions struct {
 	ConsentVersion string
 }
 
-// headerSearchRows is how many rows at the top of a file may precede the header (titles).
-const headerSearchRows = 10
-
 // Parse reads a roster file. It returns a *FileError when the file as a whole cannot be
 // imported (encoding, header, size, date order); rows it cannot accept are in File.Refused.
 func Parse(r io.Reader, today time.Time, opts ParseOptions) (*File, error) {
@@ -188,167 +183,35 @@ func Parse(r io.Reader, today time.Time, opts ParseOptions) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the file: %w", err)
 	}
-	if len(raw) > MaxFileBytes {
-		return nil, fileError(fmt.Sprintf("o arquivo passa de %d MiB; divida-o em partes", MaxFileBytes>>20),
-			fmt.Sprintf("the file is larger than %d MiB; split it", MaxFileBytes>>20))
-	}
 	region, err := checkRegion(opts.DefaultCountry)
 	if err != nil {
 		return nil, err
 	}
-	switch opts.DateOrder {
-	case "", OrderDMY, OrderMDY, OrderYMD:
-	default:
-		return nil, fmt.Errorf("--date-order %q: use dmy, mdy or ymd", opts.DateOrder)
+	if err := CheckDateOrder(opts.DateOrder); err != nil {
+		return nil, err
 	}
-	dec, err := decode(raw)
+	t, err := ReadTable(raw, RosterSchema)
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Encoding: dec.encoding, Columns: map[Field]string{}}
-	sep, text := sepLine(dec.text)
-	lineOffset := 0
-	if sep != 0 {
-		lineOffset = 1
-	}
-	if strings.TrimSpace(text) == "" {
-		return nil, fileError("o arquivo está vazio", "the file is empty")
-	}
-	seps := []byte{';', ',', '\t'}
-	if sep != 0 {
-		seps = []byte{sep}
-	}
-	bestScore, headerAt := -1, 0
-	for _, c := range seps {
-		for i, rec := range readRecords(text, c, 0, headerSearchRows) {
-			if n := recognized(rec.Fields); n > bestScore {
-				bestScore, headerAt, sep = n, i, c
-			}
-		}
-	}
-	top := readRecords(text, sep, 0, headerSearchRows)
-	if bestScore < 2 {
-		return nil, headerError(firstNonBlank(text), nil)
-	}
-	header := top[headerAt]
-	f.Separator, f.HeaderRow = rune(sep), header.Row
-	index := map[Field]int{}
-	width := 0
-	for i, h := range header.Fields {
-		h = squeeze(h)
-		if h != "" {
-			width = i + 1
-		}
-		field, ok := aliasIndex[fold(h)]
-		if !ok {
-			if h != "" {
-				f.Ignored = append(f.Ignored, h)
-			}
-			continue
-		}
-		if prev, dup := f.Columns[field]; dup {
-			return nil, fileError(fmt.Sprintf("as colunas %q e %q querem dizer a mesma coisa; deixe só uma", prev, h),
-				fmt.Sprintf("columns %q and %q mean the same thing; keep only one", prev, h))
-		}
-		f.Columns[field], index[field] = h, i
-	}
-	for _, c := range Columns {
-		if _, ok := index[c.Field]; c.Required && !ok {
-			return nil, headerError(header.Fields, index)
-		}
-	}
-	for _, pair := range [][2]Field{{FieldChildLast, FieldChild}, {FieldGuardianLast, FieldGuardian}} {
-		if _, ok := index[pair[0]]; ok {
-			if _, ok := index[pair[1]]; !ok {
-				return nil, headerError(header.Fields, index)
-			}
-		}
-	}
-
-	recs := readRecords(text, sep, width, 0)
-	var data []record
-	for _, rec := range recs {
-		if rec.Row > header.Row {
-			data = append(data, rec)
-		}
-	}
-	cellOf := func(rec record, fl Field) string {
-		i, ok := index[fl]
-		if !ok || i >= len(rec.Fields) {
-			return ""
-		}
-		return strings.TrimSpace(rec.Fields[i])
-	}
+	f := &File{Encoding: t.Encoding, Separator: t.Separator, HeaderRow: t.HeaderRow, Columns: t.Columns, Ignored: t.Ignored,
+		Refused: t.Refused, Warnings: t.Warnings, Lines: t.Lines}
 	colName := func(fl Field) string { return f.Columns[fl] }
-	// The rows a check must skip: blank, an unclosed quote, the wrong number of fields.
-	problem := func(rec record) (skip bool, bad *Refusal) {
-		if blank(rec.Fields) {
-			return true, nil
-		}
-		if rec.Unclosed >= 0 {
-			col := fmt.Sprintf("%d", rec.Unclosed+1)
-			if rec.Unclosed < len(header.Fields) && squeeze(header.Fields[rec.Unclosed]) != "" {
-				col = fmt.Sprintf("%q", squeeze(header.Fields[rec.Unclosed]))
-			}
-			r := refuse(rec.Row, "uma aspa (\") aberta na coluna "+col+" nunca é fechada: a linha não foi lida; feche a aspa ou apague-a e importe de novo",
-				"a quote (\") opened in column "+col+" is never closed: the row was not read; close the quote or delete it and import again")
-			return false, &r
-		}
-		n := len(rec.Fields)
-		for n > width && strings.TrimSpace(rec.Fields[n-1]) == "" {
-			n--
-		}
-		if n > width || len(rec.Fields) < lastRecognized(index) {
-			n = min(n, len(rec.Fields))
-			r := refuse(rec.Row, fmt.Sprintf("a linha tem %d campos e o cabeçalho %d (um separador dentro de uma célula sem aspas?); corrija a linha", n, width),
-				fmt.Sprintf("the row has %d fields and the header %d (a separator inside a cell without quotes?); fix the row", n, width))
-			return false, &r
-		}
-		return false, nil
-	}
 
 	// The order of the day/month dates: given, or decided by the values.
 	f.DateOrder = opts.DateOrder
 	if f.DateOrder == "" {
-		var cells []string
-		var rows []int
-		for _, rec := range data {
-			if skip, bad := problem(rec); !skip && bad == nil {
-				cells, rows = append(cells, cellOf(rec, FieldBirthDate)), append(rows, rec.Row)
-			}
+		births := DateColumn{Name: colName(FieldBirthDate)}
+		for _, row := range t.Rows {
+			births.Cells, births.Rows = append(births.Cells, row.Cell(FieldBirthDate)), append(births.Rows, row.Line)
 		}
-		if f.DateOrder, err = detectDateOrder(cells, rows, colName(FieldBirthDate)); err != nil {
+		if f.DateOrder, err = DetectDateOrder(births); err != nil {
 			return nil, err
 		}
 	}
 
-	mixed := map[int]bool{}
-	for _, l := range dec.mixedLines {
-		mixed[l-lineOffset] = true
-	}
-	for _, rec := range data {
-		skip, bad := problem(rec)
-		if skip {
-			continue
-		}
-		f.Lines++
-		if f.Lines > MaxRows {
-			return nil, fileError(fmt.Sprintf("o arquivo tem mais de %d linhas; divida-o em partes", MaxRows),
-				fmt.Sprintf("the file has more than %d rows; split it", MaxRows))
-		}
-		if bad != nil {
-			f.Refused = append(f.Refused, *bad)
-			continue
-		}
-		for l := rec.Line; l <= rec.EndLine; l++ {
-			if mixed[l] {
-				f.Warnings = append(f.Warnings, Warning{rec.Row, Reason{
-					"a linha não estava em UTF-8 como o resto do arquivo e foi lida como Windows-1252: confira os acentos dela",
-					"the row was not UTF-8 like the rest of the file and was read as Windows-1252: check its accents"}})
-				break
-			}
-		}
-		row, warns, bad := parseRow(rec.Row, func(fl Field) string { return cellOf(rec, fl) }, colName, today, f.DateOrder, region, opts.ConsentVersion)
+	for _, tr := range t.Rows {
+		row, warns, bad := parseRow(tr.Line, tr.Cell, colName, today, f.DateOrder, region, opts.ConsentVersion)
 		if bad != nil {
 			f.Refused = append(f.Refused, *bad)
 			continue
@@ -356,124 +219,11 @@ func Parse(r io.Reader, today time.Time, opts ParseOptions) (*File, error) {
 		f.Warnings = append(f.Warnings, warns...)
 		f.Rows = append(f.Rows, row)
 	}
+	// The table's refusals and warnings come first: put everything in row order (a row's
+	// encoding warning stays before its own).
+	slices.SortStableFunc(f.Refused, func(a, b Refusal) int { return a.Line - b.Line })
+	slices.SortStableFunc(f.Warnings, func(a, b Warning) int { return a.Line - b.Line })
 	return f, nil
-}
-
-// lastRecognized is the number of fields a row needs to reach every recognized column.
-func lastRecognized(index map[Field]int) int {
-	n := 0
-	for _, i := range index {
-		n = max(n, i+1)
-	}
-	return n
-}
-
-// recognized counts the distinct fields a candidate header row names.
-func recognized(cells []string) int {
-	seen := map[Field]bool{}
-	for _, c := range cells {
-		if fl, ok := aliasIndex[fold(c)]; ok {
-			seen[fl] = true
-		}
-	}
-	return len(seen)
-}
-
-// firstNonBlank is the first non-blank line of text, split on its most frequent separator.
-func firstNonBlank(text string) []string {
-	for _, l := range strings.Split(text, "\n") {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		best := ","
-		for _, c := range []string{";", "\t"} {
-			if strings.Count(l, c) > strings.Count(l, best) {
-				best = c
-			}
-		}
-		return strings.Split(strings.TrimSpace(l), best)
-	}
-	return nil
-}
-
-// headerError names the required fields the header lacks, the columns it has, and for each
-// missing field the unrecognized column closest to one of its names.
-func headerError(cells []string, index map[Field]int) error {
-	var found, unknown []string
-	for _, c := range cells {
-		if c = squeeze(c); c == "" {
-			continue
-		}
-		found = append(found, fmt.Sprintf("%q", c))
-		if _, ok := aliasIndex[fold(c)]; !ok {
-			unknown = append(unknown, c)
-		}
-	}
-	var missing, hintsPT, hintsEN []string
-	need := func(fl Field) bool { _, ok := index[fl]; return !ok }
-	for _, c := range Columns {
-		required := c.Required || (c.Field == FieldChild && !need(FieldChildLast)) || (c.Field == FieldGuardian && !need(FieldGuardianLast))
-		if !required || !need(c.Field) {
-			continue
-		}
-		missing = append(missing, fmt.Sprintf("%q", c.Aliases[0]))
-		if col, ok := closest(unknown, c.Aliases); ok {
-			hintsPT = append(hintsPT, fmt.Sprintf("a coluna %q seria %q? renomeie-a", col, c.Aliases[0]))
-			hintsEN = append(hintsEN, fmt.Sprintf("is column %q meant as %q? rename it", col, c.Aliases[0]))
-		}
-	}
-	foundText := "nenhuma / none"
-	if len(found) > 0 {
-		foundText = strings.Join(found, ", ")
-	}
-	pt := "faltam colunas no cabeçalho: " + strings.Join(missing, ", ") + "; colunas encontradas: " + foundText
-	en := "the header lacks columns: " + strings.Join(missing, ", ") + "; columns found: " + foundText
-	if len(hintsPT) > 0 {
-		pt += "; " + strings.Join(hintsPT, "; ")
-		en += "; " + strings.Join(hintsEN, "; ")
-	}
-	return fileError(pt+" (veja a lista de nomes aceitos em docs/onboarding.md)", en+" (docs/onboarding.md lists the accepted names)")
-}
-
-// closest is the column of cols nearest to one of aliases by edit distance of the folded
-// names, when it is near enough to be a likely misspelling or abbreviation.
-func closest(cols, aliases []string) (string, bool) {
-	best, bestD := "", 1<<30
-	for _, c := range cols {
-		fc := fold(c)
-		for _, a := range aliases {
-			fa := fold(a)
-			d := levenshtein(fc, fa)
-			if strings.HasPrefix(fa, fc) && len(fc) >= 3 || strings.Contains(fc, fa) {
-				d = min(d, 1)
-			}
-			if d < bestD {
-				best, bestD = c, d
-			}
-		}
-	}
-	return best, best != "" && bestD <= max(2, len([]rune(fold(best)))/3)
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
 }
 
 // earliestBirth is the schema's lower bound of children.birth_date.
@@ -623,8 +373,15 @@ func fold(s string) string {
 	return b.String()
 }
 
+// Fold is the comparison form of names and enumerated cells (see fold), for the other
+// importers, so that every import compares a name as the roster's does.
+func Fold(s string) string { return fold(s) }
+
 // squeeze trims s and collapses runs of white space to one space.
 func squeeze(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Squeeze trims s and collapses runs of white space to one space.
+func Squeeze(s string) string { return squeeze(s) }
 
 func blank(rec []string) bool {
 	for _, c := range rec {

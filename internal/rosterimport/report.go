@@ -20,11 +20,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	} else if !r.Committed {
 		mode = "recusada, nada foi gravado / refused, nothing was written"
 	}
-	sep := map[rune]string{',': "vírgula / comma", ';': "ponto e vírgula / semicolon", '\t': "tabulação / tab"}[r.Separator]
 	fmt.Fprintf(&b, "Igreja / church: %s — %s\n", r.Church, mode)
-	fmt.Fprintf(&b, "Arquivo / file: %s, %s", r.Encoding, sep)
-	if order := map[string]string{OrderDMY: "dia/mês/ano / day/month/year", OrderMDY: "mês/dia/ano / month/day/year", OrderYMD: "ano-mês-dia / year-month-day"}[r.DateOrder]; order != "" {
-		fmt.Fprintf(&b, ", datas / dates %s", order)
+	fmt.Fprintf(&b, "Arquivo / file: %s, %s", r.Encoding, SeparatorName(r.Separator).In(""))
+	if order := DateOrderName(r.DateOrder); order.PT != "" {
+		fmt.Fprintf(&b, ", datas / dates %s", order.In(""))
 	}
 	b.WriteString("\n")
 	if r.HeaderRow > 1 {
@@ -77,4 +76,26 @@ func quoteAll(ss []string) string {
 		q[i] = fmt.Sprintf("%q", s)
 	}
 	return strings.Join(q, ", ")
+}
+
+// In is the reason in one language: lang "pt" or "en"; anything else gives both, "PT / EN"
+// (the reports' default).
+func (r Reason) In(lang string) string {
+	switch lang {
+	case "pt":
+		return r.PT
+	case "en":
+		return r.EN
+	}
+	return r.PT + " / " + r.EN
+}
+
+// SeparatorName names a file's separator in both languages (empty for an unknown one).
+func SeparatorName(sep rune) Reason {
+	return map[rune]Reason{',': {"vírgula", "comma"}, ';': {"ponto e vírgula", "semicolon"}, '\t': {"tabulação", "tab"}}[sep]
+}
+
+// DateOrderName names a date order in both languages (empty for none).
+func DateOrderName(order string) Reason {
+	return map[string]Reason{OrderDMY: {"dia/mês/ano", "day/month/year"}, OrderMDY: {"mês/dia/ano", "month/day/year"}, OrderYMD: {"ano-mês-dia", "year-month-day"}}[order]
 }

@@ -34,42 +34,78 @@ func dateText(s string) string {
 	return s
 }
 
-// detectDateOrder decides the order of a file's dd/mm/yyyy-like dates from its values
-// (rows: the spreadsheet rows of the cells): a first part above 12 means day first, a second
-// part above 12 month first. Values of both kinds, or only values that fit both orders, make
-// a file error: the operator gives --date-order.
-func detectDateOrder(cells []string, rows []int, column string) (string, error) {
-	dmyRow, mdyRow, ambiguous := 0, 0, 0
-	for i, c := range cells {
-		p := slashRE.FindStringSubmatch(dateText(c))
-		if p == nil || len(p[3]) != 4 {
-			continue
+// CheckDateOrder validates a --date-order value: OrderDMY, OrderMDY, OrderYMD, or empty
+// (detected from the values).
+func CheckDateOrder(order string) error {
+	switch order {
+	case "", OrderDMY, OrderMDY, OrderYMD:
+		return nil
+	}
+	return fmt.Errorf("--date-order %q: use dmy, mdy or ymd", order)
+}
+
+// DateColumn is one date column of a file, for [DetectDateOrder]: its header name, its cells
+// and the spreadsheet rows they are on.
+type DateColumn struct {
+	Name  string
+	Cells []string
+	Rows  []int
+}
+
+// DetectDateOrder decides the order of a file's dd/mm/yyyy-like dates from the values of its
+// date columns (a birth date and a service date share the file's order): a first part above
+// 12 means day first, a second part above 12 month first. Values of both kinds, or only
+// values that fit both orders, make a file error: the operator gives --date-order. A file
+// without such dates is day first.
+func DetectDateOrder(cols ...DateColumn) (string, error) {
+	type seen struct {
+		col string
+		row int
+	}
+	var dmy, mdy seen
+	var ambiguous []string
+	for _, col := range cols {
+		amb := false
+		for i, c := range col.Cells {
+			p := slashRE.FindStringSubmatch(dateText(c))
+			if p == nil || len(p[3]) != 4 {
+				continue
+			}
+			a, b := atoi(p[1]), atoi(p[2])
+			switch {
+			case a > 12 && b <= 12:
+				if dmy.row == 0 {
+					dmy = seen{col.Name, col.Rows[i]}
+				}
+			case b > 12 && a <= 12:
+				if mdy.row == 0 {
+					mdy = seen{col.Name, col.Rows[i]}
+				}
+			case a <= 12 && b <= 12:
+				amb = true
+			}
 		}
-		a, b := atoi(p[1]), atoi(p[2])
-		switch {
-		case a > 12 && b <= 12:
-			if dmyRow == 0 {
-				dmyRow = rows[i]
-			}
-		case b > 12 && a <= 12:
-			if mdyRow == 0 {
-				mdyRow = rows[i]
-			}
-		case a <= 12 && b <= 12:
-			ambiguous++
+		if amb {
+			ambiguous = append(ambiguous, col.Name)
 		}
 	}
 	switch {
-	case dmyRow > 0 && mdyRow > 0:
-		return "", fileError(fmt.Sprintf("a coluna %q tem datas com o dia primeiro (linha %d) e com o mês primeiro (linha %d); corrija-as ou diga a ordem com --date-order dmy ou mdy", column, dmyRow, mdyRow),
-			fmt.Sprintf("column %q has dates day first (row %d) and month first (row %d); fix them or give the order with --date-order dmy or mdy", column, dmyRow, mdyRow))
-	case dmyRow > 0:
+	case dmy.row > 0 && mdy.row > 0 && dmy.col == mdy.col:
+		return "", fileError(fmt.Sprintf("a coluna %q tem datas com o dia primeiro (linha %d) e com o mês primeiro (linha %d); corrija-as ou diga a ordem com --date-order dmy ou mdy", dmy.col, dmy.row, mdy.row),
+			fmt.Sprintf("column %q has dates day first (row %d) and month first (row %d); fix them or give the order with --date-order dmy or mdy", dmy.col, dmy.row, mdy.row))
+	case dmy.row > 0 && mdy.row > 0:
+		return "", fileError(fmt.Sprintf("a coluna %q tem datas com o dia primeiro (linha %d) e a coluna %q com o mês primeiro (linha %d); corrija-as ou diga a ordem com --date-order dmy ou mdy", dmy.col, dmy.row, mdy.col, mdy.row),
+			fmt.Sprintf("column %q has dates day first (row %d) and column %q month first (row %d); fix them or give the order with --date-order dmy or mdy", dmy.col, dmy.row, mdy.col, mdy.row))
+	case dmy.row > 0:
 		return OrderDMY, nil
-	case mdyRow > 0:
+	case mdy.row > 0:
 		return OrderMDY, nil
-	case ambiguous > 0:
-		return "", fileError(fmt.Sprintf("as datas da coluna %q servem tanto com o dia primeiro quanto com o mês primeiro (nenhum dia passa de 12); diga a ordem com --date-order dmy (dia/mês/ano) ou mdy (mês/dia/ano)", column),
-			fmt.Sprintf("the dates of column %q fit both day first and month first (no day is above 12); give the order with --date-order dmy (day/month/year) or mdy (month/day/year)", column))
+	case len(ambiguous) == 1:
+		return "", fileError(fmt.Sprintf("as datas da coluna %q servem tanto com o dia primeiro quanto com o mês primeiro (nenhum dia passa de 12); diga a ordem com --date-order dmy (dia/mês/ano) ou mdy (mês/dia/ano)", ambiguous[0]),
+			fmt.Sprintf("the dates of column %q fit both day first and month first (no day is above 12); give the order with --date-order dmy (day/month/year) or mdy (month/day/year)", ambiguous[0]))
+	case len(ambiguous) > 1:
+		return "", fileError(fmt.Sprintf("as datas das colunas %s servem tanto com o dia primeiro quanto com o mês primeiro (nenhum dia passa de 12); diga a ordem com --date-order dmy (dia/mês/ano) ou mdy (mês/dia/ano)", quoteAll(ambiguous)),
+			fmt.Sprintf("the dates of columns %s fit both day first and month first (no day is above 12); give the order with --date-order dmy (day/month/year) or mdy (month/day/year)", quoteAll(ambiguous)))
 	}
 	return OrderDMY, nil
 }
@@ -78,12 +114,23 @@ func detectDateOrder(cells []string, rows []int, column string) (string, error) 
 // February 1900 (Excel counts a 29 February 1900 that did not exist).
 var excelEpoch = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)
 
-// parseDate reads a birth date: yyyy-mm-dd (also / or .), dd/mm/yyyy or mm/dd/yyyy (also - or
-// ., leading zeros optional) in the file's order, or an Excel serial date (43831 is
-// 2020-01-01); a time after the date is ignored. 2-digit years are refused.
-func parseDate(s, order string) (time.Time, *Reason) {
+// DateNoun names the dates of a column in the reasons [ParseDate] gives, in Portuguese (a
+// feminine noun: "data de nascimento") and English ("birth date").
+type DateNoun struct{ PT, EN string }
+
+// NounBirthDate is the birth date's [DateNoun].
+var NounBirthDate = DateNoun{"data de nascimento", "birth date"}
+
+// parseDate reads a birth date (see [ParseDate]).
+func parseDate(s, order string) (time.Time, *Reason) { return ParseDate(s, order, NounBirthDate) }
+
+// ParseDate reads a date: yyyy-mm-dd (also / or .), dd/mm/yyyy or mm/dd/yyyy (also - or .,
+// leading zeros optional) in the file's order, or an Excel serial date (43831 is
+// 2020-01-01); a time after the date is ignored. 2-digit years are refused. The reasons name
+// the date by noun. The date is at UTC midnight.
+func ParseDate(s, order string, noun DateNoun) (time.Time, *Reason) {
 	if strings.TrimSpace(s) == "" {
-		return time.Time{}, &Reason{"falta a data de nascimento", "the birth date is missing"}
+		return time.Time{}, &Reason{"falta a " + noun.PT, "the " + noun.EN + " is missing"}
 	}
 	s = dateText(s)
 	var y, m, d int
@@ -93,20 +140,20 @@ func parseDate(s, order string) (time.Time, *Reason) {
 		y, m, d = atoi(p[1]), atoi(p[2]), atoi(p[3])
 	case p != nil:
 		if len(p[3]) == 2 {
-			return time.Time{}, &Reason{"a data de nascimento tem o ano com 2 dígitos; escreva os 4 (DD/MM/AAAA)", "the birth date has a 2-digit year; write all 4 (DD/MM/YYYY)"}
+			return time.Time{}, &Reason{"a " + noun.PT + " tem o ano com 2 dígitos; escreva os 4 (DD/MM/AAAA)", "the " + noun.EN + " has a 2-digit year; write all 4 (DD/MM/YYYY)"}
 		}
 		switch order {
 		case OrderMDY:
 			m, d, y = atoi(p[1]), atoi(p[2]), atoi(p[3])
 		case OrderYMD:
-			return time.Time{}, &Reason{"a data de nascimento não está como AAAA-MM-DD, a ordem dada em --date-order ymd", "the birth date is not YYYY-MM-DD, the order --date-order ymd gives"}
+			return time.Time{}, &Reason{"a " + noun.PT + " não está como AAAA-MM-DD, a ordem dada em --date-order ymd", "the " + noun.EN + " is not YYYY-MM-DD, the order --date-order ymd gives"}
 		default:
 			d, m, y = atoi(p[1]), atoi(p[2]), atoi(p[3])
 		}
 	case serialRE.MatchString(s):
 		return excelEpoch.AddDate(0, 0, atoi(serialRE.FindStringSubmatch(s)[1])), nil
 	default:
-		return time.Time{}, &Reason{"data de nascimento ilegível; use DD/MM/AAAA", "unreadable birth date; use DD/MM/YYYY"}
+		return time.Time{}, &Reason{noun.PT + " ilegível; use DD/MM/AAAA", "unreadable " + noun.EN + "; use DD/MM/YYYY"}
 	}
 	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
 	if m < 1 || m > 12 || d < 1 || t.Year() != y || int(t.Month()) != m || t.Day() != d {
@@ -114,7 +161,7 @@ func parseDate(s, order string) (time.Time, *Reason) {
 		if what[0] == "" {
 			what = [2]string{"DD/MM/AAAA", "DD/MM/YYYY"}
 		}
-		return time.Time{}, &Reason{"a data de nascimento não existe no calendário (lida como " + what[0] + ")", "the birth date does not exist in the calendar (read as " + what[1] + ")"}
+		return time.Time{}, &Reason{"a " + noun.PT + " não existe no calendário (lida como " + what[0] + ")", "the " + noun.EN + " does not exist in the calendar (read as " + what[1] + ")"}
 	}
 	return t, nil
 }
@@ -247,6 +294,10 @@ func normalizeName(s string) string {
 	}
 	return strings.Join(words, " ")
 }
+
+// NormalizeName is a name as the roster stores it: spaces squeezed, "Souza, Ana Clara" read
+// as "Ana Clara Souza", a name in capitals only title-cased (see normalizeName).
+func NormalizeName(s string) string { return normalizeName(s) }
 
 // capitalize upper-cases the first letter of w and of each part after a hyphen or an
 // apostrophe ("d'ávila" is "D'Ávila", "ana-clara" "Ana-Clara").
