@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // resolve reports whether path (as Scan writes it) names a value of doc; inKey paths name an
@@ -73,6 +75,11 @@ func FuzzScan(f *testing.F) {
 		`{"a":"x","a":"529.982.247-25","\u00e9":"\ud800"}`,
 		`"pedro  henrique\nda silva"`,
 		`[[[[{"k":[1,2,{"z":"11987654374"}]}]]]]`,
+		// issue 26: the same data written otherwise
+		`{"t":"529\u200b.982 247/25 e ０１１ ９８７６５－４３２１"}`,
+		`{"t":"12 ABC 345 01DE 35, +55 (11) 9 8765-4321 / 21 2555 1234"}`,
+		`{"t":"Ana J\u200búlia Concei\u00adção, １４/０３/２０１９, 5\ufe0f\u20e3\u0301"}`,
+		`{"t":"e\u200b\u0301 \ufb01 ＡＮＡ ٥٢٩٩٨٢٢٤٧٢٥ 𝟓 \u2028 ana＠exemplo.com.br"}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -108,6 +115,50 @@ func FuzzScan(f *testing.F) {
 		}
 		if again, err := s.Scan(red); err != nil || len(again) != 0 {
 			t.Fatalf("Scan after Redact = %v, %v", again, err)
+		}
+	})
+}
+
+// FuzzNormalize: normalize never panics, maps every byte it writes to a range of the input in
+// order, and leaves no invisible character, non-ASCII digit or dash for the detectors to trip
+// on.
+func FuzzNormalize(f *testing.F) {
+	for _, seed := range []string{
+		"529\u200b.982.247-25", "５２９．９８２．２４７－２５", "Ana J\u200búlia Concei\u00adção",
+		"e\u200b\u0301", "5\ufe0f\u20e3", "٥٢٩", "\ufb01\u2028\u3000", "\xff\xfe invalid", "Ａ\u0301\u0301\u0301",
+		"𝟓𝟐𝟗", "\u00a0\u2009–−‐", "ＡＮＡ ＪＵＬＩＡ",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := normalize(s)
+		if n.start == nil {
+			if n.s != s {
+				t.Fatalf("normalize(%q) changed the text without a map", s)
+			}
+			return
+		}
+		if len(n.start) != len(n.s) || len(n.end) != len(n.s) {
+			t.Fatalf("normalize(%q): map of %d/%d bytes for %d", s, len(n.start), len(n.end), len(n.s))
+		}
+		for i := range n.s {
+			a, b := n.start[i], n.end[i]
+			if a < 0 || a >= b || int(b) > len(s) || i > 0 && (a < n.start[i-1] || b < n.end[i-1]) {
+				t.Fatalf("normalize(%q): byte %d maps to [%d,%d)", s, i, a, b)
+			}
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(n.s) {
+			t.Fatalf("normalize(%q) = %q: invalid UTF-8", s, n.s)
+		}
+		for _, r := range n.s {
+			if r >= utf8.RuneSelf && (ignorable(r) || foldPunct(r) != 0 || unicode.IsDigit(r)) {
+				t.Fatalf("normalize(%q) = %q keeps %U", s, n.s, r)
+			}
+		}
+		for _, sp := range patternSpans(n.s, nil) {
+			if o := n.span(sp); o.start < 0 || o.start >= o.end || o.end > len(s) {
+				t.Fatalf("normalize(%q): span %v maps to %v", s, sp, o)
+			}
 		}
 	})
 }

@@ -15,10 +15,11 @@ func HoldsNumbers(text string) bool {
 	return err != nil || len(found) > 0 || digitRun(text) >= 8
 }
 
-// digitRun is the longest run of digits in s, separators between them ignored.
+// digitRun is the longest run of digits in s, separators between them ignored, on the
+// normalized text (a zero-width space does not split a run).
 func digitRun(s string) int {
 	best, run := 0, 0
-	for _, r := range s {
+	for _, r := range normalize(s).s {
 		switch {
 		case unicode.IsDigit(r):
 			run++

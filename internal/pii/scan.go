@@ -78,11 +78,18 @@ func (s *Scanner) RedactValue(v any) (any, []Finding, error) {
 	return out, findings, nil
 }
 
-// spans returns the merged, sorted spans of all detectors in text, and the distinct detectors
-// in order of first appearance.
+// spans returns the spans of all detectors in text, as byte ranges of text. The detectors
+// run on the normalized text (see normalize), so that invisible characters and other ways
+// of writing a digit or a letter change nothing.
 func (s *Scanner) spans(text string) []span {
-	out := patternSpans(text, nil)
-	out = s.known.spans(text, out)
+	n := normalize(text)
+	out := patternSpans(n.s, nil)
+	out = s.known.spans(n.s, out)
+	if n.start != nil {
+		for i := range out {
+			out[i] = n.span(out[i])
+		}
+	}
 	return out
 }
 
