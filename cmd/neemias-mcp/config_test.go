@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -38,7 +39,10 @@ func TestServeHelpListsEverySetting(t *testing.T) {
 	help := out.String()
 	n := 0
 	serveFlags(t).VisitAll(func(f *pflag.Flag) {
-		if f.Name == "help" {
+		if f.Name == "help" || f.Deprecated != "" {
+			if f.Deprecated != "" && regexp.MustCompile(`(?m)^\s+--`+regexp.QuoteMeta(f.Name)+`\b`).MatchString(help) {
+				t.Errorf("serve --help lists the deprecated --%s", f.Name)
+			}
 			return
 		}
 		n++
@@ -49,7 +53,7 @@ func TestServeHelpListsEverySetting(t *testing.T) {
 			t.Errorf("serve --help lacks $%s", config.EnvName(f.Name))
 		}
 	})
-	for _, want := range []string{`(default "127.0.0.1:8080")`, "(default 60)", "--database-url-file", "--upstream-client-secret-file", "--otlp-endpoint", "--mcp-host"} {
+	for _, want := range []string{`(default "127.0.0.1:8080")`, "(default 60)", "--database-url-file", "--login-provider-client-secret-file", "--otlp-endpoint", "--mcp-host"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("serve --help lacks %s", want)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/neemias/neemias-mcp/internal/config"
 	"github.com/neemias/neemias-mcp/internal/oauth/external"
 	"github.com/neemias/neemias-mcp/internal/server"
 )
@@ -134,23 +135,23 @@ func pairs(flag string, list []string) (map[string]string, error) {
 
 // builtInOnly are serve's flags of the built-in authorization server, which external
 // provider mode does not run: setting one with --oauth-issuer is a mistake worth stopping on.
-var builtInOnly = []string{"access-token-ttl", "disable-registration", "registrations-per-hour", "upstream-issuer",
-	"upstream-client-id", "upstream-client-secret", "upstream-name", "upstream-only", "extra-resource"}
+var builtInOnly = []string{"access-token-ttl", "disable-registration", "registrations-per-hour", "login-provider-issuer",
+	"login-provider-client-id", "login-provider-client-secret", "login-provider-name", "login-provider-only", "extra-resource"}
 
 func checkModes(c *cobra.Command, x *server.ExternalAuth, as *authServerFlags) error {
-	if as.upstreamOnly && as.upstreamIssuer == "" {
-		return errors.New("--upstream-only makes the --upstream-issuer provider the only login; set --upstream-issuer (and its client id and secret) too")
+	if as.providerOnly && as.providerIssuer == "" {
+		return errors.New("--login-provider-only makes the --login-provider-issuer provider the only login; set --login-provider-issuer (and its client id and secret) too")
 	}
 	if x == nil {
 		return nil
 	}
 	for _, name := range builtInOnly {
-		if c.Flags().Changed(name) {
+		if config.Changed(c.Flags(), name) {
 			return fmt.Errorf("--%s configures the built-in authorization server, which external provider mode (--oauth-issuer) does not run", name)
 		}
 	}
-	if as.upstreamIssuer != "" {
-		return errors.New("$NEEMIAS_UPSTREAM_ISSUER configures the built-in authorization server, which external provider mode (--oauth-issuer) does not run")
+	if as.providerIssuer != "" {
+		return fmt.Errorf("%s configures the built-in authorization server, which external provider mode (--oauth-issuer) does not run", config.Setting("login-provider-issuer"))
 	}
 	return nil
 }

@@ -144,7 +144,9 @@ func TestServeExternalFlagMistakes(t *testing.T) {
 		{[]string{"--oauth-role-map", "a=ADMIN"}, "set --oauth-issuer too"},
 		{[]string{"--oauth-audience", "https://x.example/mcp"}, "set --oauth-issuer too"},
 		{[]string{"--oauth-issuer", "https://idp.example", "--access-token-ttl", "5m"}, "--access-token-ttl configures the built-in"},
-		{[]string{"--oauth-issuer", "https://idp.example", "--upstream-issuer", "https://up.example"}, "--upstream-issuer configures the built-in"},
+		{[]string{"--oauth-issuer", "https://idp.example", "--login-provider-issuer", "https://up.example"}, "--login-provider-issuer configures the built-in"},
+		// the deprecated name (issue 26) is the same setting
+		{[]string{"--oauth-issuer", "https://idp.example", "--upstream-issuer", "https://up.example"}, "--login-provider-issuer configures the built-in"},
 		{[]string{"--oauth-issuer", "https://idp.example", "--extra-resource", "https://rs.example/mcp"}, "--extra-resource configures the built-in"},
 		{[]string{"--oauth-issuer", "https://idp.example", "--oauth-role-claim", "groups"}, "go together"},
 		{[]string{"--oauth-issuer", "https://idp.example", "--oauth-role-claim", "groups", "--oauth-role-map", "ADMIN"}, "not NAME=VALUE"},
@@ -156,8 +158,10 @@ func TestServeExternalFlagMistakes(t *testing.T) {
 		{[]string{"--oauth-issuer", "https://idp.example", "--oauth-introspection-client-id", "rs"}, "need --oauth-introspection-url"},
 		{[]string{"--oauth-issuer", "https://idp.example", "--oauth-introspection-url", "https://idp.example/introspect",
 			"--oauth-introspection-client-id", "rs", "--oauth-introspection-secret-file", "/nonexistent"}, "--oauth-introspection-secret-file"},
-		{[]string{"--oauth-issuer", "https://idp.example", "--upstream-only"}, "--upstream-only"},
-		{[]string{"--upstream-only"}, "set --upstream-issuer"},
+		{[]string{"--oauth-issuer", "https://idp.example", "--login-provider-only"}, "--login-provider-only"},
+		{[]string{"--login-provider-only"}, "set --login-provider-issuer"},
+		{[]string{"--upstream-only"}, "set --login-provider-issuer"},
+		{[]string{"--upstream-issuer", "https://a.example", "--login-provider-issuer", "https://b.example"}, "--upstream-issuer is the deprecated name of --login-provider-issuer: give only --login-provider-issuer"},
 	} {
 		cmd := root()
 		cmd.SetOut(io.Discard)

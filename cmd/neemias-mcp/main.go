@@ -100,7 +100,7 @@ func configure(cmd *cobra.Command, level *string) error {
 			only = append(only, upstreamFlagNames...)
 		}
 	}
-	if err := config.Apply(cmd.Flags(), os.LookupEnv, only...); err != nil {
+	if err := config.ApplyWarn(cmd.ErrOrStderr(), cmd.Flags(), os.LookupEnv, only...); err != nil {
 		return err
 	}
 	l, err := logging.ParseLevel(*level)
@@ -141,7 +141,14 @@ Connect provider: none of those endpoints exist, the protected-resource metadata
 provider, and /mcp and /api accept only the provider's access tokens (aud: the MCP URL or
 --oauth-audience), verified against its JWKS. Each provider account (issuer + subject) must be
 linked to a local user first: neemias-mcp identity link --issuer ISSUER --subject SUB --email E.
-Church and role are the local user's unless --oauth-church-claim / --oauth-role-claim map them.`,
+Church and role are the local user's unless --oauth-church-claim / --oauth-role-claim map them.
+In built-in mode the login page can also offer the church's own OpenID Connect provider
+(--login-provider-*; formerly --upstream-issuer and friends, deprecated).
+
+Governed upstream MCP servers (--upstream*, off by default) are another feature: with
+--upstreams on, the tools the spec's upstreams: section declares are offered through a client
+that allowlists them and scans personal data both ways (docs/operations.md). The runtime
+gives their URLs and credentials and may only tighten the spec's personal-data policy.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.LogLevel = cmd.Flag("log-level").Value.String()
 			if err := cfg.Validate(); err != nil {
@@ -167,7 +174,10 @@ Church and role are the local user's unless --oauth-church-claim / --oauth-role-
 	as.add(c)
 	ext.add(c)
 	up.add(c.Flags())
-	config.MarkSecret(c.Flags(), "upstream-client-secret")
+	config.MarkSecret(c.Flags(), "login-provider-client-secret")
+	for _, r := range loginProviderRenames {
+		config.Deprecate(c.Flags(), r[0], r[1])
+	}
 	config.DocumentEnv(c.Flags())
 	return c
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,31 +16,46 @@ import (
 
 // authServerFlags are serve's knobs of the built-in authorization server.
 type authServerFlags struct {
-	accessTTL       time.Duration
-	noRegistration  bool
-	upstreamIssuer  string
-	upstreamID      string
-	upstreamSecret  string
-	upstreamName    string
-	upstreamOnly    bool
-	registrationsPH float64
-	extraResources  []string
-	sessionIdle     time.Duration
-	sessionMax      time.Duration
+	accessTTL        time.Duration
+	noRegistration   bool
+	providerIssuer   string
+	providerClientID string
+	providerSecret   string
+	providerName     string
+	providerOnly     bool
+	registrationsPH  float64
+	extraResources   []string
+	sessionIdle      time.Duration
+	sessionMax       time.Duration
 }
 
 func (f *authServerFlags) add(c *cobra.Command) {
 	c.Flags().DurationVar(&f.accessTTL, "access-token-ttl", oauth.MaxAccessTokenTTL, "lifetime of issued access tokens (at most 10m)")
 	c.Flags().BoolVar(&f.noRegistration, "disable-registration", false, "turn off Dynamic Client Registration (/register); clients then use Client ID Metadata Documents")
 	c.Flags().Float64Var(&f.registrationsPH, "registrations-per-hour", 20, "dynamic client registrations allowed per client address and hour")
-	c.Flags().StringVar(&f.upstreamIssuer, "upstream-issuer", os.Getenv("NEEMIAS_UPSTREAM_ISSUER"), "issuer URL of the church's OpenID Connect provider, to offer login through it ($NEEMIAS_UPSTREAM_ISSUER)")
-	c.Flags().StringVar(&f.upstreamID, "upstream-client-id", os.Getenv("NEEMIAS_UPSTREAM_CLIENT_ID"), "this server's client id at that provider; redirect URI <public URL>/login/callback ($NEEMIAS_UPSTREAM_CLIENT_ID)")
-	c.Flags().StringVar(&f.upstreamSecret, "upstream-client-secret", os.Getenv("NEEMIAS_UPSTREAM_CLIENT_SECRET"), "its client secret; prefer $NEEMIAS_UPSTREAM_CLIENT_SECRET to the flag")
 	c.Flags().StringSliceVar(&f.extraResources, "extra-resource", nil, "MCP URL of another Neemias server that uses this one as its identity provider (its --oauth-issuer is this server's public URL): clients may ask tokens for it with resource=URL (repeatable)")
-	c.Flags().BoolVar(&f.upstreamOnly, "upstream-only", os.Getenv("NEEMIAS_UPSTREAM_ONLY") == "true", "log in only through the --upstream-issuer provider: local passwords are refused and the login page offers only the provider; without the provider's client secret /authorize answers 503 ($NEEMIAS_UPSTREAM_ONLY=true)")
+	// Login through the church's own OpenID Connect provider. These were --upstream-issuer,
+	// --upstream-client-id, … until issue 26: serve --help listed them beside the governed
+	// upstream MCP servers' --upstream flags, an unrelated feature. The old names stay for
+	// one release (config.Deprecate, after MarkSecret in serveCmd).
+	c.Flags().StringVar(&f.providerIssuer, "login-provider-issuer", "", "issuer URL of the church's OpenID Connect provider, to offer login through it on the built-in authorization server's login page (not --oauth-issuer, which hands authorization to a provider altogether)")
+	c.Flags().StringVar(&f.providerClientID, "login-provider-client-id", "", "this server's client id at that provider; redirect URI <public URL>/login/callback")
+	c.Flags().StringVar(&f.providerSecret, "login-provider-client-secret", "", "its client secret (a secret: prefer --login-provider-client-secret-file)")
+	c.Flags().StringVar(&f.providerName, "login-provider-name", "", "label of the provider's login button")
+	c.Flags().BoolVar(&f.providerOnly, "login-provider-only", false, "log in only through the --login-provider-issuer provider: local passwords are refused and the login page offers only the provider; without the provider's client secret /authorize answers 503")
 	c.Flags().DurationVar(&f.sessionIdle, "login-session-idle", oauth.DefaultLoginSessionIdle, "a browser's login session at the authorization server ends after this long unused (a step-up then asks for the password again); 0 turns login sessions off")
 	c.Flags().DurationVar(&f.sessionMax, "login-session-max", oauth.DefaultLoginSessionMax, "a login session ends this long after the login, however much it is used")
-	c.Flags().StringVar(&f.upstreamName, "upstream-name", os.Getenv("NEEMIAS_UPSTREAM_NAME"), "label of the provider's login button ($NEEMIAS_UPSTREAM_NAME)")
+}
+
+// loginProviderRenames are the login provider's flags' names before issue 26, each with its
+// current name: deprecated, kept for one release.
+var loginProviderRenames = [][2]string{
+	{"upstream-issuer", "login-provider-issuer"},
+	{"upstream-client-id", "login-provider-client-id"},
+	{"upstream-client-secret", "login-provider-client-secret"},
+	{"upstream-client-secret-file", "login-provider-client-secret-file"},
+	{"upstream-name", "login-provider-name"},
+	{"upstream-only", "login-provider-only"},
 }
 
 func (f *authServerFlags) options() oauth.Options {
@@ -50,8 +64,8 @@ func (f *authServerFlags) options() oauth.Options {
 	if f.sessionIdle <= 0 {
 		o.LoginSessionIdle = -1 // off
 	}
-	if f.upstreamIssuer != "" {
-		o.Upstream = &oauth.Upstream{Issuer: f.upstreamIssuer, ClientID: f.upstreamID, ClientSecret: f.upstreamSecret, Name: f.upstreamName, Only: f.upstreamOnly}
+	if f.providerIssuer != "" {
+		o.Upstream = &oauth.Upstream{Issuer: f.providerIssuer, ClientID: f.providerClientID, ClientSecret: f.providerSecret, Name: f.providerName, Only: f.providerOnly}
 	}
 	return o
 }

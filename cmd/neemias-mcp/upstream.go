@@ -30,13 +30,15 @@ var upstreamFlagNames = []string{"upstreams", "upstream", "upstream-tools", "ups
 	"upstream-connect-timeout", "upstream-timeout"}
 
 func (f *upstreamFlags) add(fl *pflag.FlagSet) {
-	fl.StringVar(&f.enabled, "upstreams", "", "governed upstream MCP servers: on or off (default off: no upstream tool, no connection)")
-	fl.StringArrayVar(&f.urls, "upstream", nil, "allowlisted upstream, id=URL: its exact canonical Streamable HTTP URL, https or http on loopback; repeatable")
-	fl.StringArrayVar(&f.tools, "upstream-tools", nil, "id=tool1,tool2: the upstream's tools that may be called, by name (never all); repeatable")
-	fl.StringArrayVar(&f.tokens, "upstream-token-file", nil, "id=path: file holding the upstream's own static bearer token; default none; repeatable")
-	fl.StringArrayVar(&f.pii, "upstream-pii", nil, "id=request:MODE,response:MODE with MODE enforce (default: refuse) or redact; repeatable")
-	fl.DurationVar(&f.connectTimeout, "upstream-connect-timeout", upstream.DefaultConnectTimeout, "TCP connect and TLS handshake timeout of upstream connections")
-	fl.DurationVar(&f.timeout, "upstream-timeout", upstream.DefaultCallTimeout, "timeout of one attempt of an upstream call")
+	// Every usage starts "upstream MCP servers": the --upstream* flags are this one feature
+	// (the OpenID Connect login provider's are --login-provider-*).
+	fl.StringVar(&f.enabled, "upstreams", "", "upstream MCP servers (governed client, issue 11): on or off (default off: no upstream tool, no connection)")
+	fl.StringArrayVar(&f.urls, "upstream", nil, "upstream MCP server, id=URL: the exact canonical Streamable HTTP URL of an upstream the spec declares, https or http on loopback; repeatable")
+	fl.StringArrayVar(&f.tools, "upstream-tools", nil, "upstream MCP server's tools, id=tool1,tool2: narrows the spec's list (never widens it, never all); repeatable")
+	fl.StringArrayVar(&f.tokens, "upstream-token-file", nil, "upstream MCP server's credential, id=path: file holding its own static bearer token; default none; repeatable")
+	fl.StringArrayVar(&f.pii, "upstream-pii", nil, "upstream MCP server's personal-data policy, id=request:MODE,response:MODE: may only tighten the spec's (redact to enforce); loosening it to redact is a spec change and a rebuild; repeatable")
+	fl.DurationVar(&f.connectTimeout, "upstream-connect-timeout", upstream.DefaultConnectTimeout, "upstream MCP servers: TCP connect and TLS handshake timeout")
+	fl.DurationVar(&f.timeout, "upstream-timeout", upstream.DefaultCallTimeout, "upstream MCP servers: timeout of one attempt of a call")
 	for _, n := range []string{"upstream", "upstream-tools", "upstream-token-file", "upstream-pii"} {
 		config.SetEnvSeparator(fl, n, ";")
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -71,6 +73,10 @@ func TestUpstreamCheck(t *testing.T) {
 // commas; the old names ($NEEMIAS_UPSTREAM_URLS, …) are not read.
 func TestUpstreamEnvironment(t *testing.T) {
 	withEcho := fakeUpstream(t, "echo", "delete_all")
+	token := filepath.Join(t.TempDir(), "docs-token")
+	if err := os.WriteFile(token, []byte("t0ken\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name    string
 		env     map[string]string
@@ -81,6 +87,12 @@ func TestUpstreamEnvironment(t *testing.T) {
 			"NEEMIAS_UPSTREAM_PII": "docs=request:enforce,response:enforce"}, "", "exposed  echo"},
 		{"entries ';'-separated", map[string]string{"NEEMIAS_UPSTREAM": "docs=" + withEcho + "; wiki=" + withEcho}, `upstream "wiki" is configured`, ""},
 		{"the old names are not read", map[string]string{"NEEMIAS_UPSTREAM_URLS": "docs=" + withEcho}, "no upstream configured", ""},
+		// docs/operations.md's example, with the shipped spec (docs: enforce both ways).
+		{"operations.md's example", map[string]string{"NEEMIAS_UPSTREAM": "docs=" + withEcho, "NEEMIAS_UPSTREAM_TOOLS": "docs=echo",
+			"NEEMIAS_UPSTREAM_TOKEN_FILE": "docs=" + token, "NEEMIAS_UPSTREAM_PII": "docs=request:enforce,response:enforce"}, "", "exposed  echo"},
+		// issue 26: the runtime may tighten the spec's policy, never loosen it.
+		{"loosening refused", map[string]string{"NEEMIAS_UPSTREAM": "docs=" + withEcho, "NEEMIAS_UPSTREAM_PII": "docs=request:enforce,response:redact"},
+			`--upstream-pii docs: response:redact would loosen the spec's policy for upstream "docs" (response: enforce in spec/capabilities.yaml upstreams.docs.pii)`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("NEEMIAS_UPSTREAMS", "on")

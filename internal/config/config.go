@@ -11,6 +11,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -219,14 +220,69 @@ func MarkSecret(fs *pflag.FlagSet, flag string) {
 	}
 }
 
-// Apply completes fs after the command line was parsed: every flag not given on the command
-// line takes its NEEMIAS_* variable when set and not empty; then each secret's --x-file, when given, sets
-// --x from the file. Errors name the setting and never quote a secret's value. lookup is
-// os.LookupEnv in production. With names, only those flags (and their -file twins) are
-// completed: the administrative commands take only the database and log settings from the
-// environment, never a stray $NEEMIAS_EMAIL.
+const aliasAnnotation = "neemias/deprecated-name-of"
+
+// Deprecate registers old as the deprecated name of the flag current, kept for one release
+// when a setting is renamed: --old sets the same value (pflag prints "Flag --old has been
+// deprecated, use --current …" on standard error and hides it from --help), and its
+// variable $NEEMIAS_OLD is read by [Apply] when $NEEMIAS_CURRENT is not set, with a warning.
+// Giving both names on the command line, or both variables with different values, is an
+// error. current's usage says what it used to be called.
+func Deprecate(fs *pflag.FlagSet, old, current string) {
+	f := fs.Lookup(current)
+	if f == nil {
+		panic("config: no flag " + current)
+	}
+	fs.AddFlag(&pflag.Flag{
+		Name: old, Usage: "deprecated name of --" + current, Value: f.Value, DefValue: f.DefValue, NoOptDefVal: f.NoOptDefVal, Hidden: true,
+		Deprecated:  fmt.Sprintf("use --%s ($%s) instead; --%s goes away in the next release", current, EnvName(current), old),
+		Annotations: map[string][]string{aliasAnnotation: {current}},
+	})
+	f.Usage += "; formerly --" + old
+}
+
+// deprecatedOf is the current name of the deprecated flag f, or "".
+func deprecatedOf(f *pflag.Flag) string {
+	if a := f.Annotations[aliasAnnotation]; len(a) == 1 {
+		return a[0]
+	}
+	return ""
+}
+
+// Changed reports whether the flag name, or one of its deprecated names, was given.
+func Changed(fs *pflag.FlagSet, name string) bool {
+	changed := false
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Changed && (f.Name == name || deprecatedOf(f) == name) {
+			changed = true
+		}
+	})
+	return changed
+}
+
+// Apply is [ApplyWarn] with warnings (deprecated variables) on standard error.
 func Apply(fs *pflag.FlagSet, lookup func(string) (string, bool), names ...string) error {
+	return ApplyWarn(os.Stderr, fs, lookup, names...)
+}
+
+// ApplyWarn completes fs after the command line was parsed: every flag not given on the
+// command line (under its name or a deprecated one) takes its NEEMIAS_* variable when set and
+// not empty, or else its deprecated variable's, with a warning on warn; then each secret's
+// --x-file, when given, sets --x from the file. Errors name the setting and never quote a
+// secret's value. lookup is os.LookupEnv in production. With names, only those flags (and
+// their -file twins) are completed: the administrative commands take only the database and
+// log settings from the environment, never a stray $NEEMIAS_EMAIL.
+func ApplyWarn(warn io.Writer, fs *pflag.FlagSet, lookup func(string) (string, bool), names ...string) error {
 	var errs []error
+	olds := map[string][]string{} // current name -> its deprecated names
+	fs.VisitAll(func(f *pflag.Flag) {
+		if cur := deprecatedOf(f); cur != "" {
+			olds[cur] = append(olds[cur], f.Name)
+			if f.Changed && fs.Lookup(cur).Changed {
+				errs = append(errs, fmt.Errorf("--%s is the deprecated name of --%s: give only --%s", f.Name, cur, cur))
+			}
+		}
+	})
 	wanted := func(name string) bool {
 		if len(names) == 0 {
 			return true
@@ -239,11 +295,27 @@ func Apply(fs *pflag.FlagSet, lookup func(string) (string, bool), names ...strin
 		return false
 	}
 	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Changed || f.Name == "help" || !wanted(f.Name) {
+		if Changed(fs, f.Name) || f.Name == "help" || !wanted(f.Name) || deprecatedOf(f) != "" {
 			return
 		}
-		v, ok := lookup(EnvName(f.Name))
-		if !ok || v == "" { // an empty variable is an unset one (docker --env X= , a blank ConfigMap key)
+		env := EnvName(f.Name)
+		v, ok := lookup(env)
+		ok = ok && v != "" // an empty variable is an unset one (docker --env X= , a blank ConfigMap key)
+		for _, old := range olds[f.Name] {
+			ov, set := lookup(EnvName(old))
+			if !set || ov == "" {
+				continue
+			}
+			fmt.Fprintf(warn, "neemias-mcp: $%s is deprecated: use $%s (--%s) instead; $%s goes away in the next release\n",
+				EnvName(old), env, f.Name, EnvName(old))
+			switch {
+			case ok && ov != v:
+				errs = append(errs, fmt.Errorf("$%s and its deprecated name $%s are both set, to different values: keep only $%s", env, EnvName(old), env))
+			case !ok:
+				env, v, ok = EnvName(old), ov, true
+			}
+		}
+		if !ok {
 			return
 		}
 		if sv, isSlice := f.Value.(pflag.SliceValue); isSlice {
@@ -254,7 +326,7 @@ func Apply(fs *pflag.FlagSet, lookup func(string) (string, bool), names ...strin
 				}
 			}
 			if err := sv.Replace(items); err != nil {
-				errs = append(errs, fmt.Errorf("$%s: %v", EnvName(f.Name), err))
+				errs = append(errs, fmt.Errorf("$%s: %v", env, err))
 			}
 			return
 		}
@@ -263,7 +335,7 @@ func Apply(fs *pflag.FlagSet, lookup func(string) (string, bool), names ...strin
 			if isSecret(f) {
 				shown = "(hidden)"
 			}
-			errs = append(errs, fmt.Errorf("$%s: invalid value %s for --%s: %s", EnvName(f.Name), shown, f.Name, cause(err)))
+			errs = append(errs, fmt.Errorf("$%s: invalid value %s for --%s: %s", env, shown, f.Name, cause(err)))
 		}
 	})
 	fs.VisitAll(func(f *pflag.Flag) {
@@ -279,7 +351,7 @@ func Apply(fs *pflag.FlagSet, lookup func(string) (string, bool), names ...strin
 			errs = append(errs, fmt.Errorf("%s: %v", Setting(file.Name), err))
 			return
 		}
-		if f.Changed && fs.Lookup(f.Name+"-file").Changed {
+		if Changed(fs, f.Name) && Changed(fs, f.Name+"-file") {
 			errs = append(errs, fmt.Errorf("%s and --%s are exclusive", Setting(file.Name), f.Name))
 			return
 		}
@@ -324,7 +396,7 @@ func envSeparator(f *pflag.Flag) string {
 // secrets' defaults, so that --help lists every setting with its default and its variable.
 func DocumentEnv(fs *pflag.FlagSet) {
 	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Name == "help" {
+		if f.Name == "help" || deprecatedOf(f) != "" { // deprecated names are not listed
 			return
 		}
 		env := "$" + EnvName(f.Name)

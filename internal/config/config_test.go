@@ -166,3 +166,87 @@ func TestMetricsOffThePublicListener(t *testing.T) {
 		}
 	}
 }
+
+// TestDeprecate: a renamed setting keeps working under its old flag and variable for one
+// release, with a warning on standard error; the new name wins, and both names at once are
+// an error (issue 26 renamed the login provider's --upstream-* flags).
+func TestDeprecate(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("s3cr3t\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		env    map[string]string
+		issuer string // want
+		only   bool
+		secret string
+		warn   string // want on the warning output ("" none)
+		err    string
+	}{
+		{name: "new flag", args: []string{"--login-provider-issuer", "https://new.example"}, issuer: "https://new.example"},
+		{name: "old flag", args: []string{"--upstream-issuer", "https://old.example"}, issuer: "https://old.example",
+			warn: "Flag --upstream-issuer has been deprecated, use --login-provider-issuer ($NEEMIAS_LOGIN_PROVIDER_ISSUER) instead; --upstream-issuer goes away in the next release"},
+		{name: "old bool flag", args: []string{"--upstream-only"}, only: true, warn: "--upstream-only has been deprecated"},
+		{name: "new variable", env: map[string]string{"NEEMIAS_LOGIN_PROVIDER_ISSUER": "https://new.example"}, issuer: "https://new.example"},
+		{name: "old variable", env: map[string]string{"NEEMIAS_UPSTREAM_ISSUER": "https://old.example", "NEEMIAS_UPSTREAM_ONLY": "true"},
+			issuer: "https://old.example", only: true,
+			warn: "$NEEMIAS_UPSTREAM_ISSUER is deprecated: use $NEEMIAS_LOGIN_PROVIDER_ISSUER (--login-provider-issuer) instead"},
+		{name: "old secret file variable", env: map[string]string{"NEEMIAS_UPSTREAM_CLIENT_SECRET_FILE": secret}, secret: "s3cr3t",
+			warn: "$NEEMIAS_UPSTREAM_CLIENT_SECRET_FILE is deprecated: use $NEEMIAS_LOGIN_PROVIDER_CLIENT_SECRET_FILE"},
+		{name: "old secret file flag", args: []string{"--upstream-client-secret-file", secret}, secret: "s3cr3t", warn: "deprecated"},
+		{name: "both variables agreeing", env: map[string]string{"NEEMIAS_UPSTREAM_ISSUER": "https://a.example", "NEEMIAS_LOGIN_PROVIDER_ISSUER": "https://a.example"},
+			issuer: "https://a.example", warn: "$NEEMIAS_UPSTREAM_ISSUER is deprecated"},
+		{name: "both variables differing", env: map[string]string{"NEEMIAS_UPSTREAM_ISSUER": "https://a.example", "NEEMIAS_LOGIN_PROVIDER_ISSUER": "https://b.example"},
+			err: "$NEEMIAS_LOGIN_PROVIDER_ISSUER and its deprecated name $NEEMIAS_UPSTREAM_ISSUER are both set, to different values: keep only $NEEMIAS_LOGIN_PROVIDER_ISSUER"},
+		{name: "the command line wins over the old variable", args: []string{"--login-provider-issuer", "https://flag.example"},
+			env: map[string]string{"NEEMIAS_UPSTREAM_ISSUER": "https://env.example"}, issuer: "https://flag.example"},
+		{name: "the old flag wins over the new variable", args: []string{"--upstream-issuer", "https://flag.example"},
+			env: map[string]string{"NEEMIAS_LOGIN_PROVIDER_ISSUER": "https://env.example"}, issuer: "https://flag.example", warn: "deprecated"},
+		{name: "both flags", args: []string{"--upstream-issuer", "https://a.example", "--login-provider-issuer", "https://b.example"},
+			err: "--upstream-issuer is the deprecated name of --login-provider-issuer: give only --login-provider-issuer"},
+		{name: "old secret variable value never quoted", env: map[string]string{"NEEMIAS_UPSTREAM_CLIENT_SECRET": "hunter2", "NEEMIAS_LOGIN_PROVIDER_CLIENT_SECRET": "other"},
+			err: "keep only $NEEMIAS_LOGIN_PROVIDER_CLIENT_SECRET"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+			var warn strings.Builder
+			fs.SetOutput(&warn)
+			issuer := fs.String("login-provider-issuer", "", "issuer")
+			only := fs.Bool("login-provider-only", false, "only")
+			sec := fs.String("login-provider-client-secret", "", "secret")
+			config.MarkSecret(fs, "login-provider-client-secret")
+			for _, r := range [][2]string{{"upstream-issuer", "login-provider-issuer"}, {"upstream-only", "login-provider-only"},
+				{"upstream-client-secret", "login-provider-client-secret"}, {"upstream-client-secret-file", "login-provider-client-secret-file"}} {
+				config.Deprecate(fs, r[0], r[1])
+			}
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			err := config.ApplyWarn(&warn, fs, func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				if strings.Contains(err.Error(), "hunter2") {
+					t.Errorf("the error quotes a secret: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *issuer != tc.issuer || *only != tc.only || *sec != tc.secret {
+				t.Errorf("issuer %q only %v secret %q; want %q %v %q", *issuer, *only, *sec, tc.issuer, tc.only, tc.secret)
+			}
+			if tc.warn == "" && warn.Len() > 0 || !strings.Contains(warn.String(), tc.warn) {
+				t.Errorf("warnings %q, want %q", warn.String(), tc.warn)
+			}
+			config.DocumentEnv(fs)
+			if u := fs.FlagUsages(); strings.Contains(u, "--upstream-issuer string") || !strings.Contains(u, "formerly --upstream-issuer [$NEEMIAS_LOGIN_PROVIDER_ISSUER]") {
+				t.Errorf("usage lists the deprecated name as a flag, or does not say what the new one was called:\n%s", u)
+			}
+		})
+	}
+}

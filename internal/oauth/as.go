@@ -136,7 +136,7 @@ func New(cfg Config) (*AS, error) {
 	if cfg.Upstream != nil {
 		a.upstream = newUpstreamLogin(a, *cfg.Upstream)
 		if a.upstreamOnlyUnusable() {
-			a.log.Error("login is provider-only but the provider's client secret is not configured: /authorize answers 503 until it is (--upstream-client-secret or $NEEMIAS_UPSTREAM_CLIENT_SECRET)")
+			a.log.Error("login is provider-only but the provider's client secret is not configured: /authorize answers 503 until it is (--login-provider-client-secret-file or $NEEMIAS_LOGIN_PROVIDER_CLIENT_SECRET_FILE)")
 		}
 	}
 	a.op = op.RegisterServer(&opServer{as: a}, op.Endpoints{

@@ -209,7 +209,7 @@ func (a *AS) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a.upstreamOnlyUnusable() {
-		a.log.ErrorContext(r.Context(), "authorization refused: login is provider-only (--upstream-only) but the provider's client secret is not configured (--upstream-client-secret or $NEEMIAS_UPSTREAM_CLIENT_SECRET)")
+		a.log.ErrorContext(r.Context(), "authorization refused: login is provider-only (--login-provider-only) but the provider's client secret is not configured (--login-provider-client-secret-file or $NEEMIAS_LOGIN_PROVIDER_CLIENT_SECRET_FILE)")
 		a.errorPage(w, http.StatusServiceUnavailable,
 			"O login está indisponível: o provedor de login da igreja não está configurado por completo. Avise o administrador.",
 			"Login is unavailable: the church's login provider is not fully configured. Tell the administrator.")

@@ -369,7 +369,7 @@ type extProcess struct {
 func startExtProcess(t *testing.T, bin, addr string, args ...string) *extProcess {
 	t.Helper()
 	p := &extProcess{cmd: exec.Command(bin, args...), out: &testsupport.Buffer{}, done: make(chan struct{})}
-	p.cmd.Env = append(os.Environ(), "NEEMIAS_UPSTREAM_ISSUER=", "NEEMIAS_OAUTH_ISSUER=")
+	p.cmd.Env = append(os.Environ(), "NEEMIAS_LOGIN_PROVIDER_ISSUER=", "NEEMIAS_UPSTREAM_ISSUER=", "NEEMIAS_OAUTH_ISSUER=")
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

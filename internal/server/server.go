@@ -262,7 +262,9 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	// within each call's transaction, whatever RateStore is (logic.PickupAttemptLimit).
 	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From), logic.WithCheckinWindow(cfg.CheckinWindowDays),
 		logic.WithPeopleChanged(ups.peopleChanged))
-	call, onRefused := instrument(cfg, ups.wrap(dispatch.Bind(svc)), svc.OnRefused)
+	// Refusals of upstream tools are audited under their upstream capability name.
+	refused := ups.refusals(svc.OnRefused)
+	call, onRefused := instrument(cfg, ups.wrap(dispatch.Bind(svc), refused), refused)
 	cfg.Metrics.ObservePool(st.Pool())
 	gate, err := pipeline.New(pipeline.Config{
 		RequiredScope: ups.requiredScope(scopes.Required), RoleScopes: scopes.RoleScopes, Call: call, OnRefused: onRefused,

@@ -46,10 +46,11 @@ var openSchema = json.RawMessage(`{"type":"object"}`)
 const listTimeout = 5 * time.Second
 
 // reconcileUpstreams checks the runtime configuration against the spec: an upstream
-// configured at runtime but not declared in the spec is an error, as is a runtime tool or PII
-// policy the spec does not declare; a spec upstream without a URL is left out (and logged).
-// It returns the configuration with each upstream's tools and policy taken from the spec, and
-// the tools offered.
+// configured at runtime but not declared in the spec is an error, as is a runtime tool the
+// spec does not declare or a PII policy looser than the spec's (tightenOnly); a spec upstream
+// without a URL is left out (and logged). It returns the configuration with each upstream's
+// tools and policy taken from the spec (narrowed or tightened at runtime), and the tools
+// offered.
 func reconcileUpstreams(cfg upstream.Config, declared []capability.UpstreamTool, log *slog.Logger) (upstream.Config, []capability.UpstreamTool, error) {
 	if !cfg.Enabled {
 		return upstream.Config{}, nil, nil
@@ -86,12 +87,11 @@ func reconcileUpstreams(cfg upstream.Config, declared []capability.UpstreamTool,
 		if len(u.Tools) > 0 {
 			exposed = u.Tools // the operator may narrow the spec's list, never widen it
 		}
-		req, resp := upstream.Mode(spec[0].PIIRequest), upstream.Mode(spec[0].PIIResponse)
-		if (u.PII.Request != "" && u.PII.Request != req) || (u.PII.Response != "" && u.PII.Response != resp) {
-			return upstream.Config{}, nil, fmt.Errorf("--upstream-pii %s: request:%s,response:%s is not the spec's policy (request:%s,response:%s); change the spec, not the runtime",
-				u.ID, u.PII.Request, u.PII.Response, req, resp)
+		pol, err := tightenOnly(u.ID, u.PII, upstream.Policy{Request: upstream.Mode(spec[0].PIIRequest), Response: upstream.Mode(spec[0].PIIResponse)}, log)
+		if err != nil {
+			return upstream.Config{}, nil, err
 		}
-		u.Tools, u.PII = exposed, upstream.Policy{Request: req, Response: resp}
+		u.Tools, u.PII = exposed, pol
 		out.Upstreams = append(out.Upstreams, u)
 		configured[u.ID] = true
 		for _, t := range spec {
@@ -106,6 +106,39 @@ func reconcileUpstreams(cfg upstream.Config, declared []capability.UpstreamTool,
 		}
 	}
 	return out, offered, nil
+}
+
+// tightenOnly is the personal-data policy of upstream id: the spec's, made stricter in a
+// direction where the runtime (--upstream-pii) asks for enforce over the spec's redact. The
+// runtime may tighten the policy without a rebuild (an operator reacting to an upstream that
+// leaks), never loosen it: redact where the spec says enforce would let data through that
+// the reviewed spec refuses, so it is a start-up error naming the upstream, the direction and
+// the spec's value. An empty runtime mode keeps the spec's.
+func tightenOnly(id string, runtime, spec upstream.Policy, log *slog.Logger) (upstream.Policy, error) {
+	out := spec
+	for _, d := range []struct {
+		dir           upstream.Direction
+		got, specMode upstream.Mode
+		set           *upstream.Mode
+	}{
+		{upstream.DirRequest, runtime.Request, spec.Request, &out.Request},
+		{upstream.DirResponse, runtime.Response, spec.Response, &out.Response},
+	} {
+		switch {
+		case d.got == "" || d.got == d.specMode:
+		case d.got != upstream.Enforce && d.got != upstream.Redact:
+			return upstream.Policy{}, fmt.Errorf("--upstream-pii %s: unknown mode %s:%q (enforce or redact)", id, d.dir, d.got)
+		case d.got == upstream.Enforce: // the spec redacts: refusing is stricter
+			*d.set = upstream.Enforce
+			log.Info("upstream personal-data policy tightened at runtime", "upstream", id, "direction", string(d.dir),
+				"spec", string(d.specMode), "runtime", string(d.got))
+		default:
+			return upstream.Policy{}, fmt.Errorf("--upstream-pii %s: %s:%s would loosen the spec's policy for upstream %q (%s: %s in spec/capabilities.yaml upstreams.%s.pii); "+
+				"the runtime may only tighten it (redact to enforce): to redact, change the spec, run make generate and rebuild",
+				id, d.dir, d.got, id, d.dir, d.specMode, id)
+		}
+	}
+	return out, nil
 }
 
 // SpecUpstreams is cfg checked against the spec's upstreams section (gen/capapi.UpstreamTools)
@@ -287,11 +320,35 @@ func (u *upstreamTools) outputSchema(next func(string) json.RawMessage) func(str
 	}
 }
 
+// auditName is the audit log's capability of the Neemias tool id: "upstream:<id>/<tool>" for
+// an upstream tool (what the governed client's own rows carry), id itself otherwise.
+func (u *upstreamTools) auditName(id string) string {
+	if t, ok := u.tools[id]; ok {
+		return upstream.CapabilityName(t.Upstream, t.Tool)
+	}
+	return id
+}
+
+// refusals wraps the pipeline's refusal hook so that a refused call of an upstream tool (a
+// RESPONSAVEL without roster:read calling neemias_docs_echo) is audited under the upstream's
+// capability name, like every other row of an upstream call, not under the Neemias tool name
+// (issue 26: a filter on upstream:% missed refused attempts).
+func (u *upstreamTools) refusals(next pipeline.RefusalHook) pipeline.RefusalHook {
+	if len(u.tools) == 0 || next == nil {
+		return next
+	}
+	return func(ctx context.Context, capabilityID string, args json.RawMessage, err error) {
+		next(ctx, u.auditName(capabilityID), args, err)
+	}
+}
+
 // wrap routes the permitted calls of upstream tools to the governed client; the scope check
 // was the pipeline's (Authorize), the personal-data scan, retries and the audit entry are the
 // client's. A refusal or failure is a tool error the agent can read (it names the upstream,
-// the detector and the JSON path, never a value) so it continues without the tool.
-func (u *upstreamTools) wrap(next pipeline.CallFunc) pipeline.CallFunc {
+// the detector and the JSON path, never a value) so it continues without the tool. Arguments
+// that are not a JSON object never reach the client: refused is told (the audit row
+// "call.invalid" under the upstream's capability name).
+func (u *upstreamTools) wrap(next pipeline.CallFunc, refused pipeline.RefusalHook) pipeline.CallFunc {
 	if len(u.tools) == 0 {
 		return next
 	}
@@ -302,7 +359,11 @@ func (u *upstreamTools) wrap(next pipeline.CallFunc) pipeline.CallFunc {
 		}
 		var m map[string]any
 		if err := json.Unmarshal(args, &m); err != nil || m == nil {
-			return nil, errs.Invalidf("", "the arguments must be a JSON object")
+			bad := errs.Invalidf("", "the arguments must be a JSON object")
+			if refused != nil {
+				refused(ctx, upstream.CapabilityName(t.Upstream, t.Tool), nil, bad)
+			}
+			return nil, bad
 		}
 		c := p.Caller()
 		res, err := u.client.CallTool(ctx, upstream.Caller{ChurchID: c.ChurchID, UserID: c.UserID, Role: c.Role,

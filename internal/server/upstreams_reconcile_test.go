@@ -25,6 +25,7 @@ func TestReconcileUpstreams(t *testing.T) {
 		name    string
 		cfg     upstream.Config
 		offered []string
+		policy  upstream.Policy // of the first upstream; zero: the spec's (request enforce, response redact)
 		err     string
 		logged  string
 	}{
@@ -37,8 +38,18 @@ func TestReconcileUpstreams(t *testing.T) {
 			err: `upstream "files" is configured (--upstream files=…) but spec/capabilities.yaml declares no such upstream`},
 		{name: "a tool the spec does not declare", cfg: upstream.Config{Enabled: true, Upstreams: []upstream.Upstream{{ID: "docs", URL: docs.URL, Tools: []string{"printEnv"}}}},
 			err: `tool "printEnv" is not declared for upstream "docs"`},
-		{name: "a policy the spec does not declare", cfg: upstream.Config{Enabled: true, Upstreams: []upstream.Upstream{{ID: "docs", URL: docs.URL, PII: upstream.Policy{Response: upstream.Enforce}}}},
-			err: "is not the spec's policy"},
+		// The runtime may tighten the spec's policy (redact to enforce), never loosen it.
+		{name: "tightened at runtime", cfg: upstream.Config{Enabled: true, Upstreams: []upstream.Upstream{{ID: "docs", URL: docs.URL, PII: upstream.Policy{Response: upstream.Enforce}}}},
+			offered: []string{"n_docs_echo", "n_docs_add"}, policy: upstream.Policy{Request: upstream.Enforce, Response: upstream.Enforce},
+			logged: `"msg":"upstream personal-data policy tightened at runtime","upstream":"docs","direction":"response","spec":"redact","runtime":"enforce"`},
+		{name: "the spec's policy repeated", cfg: upstream.Config{Enabled: true, Upstreams: []upstream.Upstream{{ID: "docs", URL: docs.URL, PII: upstream.Policy{Request: upstream.Enforce, Response: upstream.Redact}}}},
+			offered: []string{"n_docs_echo", "n_docs_add"}},
+		{name: "loosened request refused", cfg: upstream.Config{Enabled: true, Upstreams: []upstream.Upstream{{ID: "docs", URL: docs.URL, PII: upstream.Policy{Request: upstream.Redact}}}},
+			err: `--upstream-pii docs: request:redact would loosen the spec's policy for upstream "docs" (request: enforce in spec/capabilities.yaml upstreams.docs.pii); the runtime may only tighten it (redact to enforce): to redact, change the spec, run make generate and rebuild`},
+		{name: "loosened response refused", cfg: upstream.Config{Enabled: true, Upstreams: []upstream.Upstream{{ID: "wiki", URL: docs.URL, PII: upstream.Policy{Response: upstream.Redact}}}},
+			err: `--upstream-pii wiki: response:redact would loosen the spec's policy for upstream "wiki" (response: enforce in spec/capabilities.yaml`},
+		{name: "unknown mode", cfg: upstream.Config{Enabled: true, Upstreams: []upstream.Upstream{{ID: "docs", URL: docs.URL, PII: upstream.Policy{Response: "log"}}}},
+			err: `--upstream-pii docs: unknown mode response:"log" (enforce or redact)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			logs := &testsupport.Buffer{}
@@ -60,9 +71,12 @@ func TestReconcileUpstreams(t *testing.T) {
 				t.Errorf("offered %v, want %v", names, tc.offered)
 			}
 			if len(tc.offered) > 0 {
-				u := got.Upstreams[0]
-				if u.PII.Request != upstream.Enforce || u.PII.Response != upstream.Redact {
-					t.Errorf("policy %+v, want the spec's (request enforce, response redact)", u.PII)
+				want := tc.policy
+				if want == (upstream.Policy{}) {
+					want = upstream.Policy{Request: upstream.Enforce, Response: upstream.Redact}
+				}
+				if u := got.Upstreams[0]; u.PII != want {
+					t.Errorf("policy %+v, want %+v", u.PII, want)
 				}
 			}
 			if tc.logged != "" && !strings.Contains(logs.String(), tc.logged) {

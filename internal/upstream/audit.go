@@ -79,24 +79,36 @@ type AuditorFunc func(ctx context.Context, e Event) error
 func (f AuditorFunc) Record(ctx context.Context, e Event) error { return f(ctx, e) }
 
 // DBAuditor writes events to the audit log (internal/audit) as the caller: capability
-// "upstream:<id>/<tool>", action "call", "call.redacted.<direction>",
+// "upstream:<id>/<tool>" ([CapabilityName]), action "call", "call.redacted.<direction>",
 // "call.not_allowlisted", "call.not_offered", "call.pii_detected.<direction>.<detector>" or
 // "call.failed"; outcome allowed, denied or error. Every event is also logged with its
-// findings' paths (the audit row has no column for them).
+// findings' paths (the audit row has no column for them). The calls refused before they
+// reach the client are audited by the pipeline's refusal hook under the same capability:
+// "call.forbidden" (scope) and "call.invalid" (arguments not an object); docs/privacy.md
+// lists every action.
 type DBAuditor struct {
 	Store  *store.Store
 	Logger *slog.Logger
 }
 
+// CapabilityName is the audit log's capability of tool of upstream, "upstream:<id>/<tool>"
+// (cut to the column's 100 characters). Every audit row of an upstream call carries it, the
+// pipeline's refusals too (internal/server maps the Neemias tool name to it), so that one
+// filter on capability LIKE 'upstream:%' finds every attempt.
+func CapabilityName(upstream, tool string) string {
+	name := "upstream:" + upstream + "/" + tool
+	if r := []rune(name); len(r) > 100 {
+		name = string(r[:100])
+	}
+	return name
+}
+
 // Entry maps e to its audit entry.
 func Entry(e Event) audit.Entry {
 	en := audit.Entry{
-		Capability:    "upstream:" + e.Upstream + "/" + e.Tool,
+		Capability:    CapabilityName(e.Upstream, e.Tool),
 		ClientID:      e.Caller.ClientID,
 		CorrelationID: e.Caller.CorrelationID,
-	}
-	if len([]rune(en.Capability)) > 100 {
-		en.Capability = string([]rune(en.Capability)[:100])
 	}
 	switch e.Outcome {
 	case OutcomeAllowed:

@@ -21,7 +21,8 @@
 //     caller's Neemias token can never be forwarded.
 //   - Personal data, both ways (go-sdk sending middleware): the arguments are scanned with
 //     internal/pii (the patterns, plus the caller's church's known names, phones and birth
-//     dates) before any connection is opened, and again by the middleware on the wire; the
+//     dates; on normalized text, so separators, invisible characters and full-width digits
+//     hide nothing) before any connection is opened, and again by the middleware on the wire; the
 //     whole result (text content, structuredContent,
 //     embedded resource contents, _meta; resources/read results alike) before it is
 //     returned. Policy per upstream and direction: enforce (default: refuse the request
@@ -38,7 +39,13 @@
 //     middleware refuses such requests from an upstream.
 //   - Audit: every invocation (allowed, refused with reason not_allowlisted, not_offered or
 //     pii_detected and where, failed) is one [Event] to the [Auditor]; [DBAuditor] writes it
-//     to internal/audit. If it cannot be recorded the result is withheld.
+//     to internal/audit under [CapabilityName] ("upstream:<id>/<tool>"). If it cannot be
+//     recorded the result is withheld. Calls refused before they reach the client (the
+//     pipeline's scope check, arguments that are not an object) are audited by
+//     internal/server under the same name (call.forbidden, call.invalid); docs/privacy.md
+//     lists every action.
+//   - Policy: the spec's per upstream and direction; the runtime (--upstream-pii) may tighten
+//     it, redact to enforce, never loosen it (internal/server refuses to start).
 //
 // [Client.Check] lists each upstream's tools and says which are exposed, which refused and
 // why (neemias-mcp upstream check).
