@@ -127,6 +127,36 @@ type GuardianChild struct {
 	CreatedAt    time.Time
 }
 
+type Incident struct {
+	ID                 uuid.UUID
+	RecordedAt         time.Time
+	RecordedBy         string
+	DetectedAt         time.Time
+	OccurredFrom       *time.Time
+	OccurredUntil      *time.Time
+	Summary            string
+	ActorUserID        *uuid.UUID
+	ActorClientID      *string
+	ScopeBasis         string
+	DataKinds          []string
+	RelevantRisk       bool
+	Measures           *string
+	Dpo                *string
+	AnpdNotifiedAt     *time.Time
+	SubjectsNotifiedAt *time.Time
+	NotNotifiedReason  *string
+}
+
+type IncidentChurch struct {
+	IncidentID     uuid.UUID
+	ChurchID       uuid.UUID
+	Children       int32
+	Guardians      int32
+	AuditEntries   int32
+	ChildrenTotal  int32
+	GuardiansTotal int32
+}
+
 type OauthAuthRequest struct {
 	ID                uuid.UUID
 	ClientID          string

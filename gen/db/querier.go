@@ -39,6 +39,9 @@ type Querier interface {
 	// A child's birth date, for the rule that nobody is checked in before being born. The caller
 	// has seen the child already (GetChildForCheckin); row-level security applies as there.
 	ChildBirthDate(ctx context.Context, arg ChildBirthDateParams) (time.Time, error)
+	// Every child and guardian a church holds: the reach of an incident that took the whole
+	// church's data (a lost backup, a leaked dump), and the total the notification asks for.
+	ChurchRecordIDs(ctx context.Context, churchID uuid.UUID) (ChurchRecordIDsRow, error)
 	// The class list of a service day (resource class_list): every child the caller may see, in
 	// the class of that day's check-in or else their own class, with the check-in's state and who
 	// took and released the child. Children archived since are listed only when checked in that
@@ -107,6 +110,7 @@ type Querier interface {
 	// transaction (two unlinks at once cannot leave the child with no guardian): whether they are
 	// linked, and how many guardians the child has.
 	GetGuardianLinkForUnlink(ctx context.Context, arg GetGuardianLinkForUnlinkParams) (GetGuardianLinkForUnlinkRow, error)
+	GetIncident(ctx context.Context, id uuid.UUID) (Incident, error)
 	// A pending authorization request, unless it has expired.
 	GetOAuthAuthRequest(ctx context.Context, id uuid.UUID) (OauthAuthRequest, error)
 	GetOAuthAuthRequestByUpstreamState(ctx context.Context, upstreamStateHash []byte) (OauthAuthRequest, error)
@@ -122,6 +126,17 @@ type Querier interface {
 	GetUserByEmail(ctx context.Context, arg GetUserByEmailParams) (GetUserByEmailRow, error)
 	// Whether the child has a guardian of this name (an authorized entry would repeat them).
 	GuardianNamed(ctx context.Context, arg GuardianNamedParams) (bool, error)
+	// The guardians an incident reached, with the contact the church holds and their children's
+	// names, for the operator's notification of the data subjects (written to a file of mode 0600).
+	GuardiansToNotify(ctx context.Context, guardianIds []uuid.UUID) ([]GuardiansToNotifyRow, error)
+	IncidentChurches(ctx context.Context, incidentID uuid.UUID) ([]IncidentChurchesRow, error)
+	// What one actor (a user, an OAuth client or both) reached in a period, per church, from the
+	// allowed entries of the audit log: the entries, the capabilities used (their PII rules say
+	// which kinds of data), and the children and guardians among the records the entries name. A
+	// check-in, consent or pick-up entry reaches its child; a child reaches its guardians (they are
+	// the data subjects who are told, and a child's record shows them). No until: up to the
+	// transaction's now(), which is the recorded_at of an entry written in the same transaction.
+	IncidentReachByAudit(ctx context.Context, arg IncidentReachByAuditParams) ([]IncidentReachByAuditRow, error)
 	// A new API key (neemias-mcp apikey create); only the secret's SHA-256 is kept.
 	InsertAPIKey(ctx context.Context, arg InsertAPIKeyParams) error
 	// Appends an entry to the append-only audit log: ids only, never personal data. church_id and
@@ -138,6 +153,10 @@ type Querier interface {
 	InsertConsent(ctx context.Context, arg InsertConsentParams) (InsertConsentRow, error)
 	// user_id links the guardian to a login account, when they have one.
 	InsertGuardian(ctx context.Context, arg InsertGuardianParams) (uuid.UUID, error)
+	// The incident register (migration 00109, internal/incident). Every query runs in the owner's
+	// maintenance transaction: requests' role cannot reach these tables.
+	InsertIncident(ctx context.Context, arg InsertIncidentParams) (InsertIncidentRow, error)
+	InsertIncidentChurch(ctx context.Context, arg InsertIncidentChurchParams) error
 	InsertOAuthAuthRequest(ctx context.Context, arg InsertOAuthAuthRequestParams) (uuid.UUID, error)
 	// Queries of the built-in authorization server (internal/oauth). They run on the pool, as the
 	// schema owner (like the signing keys): the oauth_* tables are closed to the application role.
@@ -168,6 +187,7 @@ type Querier interface {
 	// among the targets), one user, one client, and a period [since, until); oldest first, at most
 	// max_rows. Run in the owner's maintenance transaction.
 	ListAudit(ctx context.Context, arg ListAuditParams) ([]AuditLog, error)
+	ListIncidents(ctx context.Context, since *time.Time) ([]ListIncidentsRow, error)
 	// The classes the caller may use, youngest first: all of the church, a volunteer's own only.
 	// The roster resource lists them (empty classes with 0), so they need its scope, roster:read,
 	// as its generated query does.
@@ -275,6 +295,8 @@ type Querier interface {
 	TouchOAuthClient(ctx context.Context, clientID string) error
 	// Removes the link; the guardian's record and consent records stay.
 	UnlinkGuardian(ctx context.Context, arg UnlinkGuardianParams) (int64, error)
+	// The follow-up of an entry: each argument given replaces its column, the others stay.
+	UpdateIncidentFollowUp(ctx context.Context, arg UpdateIncidentFollowUpParams) (int64, error)
 	// The classes of the caller's church that the caller may check children in to (a volunteer only
 	// their own), to resolve a class given by name.
 	UsableClasses(ctx context.Context, arg UsableClassesParams) ([]UsableClassesRow, error)
