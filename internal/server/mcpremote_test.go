@@ -136,13 +136,18 @@ func mcpRemoteSession(t *testing.T, ctx context.Context, a *app) (*sdk.ClientSes
 					continue
 				}
 			}
-			if err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.ID("consent-approve")), chromedp.Click(chromedp.ID("consent-approve")),
-				chromedp.WaitReady("body")); err != nil {
-				t.Errorf("consent: %v", err)
+			if err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.ID("consent-approve"))); err != nil {
+				t.Errorf("consent page: %v", err)
+				continue
 			}
+			// Recorded before the approval: once approved, mcp-remote completes the call and
+			// the test may read the authorizations before the browser's next page has loaded.
 			mu.Lock()
 			auths = append(auths, rec)
 			mu.Unlock()
+			if err := chromedp.Do(tab, chromedp.Click(chromedp.ID("consent-approve"))); err != nil {
+				t.Errorf("consent: %v", err)
+			}
 		}
 	}()
 	t.Cleanup(func() {
