@@ -1,27 +1,27 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-
+	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/neemias/neemias-mcp/internal/attendanceimport"
 	"github.com/neemias/neemias-mcp/internal/rosterexport"
 	"github.com/neemias/neemias-mcp/internal/rosterimport"
+	"github.com/neemias/neemias-mcp/internal/store"
 )
 
 // importCmd brings data a church already has into Neemias (internal/rosterimport).
 func importCmd() *cobra.Command {
 	c := &cobra.Command{Use: "import", Short: "Import a church's existing data"}
 	var (
-		dbf            dbFlags
-		church, report string
-		dryRun, strict bool
-		dateOrder      string
+		fl             importFlags
 		country        string
 		consentVersion string
 	)
@@ -69,58 +69,24 @@ and never quotes a cell; nothing is logged. An import that imports no row exits 
   neemias-mcp import roster us-export.csv --church central --default-country US --date-order mdy`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := os.Open(args[0])
-			if err != nil {
-				return fmt.Errorf("opening the roster file: %w", err)
-			}
-			defer f.Close()
-			out := cmd.OutOrStdout()
-			if report != "" {
-				rf, err := os.OpenFile(report, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-				if err != nil {
-					return fmt.Errorf("creating the report file: %w", err)
+			return fl.run(cmd, args[0], "roster", func(ctx context.Context, st *store.Store, in io.Reader, out io.Writer) (importOutcome, error) {
+				rep, err := rosterimport.Run(ctx, st, in, rosterimport.Options{Church: fl.church, DryRun: fl.dryRun, Strict: fl.strict,
+					DateOrder: strings.ToLower(fl.dateOrder), DefaultCountry: country, ConsentVersion: strings.TrimSpace(consentVersion)})
+				if rep == nil {
+					return importOutcome{}, err
 				}
-				defer rf.Close()
-				out = rf
-			}
-			st, closeDB, err := openStore(cmd.Context(), &dbf)
-			if err != nil {
-				return err
-			}
-			defer closeDB()
-			rep, runErr := rosterimport.Run(cmd.Context(), st, f, rosterimport.Options{Church: church, DryRun: dryRun, Strict: strict,
-				DateOrder: strings.ToLower(dateOrder), DefaultCountry: country, ConsentVersion: strings.TrimSpace(consentVersion)})
-			if rep != nil {
-				if err := rep.WriteText(out); err != nil {
-					return err
+				if werr := rep.WriteText(out); werr != nil {
+					return importOutcome{}, werr
 				}
-				if report != "" {
-					summary := "imported"
-					if !rep.Committed {
-						summary = "nothing written"
-					}
-					fmt.Fprintf(cmd.OutOrStdout(), "%s: %d rows imported, %d refused, in %s; report in %s\n",
-						summary, rep.Imported, len(rep.Refused), rep.Elapsed.Round(1e6), report)
-				}
-			}
-			if errors.Is(runErr, rosterimport.ErrRefusedRows) {
-				return fmt.Errorf("%d rows refused and --strict is set: nothing was imported", len(rep.Refused))
-			}
-			if runErr == nil && rep.Imported == 0 {
-				return fmt.Errorf("nenhuma linha importada (%d recusadas): veja o relatório / no row was imported (%d refused): see the report", len(rep.Refused), len(rep.Refused))
-			}
-			return runErr
+				return importOutcome{committed: rep.Committed, accepted: rep.Imported, refused: len(rep.Refused),
+					counts:        fmt.Sprintf("%d rows imported, %d refused", rep.Imported, len(rep.Refused)),
+					strictRefused: errors.Is(err, rosterimport.ErrRefusedRows), elapsed: rep.Elapsed}, err
+			})
 		},
 	}
-	dbf.add(roster)
-	roster.Flags().StringVar(&church, "church", "", "the church's slug (required)")
-	roster.Flags().BoolVar(&dryRun, "dry-run", false, "do everything, then roll back: print what would be created, updated and refused")
-	roster.Flags().BoolVar(&strict, "strict", false, "import nothing when any row is refused")
-	roster.Flags().StringVar(&dateOrder, "date-order", "", "the order of day/month dates: dmy, mdy or ymd (default: read from the values)")
+	fl.add(roster, "do everything, then roll back: print what would be created, updated and refused")
 	roster.Flags().StringVar(&country, "default-country", "BR", "ISO 3166 country of phone numbers written without +")
 	roster.Flags().StringVar(&consentVersion, "consent-version", "", "the registered consent text (consent-text add) a Sim/Yes consent cell refers to")
-	roster.Flags().StringVar(&report, "report", "", "write the report to this file (mode 0600) instead of standard output")
-	mustRequire(roster, "church")
 	c.AddCommand(roster, importAttendanceCmd())
 	return c
 }
@@ -128,10 +94,8 @@ and never quotes a cell; nothing is logged. An import that imports no row exits 
 // importAttendanceCmd is `import attendance` (internal/attendanceimport).
 func importAttendanceCmd() *cobra.Command {
 	var (
-		dbf                  dbFlags
-		church, report, lang string
-		dryRun, strict       bool
-		dateOrder            string
+		fl   importFlags
+		lang string
 	)
 	var cols strings.Builder
 	for _, col := range attendanceimport.Columns {
@@ -182,56 +146,88 @@ in which every row is refused exits non-zero.`,
 				}
 				lang = string(l)
 			}
-			f, err := os.Open(args[0])
-			if err != nil {
-				return fmt.Errorf("opening the attendance file: %w", err)
-			}
-			defer f.Close()
-			out := cmd.OutOrStdout()
-			if report != "" {
-				rf, err := os.OpenFile(report, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-				if err != nil {
-					return fmt.Errorf("creating the report file: %w", err)
+			return fl.run(cmd, args[0], "attendance", func(ctx context.Context, st *store.Store, in io.Reader, out io.Writer) (importOutcome, error) {
+				rep, err := attendanceimport.Run(ctx, st, in, attendanceimport.Options{Church: fl.church, DryRun: fl.dryRun, Strict: fl.strict,
+					DateOrder: strings.ToLower(fl.dateOrder)})
+				if rep == nil {
+					return importOutcome{}, err
 				}
-				defer rf.Close()
-				out = rf
-			}
-			st, closeDB, err := openStore(cmd.Context(), &dbf)
-			if err != nil {
-				return err
-			}
-			defer closeDB()
-			rep, runErr := attendanceimport.Run(cmd.Context(), st, f, attendanceimport.Options{Church: church, DryRun: dryRun, Strict: strict,
-				DateOrder: strings.ToLower(dateOrder)})
-			if rep != nil {
-				if err := rep.WriteText(out, lang); err != nil {
-					return err
+				if werr := rep.WriteText(out, lang); werr != nil {
+					return importOutcome{}, werr
 				}
-				if report != "" {
-					summary := "imported"
-					if !rep.Committed {
-						summary = "nothing written"
-					}
-					fmt.Fprintf(cmd.OutOrStdout(), "%s: %d check-ins imported, %d already present, %d rows refused, in %s; report in %s\n",
-						summary, rep.Imported, rep.Present, len(rep.Refused), rep.Elapsed.Round(1e6), report)
-				}
-			}
-			if errors.Is(runErr, attendanceimport.ErrRefusedRows) {
-				return fmt.Errorf("%d rows refused and --strict is set: nothing was imported", len(rep.Refused))
-			}
-			if runErr == nil && rep.Accepted() == 0 {
-				return fmt.Errorf("nenhuma linha importada (%d recusadas): veja o relatório / no row was imported (%d refused): see the report", len(rep.Refused), len(rep.Refused))
-			}
-			return runErr
+				return importOutcome{committed: rep.Committed, accepted: rep.Accepted(), refused: len(rep.Refused),
+					counts:        fmt.Sprintf("%d check-ins imported, %d already present, %d rows refused", rep.Imported, rep.Present, len(rep.Refused)),
+					strictRefused: errors.Is(err, attendanceimport.ErrRefusedRows), elapsed: rep.Elapsed}, err
+			})
 		},
 	}
-	dbf.add(cmd)
-	cmd.Flags().StringVar(&church, "church", "", "the church's slug (required)")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "do everything, then roll back: print what would be imported and refused")
-	cmd.Flags().BoolVar(&strict, "strict", false, "import nothing when any row is refused")
-	cmd.Flags().StringVar(&dateOrder, "date-order", "", "the order of day/month dates: dmy, mdy or ymd (default: read from the values)")
+	fl.add(cmd, "do everything, then roll back: print what would be imported and refused")
 	cmd.Flags().StringVar(&lang, "lang", "", "the report's language: pt or en (default: both)")
-	cmd.Flags().StringVar(&report, "report", "", "write the report to this file (mode 0600) instead of standard output")
-	mustRequire(cmd, "church")
 	return cmd
+}
+
+// importFlags are the flags every import takes, and run is what every import does around its
+// importer: open the file, the report's destination and the store, print the summary, and turn
+// "refused under --strict" and "nothing imported" into a non-zero exit.
+type importFlags struct {
+	dbf                       dbFlags
+	church, report, dateOrder string
+	dryRun, strict            bool
+}
+
+func (f *importFlags) add(c *cobra.Command, dryRunDoes string) {
+	f.dbf.add(c)
+	fl := c.Flags()
+	fl.StringVar(&f.church, "church", "", "the church's slug (required)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, dryRunDoes)
+	fl.BoolVar(&f.strict, "strict", false, "import nothing when any row is refused")
+	fl.StringVar(&f.dateOrder, "date-order", "", "the order of day/month dates: dmy, mdy or ymd (default: read from the values)")
+	fl.StringVar(&f.report, "report", "", "write the report to this file (mode 0600) instead of standard output")
+	mustRequire(c, "church")
+}
+
+// importOutcome is what an importer's report says, for the command's summary and exit code.
+type importOutcome struct {
+	committed         bool
+	accepted, refused int
+	counts            string
+	strictRefused     bool
+	elapsed           time.Duration
+}
+
+func (f *importFlags) run(cmd *cobra.Command, path, what string, do func(ctx context.Context, st *store.Store, in io.Reader, out io.Writer) (importOutcome, error)) error {
+	in, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("opening the %s file: %w", what, err)
+	}
+	defer in.Close()
+	out := cmd.OutOrStdout()
+	if f.report != "" {
+		rf, err := os.OpenFile(f.report, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return fmt.Errorf("creating the report file: %w", err)
+		}
+		defer rf.Close()
+		out = rf
+	}
+	st, closeDB, err := openStore(cmd.Context(), &f.dbf)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	o, runErr := do(cmd.Context(), st, in, out)
+	if o.counts != "" && f.report != "" {
+		summary := "imported"
+		if !o.committed {
+			summary = "nothing written"
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: %s, in %s; report in %s\n", summary, o.counts, o.elapsed.Round(time.Millisecond), f.report)
+	}
+	switch {
+	case o.strictRefused:
+		return fmt.Errorf("%d rows refused and --strict is set: nothing was imported", o.refused)
+	case runErr == nil && o.counts != "" && o.accepted == 0:
+		return fmt.Errorf("nenhuma linha importada (%d recusadas): veja o relatório / no row was imported (%d refused): see the report", o.refused, o.refused)
+	}
+	return runErr
 }
