@@ -12,8 +12,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/neemias/neemias-mcp/gen/db"
-	"github.com/neemias/neemias-mcp/internal/audit"
 	"github.com/neemias/neemias-mcp/internal/onboard"
 	"github.com/neemias/neemias-mcp/internal/rosterimport"
 	"github.com/neemias/neemias-mcp/internal/store"
@@ -33,8 +31,6 @@ type Options struct {
 
 // ErrRefusedRows is returned (with the report) by a strict run with refused rows.
 var ErrRefusedRows = rosterimport.ErrRefusedRows
-
-var errRollback = errors.New("attendanceimport: roll back")
 
 // AuditAction is the audit action of an import (capability onboard.Capability).
 const AuditAction = "import.attendance"
@@ -61,26 +57,15 @@ func Run(ctx context.Context, st *store.Store, r io.Reader, opts Options) (*Repo
 		return nil, err
 	}
 	var rep *Report
-	err = st.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	committed, err := rosterimport.InChurch(ctx, st, opts.Church, opts.DryRun, AuditAction, func(ctx context.Context, tx pgx.Tx, ch onboard.Church, today time.Time) ([]uuid.UUID, error) {
 		rep = &Report{Church: opts.Church, DryRun: opts.DryRun}
-		ch, err := onboard.ChurchBySlug(ctx, tx, opts.Church)
-		if err != nil {
-			return err
-		}
-		if err := rosterimport.LockChurch(ctx, tx, ch.ID); err != nil {
-			return err
-		}
 		loc, err := time.LoadLocation(ch.TimeZone)
 		if err != nil {
-			return fmt.Errorf("attendanceimport: the church's time zone %q: %w", ch.TimeZone, err)
-		}
-		var today time.Time
-		if err := tx.QueryRow(ctx, `SELECT (now() AT TIME ZONE time_zone)::date FROM churches WHERE id = $1`, ch.ID).Scan(&today); err != nil {
-			return err
+			return nil, fmt.Errorf("attendanceimport: the church's time zone %q: %w", ch.TimeZone, err)
 		}
 		f, err := Parse(raw, today, ParseOptions{DateOrder: opts.DateOrder})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rep.Encoding, rep.Separator, rep.HeaderRow, rep.DateOrder = f.Encoding, f.Separator, f.HeaderRow, f.DateOrder
 		rep.Columns, rep.Ignored, rep.Lines = f.Columns, f.Ignored, f.Lines
@@ -88,31 +73,19 @@ func Run(ctx context.Context, st *store.Store, r io.Reader, opts Options) (*Repo
 		rep.Warnings = append(rep.Warnings, f.Warnings...)
 		cur, err := load(ctx, tx, ch.ID, f.Rows)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		p := plan(cur, f.Rows, rep)
 		slices.SortStableFunc(rep.Refused, func(a, b rosterimport.Refusal) int { return a.Line - b.Line })
 		slices.SortStableFunc(rep.Warnings, func(a, b rosterimport.Warning) int { return a.Line - b.Line })
 		if opts.Strict && len(rep.Refused) > 0 {
-			return ErrRefusedRows
+			return nil, ErrRefusedRows
 		}
-		targets, err := p.write(ctx, tx, ch.ID, loc, rep)
-		if err != nil {
-			return err
-		}
-		if opts.DryRun {
-			return errRollback
-		}
-		return audit.InsertOperator(ctx, db.New(tx), ch.ID, audit.Entry{
-			Capability: onboard.Capability, Action: AuditAction, Targets: append([]uuid.UUID{ch.ID}, targets...), Outcome: audit.Allowed,
-		})
+		return p.write(ctx, tx, ch.ID, loc, rep)
 	})
 	if rep != nil {
 		rep.Elapsed = time.Since(start)
-		rep.Committed = err == nil
-	}
-	if errors.Is(err, errRollback) {
-		err = nil
+		rep.Committed = committed
 	}
 	var fe *rosterimport.FileError
 	if errors.As(err, &fe) {

@@ -67,6 +67,7 @@ type Report struct {
 // ErrRefusedRows is returned (with the report) by a strict run with refused rows.
 var ErrRefusedRows = errors.New("rows were refused and --strict is set: nothing was imported")
 
+// errRollback ends a dry run's transaction (InChurch).
 var errRollback = errors.New("rosterimport: roll back")
 
 // AuditAction is the audit action of an import.
@@ -82,9 +83,58 @@ func Run(ctx context.Context, st *store.Store, r io.Reader, opts Options) (*Repo
 		return nil, fmt.Errorf("reading the file: %w", err)
 	}
 	var rep *Report
-	err = st.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+	committed, err := InChurch(ctx, st, opts.Church, opts.DryRun, AuditAction, func(ctx context.Context, tx pgx.Tx, ch onboard.Church, today time.Time) ([]uuid.UUID, error) {
 		rep = &Report{Church: opts.Church, DryRun: opts.DryRun}
-		ch, err := onboard.ChurchBySlug(ctx, tx, opts.Church)
+		if opts.ConsentVersion != "" {
+			if err := checkConsentText(ctx, tx, ch, opts.ConsentVersion); err != nil {
+				return nil, err
+			}
+		}
+		f, err := Parse(bytes.NewReader(raw), today, ParseOptions{DateOrder: opts.DateOrder, DefaultCountry: opts.DefaultCountry, ConsentVersion: opts.ConsentVersion})
+		if err != nil {
+			return nil, err
+		}
+		rep.Encoding, rep.Separator, rep.Columns, rep.Ignored, rep.Lines = f.Encoding, f.Separator, f.Columns, f.Ignored, f.Lines
+		rep.HeaderRow, rep.DateOrder = f.HeaderRow, f.DateOrder
+		rep.Refused = append(rep.Refused, f.Refused...)
+		rep.Warnings = append(rep.Warnings, f.Warnings...)
+		region, _ := checkRegion(opts.DefaultCountry)
+		cur, err := load(ctx, tx, ch.ID, region)
+		if err != nil {
+			return nil, err
+		}
+		_, hasRelationship := f.Columns[FieldRelationship]
+		p := plan(cur, f.Rows, today, rep, hasRelationship)
+		slices.SortStableFunc(rep.Refused, func(a, b Refusal) int { return a.Line - b.Line })
+		slices.SortStableFunc(rep.Warnings, func(a, b Warning) int { return a.Line - b.Line })
+		if opts.Strict && len(rep.Refused) > 0 {
+			return nil, ErrRefusedRows
+		}
+		return p.write(ctx, tx, ch.ID)
+	})
+	if rep != nil {
+		rep.Elapsed = time.Since(start)
+		rep.Committed = committed
+	}
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return nil, err
+	}
+	if err != nil && !errors.Is(err, ErrRefusedRows) {
+		return nil, err
+	}
+	return rep, err
+}
+
+// InChurch runs one import into the church slug: one maintenance transaction that holds the
+// church's import lock (LockChurch) and knows the church's today, in which fn reads the file
+// against the church's records and writes; the records fn returns are audited as action. A dry
+// run rolls back everything fn wrote. committed says whether the changes are in the database.
+// Every importer runs through it, so all of them lock, audit and roll back alike.
+func InChurch(ctx context.Context, st *store.Store, slug string, dryRun bool, action string,
+	fn func(ctx context.Context, tx pgx.Tx, ch onboard.Church, today time.Time) ([]uuid.UUID, error)) (committed bool, err error) {
+	err = st.InSystemTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
+		ch, err := onboard.ChurchBySlug(ctx, tx, slug)
 		if err != nil {
 			return err
 		}
@@ -95,57 +145,21 @@ func Run(ctx context.Context, st *store.Store, r io.Reader, opts Options) (*Repo
 		if err := tx.QueryRow(ctx, `SELECT (now() AT TIME ZONE time_zone)::date FROM churches WHERE id = $1`, ch.ID).Scan(&today); err != nil {
 			return err
 		}
-		if opts.ConsentVersion != "" {
-			if err := checkConsentText(ctx, tx, ch, opts.ConsentVersion); err != nil {
-				return err
-			}
-		}
-		f, err := Parse(bytes.NewReader(raw), today, ParseOptions{DateOrder: opts.DateOrder, DefaultCountry: opts.DefaultCountry, ConsentVersion: opts.ConsentVersion})
+		targets, err := fn(ctx, tx, ch, today)
 		if err != nil {
 			return err
 		}
-		rep.Encoding, rep.Separator, rep.Columns, rep.Ignored, rep.Lines = f.Encoding, f.Separator, f.Columns, f.Ignored, f.Lines
-		rep.HeaderRow, rep.DateOrder = f.HeaderRow, f.DateOrder
-		rep.Refused = append(rep.Refused, f.Refused...)
-		rep.Warnings = append(rep.Warnings, f.Warnings...)
-		region, _ := checkRegion(opts.DefaultCountry)
-		cur, err := load(ctx, tx, ch.ID, region)
-		if err != nil {
-			return err
-		}
-		_, hasRelationship := f.Columns[FieldRelationship]
-		p := plan(cur, f.Rows, today, rep, hasRelationship)
-		slices.SortStableFunc(rep.Refused, func(a, b Refusal) int { return a.Line - b.Line })
-		slices.SortStableFunc(rep.Warnings, func(a, b Warning) int { return a.Line - b.Line })
-		if opts.Strict && len(rep.Refused) > 0 {
-			return ErrRefusedRows
-		}
-		targets, err := p.write(ctx, tx, ch.ID)
-		if err != nil {
-			return err
-		}
-		if opts.DryRun {
+		if dryRun {
 			return errRollback
 		}
 		return audit.InsertOperator(ctx, db.New(tx), ch.ID, audit.Entry{
-			Capability: onboard.Capability, Action: AuditAction, Targets: append([]uuid.UUID{ch.ID}, targets...), Outcome: audit.Allowed,
+			Capability: onboard.Capability, Action: action, Targets: append([]uuid.UUID{ch.ID}, targets...), Outcome: audit.Allowed,
 		})
 	})
-	if rep != nil {
-		rep.Elapsed = time.Since(start)
-		rep.Committed = err == nil
-	}
 	if errors.Is(err, errRollback) {
-		err = nil
+		return false, nil
 	}
-	var fe *FileError
-	if errors.As(err, &fe) {
-		return nil, err
-	}
-	if err != nil && !errors.Is(err, ErrRefusedRows) {
-		return nil, err
-	}
-	return rep, err
+	return err == nil, err
 }
 
 // LockChurch takes the church's import lock for the rest of tx: two imports into one church
