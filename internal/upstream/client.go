@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/neemias/neemias-mcp/internal/netguard"
 	"github.com/neemias/neemias-mcp/internal/pii"
 )
 
@@ -378,7 +379,7 @@ func (r *remote) drop(sess *sdk.ClientSession) {
 const codeRejectedByTransport = -32005
 
 func isForbidden(err error) bool {
-	return errors.Is(err, errForbidden)
+	return errors.Is(err, netguard.ErrForbiddenAddress)
 }
 
 // describe turns a transport error into a short reason without URLs or addresses.

@@ -13,8 +13,8 @@
 //     allowlisted but missing from the upstream's tools/list is refused as not_offered.
 //   - The endpoint: one exact canonical URL per upstream, Streamable HTTP only (a stdio
 //     command is refused by New), https except on a loopback host. The HTTP client connects
-//     only to the configured host and port, to addresses the CIMD fetcher's SSRF rules accept
-//     (internal/oauth/cimd: checked after resolution and again on the socket, so DNS
+//     only to the configured host and port, to addresses the one SSRF policy accepts
+//     (internal/netguard, the CIMD fetcher's too: checked after resolution and again on the socket, so DNS
 //     rebinding fails; loopback only when the configured host is loopback), through no proxy,
 //     and never follows a redirect. Its only credential is the upstream's own static bearer
 //     token (from a file) or none: it drops any Authorization or Cookie header, so the

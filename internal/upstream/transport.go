@@ -1,59 +1,25 @@
 package upstream
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
-	"strconv"
 	"sync/atomic"
 
-	"github.com/neemias/neemias-mcp/internal/oauth/cimd"
+	"github.com/neemias/neemias-mcp/internal/netguard"
 )
 
 // newHTTPClient returns the http.Client of one upstream: it connects only to the configured
-// host and port, only to addresses the CIMD fetcher's SSRF rules accept (loopback only when
-// the configured host is loopback), checked after resolution and again on the socket; no
-// proxy, no redirects, and the only credential it ever sends is the upstream's own token.
+// host and port, only to addresses the one SSRF policy (internal/netguard) accepts (loopback
+// only when the configured host is loopback), checked after resolution and again on the
+// socket; no proxy, no redirects, and the only credential it ever sends is the upstream's own
+// token.
 func newHTTPClient(u *Upstream, hostport string, loopback bool, token string) *http.Client {
-	dialer := &net.Dialer{Timeout: u.ConnectTimeout, Control: cimd.DialControl(loopback)}
-	dial := func(ctx context.Context, _, address string) (net.Conn, error) {
-		if address != hostport {
-			return nil, fmt.Errorf("%w: dial to an address other than the configured upstream", cimd.ErrForbiddenAddress)
-		}
-		host, portStr, err := net.SplitHostPort(address)
-		if err != nil {
-			return nil, err
-		}
-		port, err := strconv.ParseUint(portStr, 10, 16)
-		if err != nil {
-			return nil, err
-		}
-		addrs, err := cimd.ResolveChecked(ctx, nil, host, loopback)
-		if err != nil {
-			return nil, err
-		}
-		var first error
-		for _, a := range addrs {
-			conn, err := dialer.DialContext(ctx, "tcp", netip.AddrPortFrom(a.Unmap(), uint16(port)).String())
-			if err == nil {
-				return conn, nil
-			}
-			if first == nil {
-				first = err
-			}
-			if ctx.Err() != nil {
-				break
-			}
-		}
-		return nil, first
-	}
+	dialer := netguard.NewDialer(netguard.Policy{AllowLoopback: loopback}, nil, u.ConnectTimeout)
+	dialer.Only = hostport
 	var rt http.RoundTripper = &http.Transport{
 		Proxy:                  nil, // a proxy would connect for us, past every check
-		DialContext:            dial,
+		DialContext:            dialer.DialContext,
 		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: u.RootCAs},
 		TLSHandshakeTimeout:    u.ConnectTimeout,
 		MaxResponseHeaderBytes: 64 << 10,

@@ -11,14 +11,14 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/neemias/neemias-mcp/internal/netguard"
 )
 
 // Error kinds. Every error from Fetch wraps exactly one of them; the authorization server
@@ -29,7 +29,8 @@ var (
 	ErrNotMetadataURL = errors.New("cimd: client_id is not a valid client metadata URL")
 	// ErrForbiddenAddress: the host is, resolves to, or was about to connect to an address
 	// that is not public unicast. No connection was made.
-	ErrForbiddenAddress = errors.New("cimd: destination address not allowed")
+	// It is netguard's, the one SSRF policy of every outbound client.
+	ErrForbiddenAddress = netguard.ErrForbiddenAddress
 	// ErrFetch: the document could not be retrieved (DNS, connect, TLS, timeout, status,
 	// redirect, content type, size).
 	ErrFetch = errors.New("cimd: fetching the client metadata document failed")
@@ -119,8 +120,8 @@ type Options struct {
 // concurrent use.
 type Fetcher struct {
 	resolver                           Resolver
-	policy                             addrPolicy
-	dialer                             *net.Dialer
+	policy                             netguard.Policy
+	dialer                             *netguard.Dialer
 	client                             *http.Client
 	timeout                            time.Duration
 	maxBytes                           int64
@@ -147,7 +148,7 @@ func New(opts Options) (*Fetcher, error) {
 	}
 	f := &Fetcher{
 		resolver:   opts.Resolver,
-		policy:     addrPolicy{allowLoopback: opts.AllowLoopbackForTests},
+		policy:     netguard.Policy{AllowLoopback: opts.AllowLoopbackForTests},
 		timeout:    orDefault(opts.Timeout, DefaultTimeout),
 		maxBytes:   opts.MaxBytes,
 		minTTL:     orDefault(opts.MinTTL, DefaultMinTTL),
@@ -174,7 +175,7 @@ func New(opts Options) (*Fetcher, error) {
 		return nil, errors.New("cimd: MinTTL above MaxTTL")
 	}
 	connect := orDefault(opts.ConnectTimeout, DefaultConnectTimeout)
-	f.dialer = &net.Dialer{Timeout: connect, Control: f.policy.control}
+	f.dialer = netguard.NewDialer(f.policy, f.resolver, connect)
 	f.client = &http.Client{
 		Transport: &http.Transport{
 			Proxy:                  nil, // a proxy would resolve and connect for us, past every check
@@ -265,8 +266,8 @@ func (f *Fetcher) fetch(ctx context.Context, clientID string, u *url.URL) (*Meta
 	defer cancel()
 	// First check: before anything else, so a refused host costs one DNS lookup. The dialer
 	// resolves and checks again; that second answer is the one connected to.
-	if _, err := f.policy.resolve(ctx, f.resolver, u.Hostname()); err != nil {
-		return nil, nil, err
+	if _, err := f.policy.Resolve(ctx, f.resolver, u.Hostname()); err != nil {
+		return nil, nil, classifyGuard(err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, clientID, nil)
 	if err != nil {
@@ -309,35 +310,23 @@ func (f *Fetcher) fetch(ctx context.Context, clientID string, u *url.URL) (*Meta
 	return md, resp.Header, nil
 }
 
-// dial resolves host again, checks every answer, and connects only to a checked address; the
-// dialer's Control hook checks the socket address once more.
-func (f *Fetcher) dial(ctx context.Context, _, address string) (net.Conn, error) {
-	host, portStr, err := net.SplitHostPort(address)
-	if err != nil {
-		return nil, &refusal{because(ReasonUnreachable, fmt.Errorf("%w: bad address", ErrFetch))}
+// dial connects through the guard (resolved again, every answer checked, the socket checked
+// once more); the guard's own refusals keep their classification.
+func (f *Fetcher) dial(ctx context.Context, network, address string) (net.Conn, error) {
+	conn, err := f.dialer.DialContext(ctx, network, address)
+	if err != nil && (errors.Is(err, netguard.ErrForbiddenAddress) || errors.Is(err, netguard.ErrUnresolved)) {
+		return nil, &refusal{classifyGuard(err)}
 	}
-	port, err := strconv.ParseUint(portStr, 10, 16)
-	if err != nil {
-		return nil, &refusal{because(ReasonUnreachable, fmt.Errorf("%w: bad port", ErrFetch))}
+	return conn, err
+}
+
+// classifyGuard gives a refusal of the guard its reason: an address not allowed, or no
+// address (unreachable).
+func classifyGuard(err error) error {
+	if errors.Is(err, netguard.ErrForbiddenAddress) {
+		return because(ReasonAddress, err)
 	}
-	addrs, err := f.policy.resolve(ctx, f.resolver, host)
-	if err != nil {
-		return nil, &refusal{err}
-	}
-	var first error
-	for _, a := range addrs {
-		conn, err := f.dialer.DialContext(ctx, "tcp", netip.AddrPortFrom(a.Unmap(), uint16(port)).String())
-		if err == nil {
-			return conn, nil
-		}
-		if first == nil {
-			first = err
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	return nil, first
+	return because(ReasonUnreachable, fmt.Errorf("%w: %w", ErrFetch, err))
 }
 
 // refusal carries a dial-time error whose message is already safe and precise.

@@ -422,7 +422,7 @@ func TestNewRefusesTestOptionsInProduction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.policy.allowLoopback || f.maxBytes != DefaultMaxBytes {
+	if f.policy.AllowLoopback || f.maxBytes != DefaultMaxBytes {
 		t.Errorf("zero Options are not the production defaults: %+v", f.policy)
 	}
 }

@@ -100,7 +100,7 @@ func newTestFetcher(t *testing.T, opts Options) (*Fetcher, *dialGuard) {
 		t.Fatal(err)
 	}
 	g := &dialGuard{t: t}
-	f.dialer.Control = g.wrap(f.dialer.Control)
+	f.dialer.Net.Control = g.wrap(f.dialer.Net.Control)
 	return f, g
 }
 
