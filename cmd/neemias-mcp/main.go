@@ -86,7 +86,7 @@ func root() *cobra.Command {
 	r := &cobra.Command{Use: "neemias-mcp", Short: "Neemias MCP server", SilenceUsage: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return configure(cmd, &level) }}
 	config.AddLogFlags(r.PersistentFlags(), &level)
-	r.AddCommand(serveCmd(), migrateCmd(), seedCmd(), tokenCmd(), identityCmd(), keysCmd(), churchCmd(), userCmd(), classCmd(), volunteerCmd(), consentTextCmd(), importCmd(), auditCmd(), subjectCmd(), exportCmd(), apikeyCmd(), upstreamCmd(), incidentCmd())
+	r.AddCommand(serveCmd(), migrateCmd(), seedCmd(), tokenCmd(), identityCmd(), keysCmd(), churchCmd(), userCmd(), classCmd(), volunteerCmd(), consentTextCmd(), importCmd(), auditCmd(), subjectCmd(), exportCmd(), apikeyCmd(), upstreamCmd(), incidentCmd(), toolCmd())
 	return r
 }
 

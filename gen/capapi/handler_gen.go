@@ -110,7 +110,9 @@ type Handler interface {
 	//
 	// Enrolls a child with one guardian and the guardian's recorded consent (LGPD), in one
 	// transaction. Refuses without consent. Places the child in the class for their age unless
-	// class_id is given. Never echoes personal data back.
+	// class_id is given. Never echoes personal data back. A child whose consent was revoked
+	// (neemias_consent_revoke) is not enrolled twice: the same child with the same guardian records
+	// the new consent on their record, and the child is listed again.
 	//
 	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml tools.neemias_child_enroll
 	ChildEnroll(ctx context.Context, in *ChildEnrollInput) (*ChildEnrollOutput, error)
@@ -142,6 +144,57 @@ type Handler interface {
 	//
 	// Scope: children:read. Row filters: church, guardian_own_children, volunteer_assigned_classes. Source: spec/capabilities.yaml tools.neemias_child_find
 	ChildFind(ctx context.Context, in *ChildFindInput) (*ChildFindOutput, error)
+	// ChildCorrect handles tool "neemias_child_correct".
+	//
+	// Corrects fields of a child's record entered wrong (name, birth date, class, allergies, medical
+	// notes): the values are replaced on the same record, never a second child. Give only the fields
+	// to change; an empty allergies or medical_notes removes it. A name is stored as the roster import
+	// stores it (spaces squeezed, "SOUZA, ANA" as "Ana Souza"). A correction that makes the child
+	// identical to another child of the same family is refused: merge them with neemias_child_merge.
+	// Never echoes the values.
+	//
+	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml tools.neemias_child_correct
+	ChildCorrect(ctx context.Context, in *ChildCorrectInput) (*ChildCorrectOutput, error)
+	// GuardianCorrect handles tool "neemias_guardian_correct".
+	//
+	// Corrects a guardian's name or phone, or how they are related to one child, entered wrong: the
+	// values are replaced on the same record. A phone is read as the roster import reads it (Brazilian
+	// unless written with + and the country code) and stored in international form. A correction that
+	// makes the guardian the same person as another guardian record (same phone and name) is refused:
+	// merge them with neemias_guardian_merge. Never echoes the values.
+	//
+	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml tools.neemias_guardian_correct
+	GuardianCorrect(ctx context.Context, in *GuardianCorrectInput) (*GuardianCorrectOutput, error)
+	// ChildMerge handles tool "neemias_child_merge".
+	//
+	// Merges a duplicate record of a child (enrolled twice) into the record that stays, in one
+	// transaction: the survivor keeps both records' check-ins, guardian links, pick-up list and
+	// consents, and its own name, birth date, class and alerts (correct them with
+	// neemias_child_correct); the duplicate record is removed. Refused when both were checked in on
+	// the same day (they are two children), for the same record twice, and for an archived survivor.
+	//
+	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml tools.neemias_child_merge
+	ChildMerge(ctx context.Context, in *ChildMergeInput) (*ChildMergeOutput, error)
+	// GuardianMerge handles tool "neemias_guardian_merge".
+	//
+	// Merges a duplicate record of a guardian (the same person recorded twice, say with an old phone)
+	// into the record that stays, in one transaction: the survivor keeps both records' children,
+	// consents, pick-up history and restrictions, and the login account linked to either; its own name
+	// and phone stay (correct them with neemias_guardian_correct). The duplicate record is removed.
+	// Refused for the same record twice and when both records have a login account.
+	//
+	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml tools.neemias_guardian_merge
+	GuardianMerge(ctx context.Context, in *GuardianMergeInput) (*GuardianMergeOutput, error)
+	// ConsentRevoke handles tool "neemias_consent_revoke".
+	//
+	// Records that the guardian's consent to the processing of a child's data was revoked (LGPD art.
+	// 18), for one guardian or, without guardian_id, every guardian. A child with no consent left is
+	// out of the roster counts, the class list, child search and check-in until a new consent is
+	// recorded (neemias_child_enroll with the same child and guardian, or the roster import); the
+	// records and history stay. Revoking twice changes nothing.
+	//
+	// Scope: children:write. Row filters: church. Source: spec/capabilities.yaml tools.neemias_consent_revoke
+	ConsentRevoke(ctx context.Context, in *ConsentRevokeInput) (*ConsentRevokeOutput, error)
 
 	// Complete answers completion/complete for a completable input (complete: true in the
 	// spec): values of variable that start with prefix, limited to what the caller may see.
@@ -221,6 +274,31 @@ func (UnimplementedHandler) GuardianUnlink(context.Context, *GuardianUnlinkInput
 
 // ChildFind implements [Handler]; it returns errs.ErrNotImplemented.
 func (UnimplementedHandler) ChildFind(context.Context, *ChildFindInput) (*ChildFindOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// ChildCorrect implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) ChildCorrect(context.Context, *ChildCorrectInput) (*ChildCorrectOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// GuardianCorrect implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) GuardianCorrect(context.Context, *GuardianCorrectInput) (*GuardianCorrectOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// ChildMerge implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) ChildMerge(context.Context, *ChildMergeInput) (*ChildMergeOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// GuardianMerge implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) GuardianMerge(context.Context, *GuardianMergeInput) (*GuardianMergeOutput, error) {
+	return nil, errs.ErrNotImplemented
+}
+
+// ConsentRevoke implements [Handler]; it returns errs.ErrNotImplemented.
+func (UnimplementedHandler) ConsentRevoke(context.Context, *ConsentRevokeInput) (*ConsentRevokeOutput, error) {
 	return nil, errs.ErrNotImplemented
 }
 

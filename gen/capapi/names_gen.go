@@ -33,6 +33,11 @@ const (
 	CapChildArchive      = "neemias_child_archive"
 	CapGuardianUnlink    = "neemias_guardian_unlink"
 	CapChildFind         = "neemias_child_find"
+	CapChildCorrect      = "neemias_child_correct"
+	CapGuardianCorrect   = "neemias_guardian_correct"
+	CapChildMerge        = "neemias_child_merge"
+	CapGuardianMerge     = "neemias_guardian_merge"
+	CapConsentRevoke     = "neemias_consent_revoke"
 )
 
 // TypePair names the input and output types of one capability, for reflection: a test
@@ -60,6 +65,11 @@ func Types() []TypePair {
 		{ID: CapChildArchive, Input: ChildArchiveInput{}, Output: ChildArchiveOutput{}},
 		{ID: CapGuardianUnlink, Input: GuardianUnlinkInput{}, Output: GuardianUnlinkOutput{}},
 		{ID: CapChildFind, Input: ChildFindInput{}, Output: ChildFindOutput{}},
+		{ID: CapChildCorrect, Input: ChildCorrectInput{}, Output: ChildCorrectOutput{}},
+		{ID: CapGuardianCorrect, Input: GuardianCorrectInput{}, Output: GuardianCorrectOutput{}},
+		{ID: CapChildMerge, Input: ChildMergeInput{}, Output: ChildMergeOutput{}},
+		{ID: CapGuardianMerge, Input: GuardianMergeInput{}, Output: GuardianMergeOutput{}},
+		{ID: CapConsentRevoke, Input: ConsentRevokeInput{}, Output: ConsentRevokeOutput{}},
 	}
 }
 
@@ -79,4 +89,9 @@ const (
 	ToolChildArchive                  = "neemias_child_archive"
 	ToolGuardianUnlink                = "neemias_guardian_unlink"
 	ToolChildFind                     = "neemias_child_find"
+	ToolChildCorrect                  = "neemias_child_correct"
+	ToolGuardianCorrect               = "neemias_guardian_correct"
+	ToolChildMerge                    = "neemias_child_merge"
+	ToolGuardianMerge                 = "neemias_guardian_merge"
+	ToolConsentRevoke                 = "neemias_consent_revoke"
 )

@@ -1447,6 +1447,347 @@ func (v ChildFindOutputChildrenItem) String() string { return capability.LogStri
 // GoString is String, so %#v never prints personal data either.
 func (v ChildFindOutputChildrenItem) GoString() string { return v.String() }
 
+// ChildCorrectInput is the input of tool "neemias_child_correct".
+type ChildCorrectInput struct {
+	// ChildID: The child, from neemias_child_find.
+	ChildID uuid.UUID `json:"child_id" jsonschema:"required,format=uuid" jsonschema_description:"The child, from neemias_child_find."`
+	// Name: The child's full name, corrected.
+	//
+	// Personal data (child_name); never logged.
+	Name *string `json:"name,omitempty" jsonschema:"minLength=2,maxLength=120" jsonschema_description:"The child's full name, corrected." jsonschema_extras:"x-pii=child_name"`
+	// BirthDate: The child's birth date (YYYY-MM-DD), corrected. The class stays unless class_id is
+	// given.
+	//
+	// Personal data (birth_date); never logged.
+	BirthDate *capability.Date `json:"birth_date,omitempty" jsonschema:"format=date" jsonschema_description:"The child's birth date (YYYY-MM-DD), corrected. The class stays unless class_id is given." jsonschema_extras:"x-pii=birth_date"`
+	// ClassID: The class the child belongs in.
+	ClassID *uuid.UUID `json:"class_id,omitempty" jsonschema:"format=uuid" jsonschema_description:"The class the child belongs in."`
+	// Allergies: The child's allergies, replacing what is recorded; empty removes them. Never a phone
+	// or document number.
+	//
+	// Personal data (health); never logged.
+	Allergies *string `json:"allergies,omitempty" jsonschema:"maxLength=300" jsonschema_description:"The child's allergies, replacing what is recorded; empty removes them. Never a phone or document number." jsonschema_extras:"x-pii=health"`
+	// MedicalNotes: What the class must know of the child's health, replacing what is recorded; empty
+	// removes it.
+	//
+	// Personal data (health); never logged.
+	MedicalNotes *string `json:"medical_notes,omitempty" jsonschema:"maxLength=500" jsonschema_description:"What the class must know of the child's health, replacing what is recorded; empty removes it." jsonschema_extras:"x-pii=health"`
+}
+
+// LogValue renders ChildCorrectInput for logs with personal data redacted.
+func (v ChildCorrectInput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 6)
+	attrs = append(attrs, slog.Any("child_id", v.ChildID))
+	if v.Name != nil {
+		attrs = append(attrs, slog.Attr{Key: "name", Value: capability.Redacted("child_name")})
+	}
+	if v.BirthDate != nil {
+		attrs = append(attrs, slog.Attr{Key: "birth_date", Value: capability.Redacted("birth_date")})
+	}
+	if v.ClassID != nil {
+		attrs = append(attrs, slog.Any("class_id", *v.ClassID))
+	}
+	if v.Allergies != nil {
+		attrs = append(attrs, slog.Attr{Key: "allergies", Value: capability.Redacted("health")})
+	}
+	if v.MedicalNotes != nil {
+		attrs = append(attrs, slog.Attr{Key: "medical_notes", Value: capability.Redacted("health")})
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ChildCorrectInput like LogValue, so fmt and %v never print personal data.
+func (v ChildCorrectInput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ChildCorrectInput) GoString() string { return v.String() }
+
+// ChildCorrectOutput is the output of tool "neemias_child_correct".
+type ChildCorrectOutput struct {
+	// ChildID: The child id.
+	ChildID uuid.UUID `json:"child_id" jsonschema:"required,format=uuid" jsonschema_description:"The child id."`
+	// ChildHandle: The child's handle.
+	ChildHandle string `json:"child_handle" jsonschema:"required" jsonschema_description:"The child's handle."`
+	// Changed: The fields whose value changed (name, birth_date, class_id, allergies, medical_notes);
+	// empty when the record held these values already.
+	Changed []string `json:"changed" jsonschema:"required" jsonschema_description:"The fields whose value changed (name, birth_date, class_id, allergies, medical_notes); empty when the record held these values already."`
+	// CorrectedAt: When the correction was recorded.
+	CorrectedAt time.Time `json:"corrected_at" jsonschema:"required,format=date-time" jsonschema_description:"When the correction was recorded."`
+}
+
+// LogValue renders ChildCorrectOutput for logs with personal data redacted.
+func (v ChildCorrectOutput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 4)
+	attrs = append(attrs, slog.Any("child_id", v.ChildID))
+	attrs = append(attrs, slog.Any("child_handle", v.ChildHandle))
+	attrs = append(attrs, slog.Int("changed_count", len(v.Changed)))
+	attrs = append(attrs, slog.Any("corrected_at", v.CorrectedAt))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ChildCorrectOutput like LogValue, so fmt and %v never print personal data.
+func (v ChildCorrectOutput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ChildCorrectOutput) GoString() string { return v.String() }
+
+// GuardianCorrectInput is the input of tool "neemias_guardian_correct".
+type GuardianCorrectInput struct {
+	// GuardianID: The guardian, from the child's record (neemias_roster_child).
+	GuardianID uuid.UUID `json:"guardian_id" jsonschema:"required,format=uuid" jsonschema_description:"The guardian, from the child's record (neemias_roster_child)."`
+	// Name: The guardian's full name, corrected.
+	//
+	// Personal data (guardian_name); never logged.
+	Name *string `json:"name,omitempty" jsonschema:"minLength=2,maxLength=120" jsonschema_description:"The guardian's full name, corrected." jsonschema_extras:"x-pii=guardian_name"`
+	// Phone: The guardian's phone, corrected: with the area code ((11) 98765-4321), or + and the
+	// country code.
+	//
+	// Personal data (guardian_phone); never logged.
+	Phone *string `json:"phone,omitempty" jsonschema:"pattern=^\\+?[0-9 ()-]{8\\,20}$" jsonschema_description:"The guardian's phone, corrected: with the area code ((11) 98765-4321), or + and the country code." jsonschema_extras:"x-pii=guardian_phone"`
+	// Relationship: How the guardian is related to child_id, corrected.
+	Relationship *string `json:"relationship,omitempty" jsonschema:"enum=mother,enum=father,enum=grandparent,enum=legal_guardian,enum=other" jsonschema_description:"How the guardian is related to child_id, corrected."`
+	// ChildID: The child whose relationship is corrected; required with relationship.
+	ChildID *uuid.UUID `json:"child_id,omitempty" jsonschema:"format=uuid" jsonschema_description:"The child whose relationship is corrected; required with relationship."`
+}
+
+// LogValue renders GuardianCorrectInput for logs with personal data redacted.
+func (v GuardianCorrectInput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 5)
+	attrs = append(attrs, slog.Any("guardian_id", v.GuardianID))
+	if v.Name != nil {
+		attrs = append(attrs, slog.Attr{Key: "name", Value: capability.Redacted("guardian_name")})
+	}
+	if v.Phone != nil {
+		attrs = append(attrs, slog.Attr{Key: "phone", Value: capability.Redacted("guardian_phone")})
+	}
+	if v.Relationship != nil {
+		attrs = append(attrs, slog.Any("relationship", *v.Relationship))
+	}
+	if v.ChildID != nil {
+		attrs = append(attrs, slog.Any("child_id", *v.ChildID))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// String renders GuardianCorrectInput like LogValue, so fmt and %v never print personal data.
+func (v GuardianCorrectInput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v GuardianCorrectInput) GoString() string { return v.String() }
+
+// GuardianCorrectOutput is the output of tool "neemias_guardian_correct".
+type GuardianCorrectOutput struct {
+	// GuardianID: The guardian id.
+	GuardianID uuid.UUID `json:"guardian_id" jsonschema:"required,format=uuid" jsonschema_description:"The guardian id."`
+	// Changed: The fields whose value changed (name, phone, relationship); empty when the record held
+	// these values already.
+	Changed []string `json:"changed" jsonschema:"required" jsonschema_description:"The fields whose value changed (name, phone, relationship); empty when the record held these values already."`
+	// CorrectedAt: When the correction was recorded.
+	CorrectedAt time.Time `json:"corrected_at" jsonschema:"required,format=date-time" jsonschema_description:"When the correction was recorded."`
+}
+
+// LogValue renders GuardianCorrectOutput for logs with personal data redacted.
+func (v GuardianCorrectOutput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 3)
+	attrs = append(attrs, slog.Any("guardian_id", v.GuardianID))
+	attrs = append(attrs, slog.Int("changed_count", len(v.Changed)))
+	attrs = append(attrs, slog.Any("corrected_at", v.CorrectedAt))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders GuardianCorrectOutput like LogValue, so fmt and %v never print personal data.
+func (v GuardianCorrectOutput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v GuardianCorrectOutput) GoString() string { return v.String() }
+
+// ChildMergeInput is the input of tool "neemias_child_merge".
+type ChildMergeInput struct {
+	// SurvivorID: The child record that stays.
+	SurvivorID uuid.UUID `json:"survivor_id" jsonschema:"required,format=uuid" jsonschema_description:"The child record that stays."`
+	// DuplicateID: The duplicate record, merged into the survivor and removed.
+	DuplicateID uuid.UUID `json:"duplicate_id" jsonschema:"required,format=uuid" jsonschema_description:"The duplicate record, merged into the survivor and removed."`
+}
+
+// LogValue renders ChildMergeInput for logs with personal data redacted.
+func (v ChildMergeInput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 2)
+	attrs = append(attrs, slog.Any("survivor_id", v.SurvivorID))
+	attrs = append(attrs, slog.Any("duplicate_id", v.DuplicateID))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ChildMergeInput like LogValue, so fmt and %v never print personal data.
+func (v ChildMergeInput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ChildMergeInput) GoString() string { return v.String() }
+
+// ChildMergeOutput is the output of tool "neemias_child_merge".
+type ChildMergeOutput struct {
+	// SurvivorID: The child record that stays.
+	SurvivorID uuid.UUID `json:"survivor_id" jsonschema:"required,format=uuid" jsonschema_description:"The child record that stays."`
+	// SurvivorHandle: The survivor's handle.
+	SurvivorHandle string `json:"survivor_handle" jsonschema:"required" jsonschema_description:"The survivor's handle."`
+	// DuplicateID: The removed duplicate.
+	DuplicateID uuid.UUID `json:"duplicate_id" jsonschema:"required,format=uuid" jsonschema_description:"The removed duplicate."`
+	// CheckinsMoved: Check-ins moved to the survivor.
+	CheckinsMoved int64 `json:"checkins_moved" jsonschema:"required" jsonschema_description:"Check-ins moved to the survivor."`
+	// GuardiansLinked: Guardians of the duplicate newly linked to the survivor (those linked to both
+	// stay linked once).
+	GuardiansLinked int64 `json:"guardians_linked" jsonschema:"required" jsonschema_description:"Guardians of the duplicate newly linked to the survivor (those linked to both stay linked once)."`
+	// ConsentsMoved: Consent records moved to the survivor.
+	ConsentsMoved int64 `json:"consents_moved" jsonschema:"required" jsonschema_description:"Consent records moved to the survivor."`
+	// PickupEntriesMoved: Pick-up list entries moved to the survivor, removed ones included (an adult
+	// on both lists stays in force once).
+	PickupEntriesMoved int64 `json:"pickup_entries_moved" jsonschema:"required" jsonschema_description:"Pick-up list entries moved to the survivor, removed ones included (an adult on both lists stays in force once)."`
+	// MergedAt: When the records were merged.
+	MergedAt time.Time `json:"merged_at" jsonschema:"required,format=date-time" jsonschema_description:"When the records were merged."`
+}
+
+// LogValue renders ChildMergeOutput for logs with personal data redacted.
+func (v ChildMergeOutput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 8)
+	attrs = append(attrs, slog.Any("survivor_id", v.SurvivorID))
+	attrs = append(attrs, slog.Any("survivor_handle", v.SurvivorHandle))
+	attrs = append(attrs, slog.Any("duplicate_id", v.DuplicateID))
+	attrs = append(attrs, slog.Any("checkins_moved", v.CheckinsMoved))
+	attrs = append(attrs, slog.Any("guardians_linked", v.GuardiansLinked))
+	attrs = append(attrs, slog.Any("consents_moved", v.ConsentsMoved))
+	attrs = append(attrs, slog.Any("pickup_entries_moved", v.PickupEntriesMoved))
+	attrs = append(attrs, slog.Any("merged_at", v.MergedAt))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ChildMergeOutput like LogValue, so fmt and %v never print personal data.
+func (v ChildMergeOutput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ChildMergeOutput) GoString() string { return v.String() }
+
+// GuardianMergeInput is the input of tool "neemias_guardian_merge".
+type GuardianMergeInput struct {
+	// SurvivorID: The guardian record that stays.
+	SurvivorID uuid.UUID `json:"survivor_id" jsonschema:"required,format=uuid" jsonschema_description:"The guardian record that stays."`
+	// DuplicateID: The duplicate record, merged into the survivor and removed.
+	DuplicateID uuid.UUID `json:"duplicate_id" jsonschema:"required,format=uuid" jsonschema_description:"The duplicate record, merged into the survivor and removed."`
+}
+
+// LogValue renders GuardianMergeInput for logs with personal data redacted.
+func (v GuardianMergeInput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 2)
+	attrs = append(attrs, slog.Any("survivor_id", v.SurvivorID))
+	attrs = append(attrs, slog.Any("duplicate_id", v.DuplicateID))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders GuardianMergeInput like LogValue, so fmt and %v never print personal data.
+func (v GuardianMergeInput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v GuardianMergeInput) GoString() string { return v.String() }
+
+// GuardianMergeOutput is the output of tool "neemias_guardian_merge".
+type GuardianMergeOutput struct {
+	// SurvivorID: The guardian record that stays.
+	SurvivorID uuid.UUID `json:"survivor_id" jsonschema:"required,format=uuid" jsonschema_description:"The guardian record that stays."`
+	// DuplicateID: The removed duplicate.
+	DuplicateID uuid.UUID `json:"duplicate_id" jsonschema:"required,format=uuid" jsonschema_description:"The removed duplicate."`
+	// ChildrenLinked: Children of the duplicate newly linked to the survivor (those linked to both
+	// stay linked once).
+	ChildrenLinked int64 `json:"children_linked" jsonschema:"required" jsonschema_description:"Children of the duplicate newly linked to the survivor (those linked to both stay linked once)."`
+	// ConsentsMoved: Consent records moved to the survivor.
+	ConsentsMoved int64 `json:"consents_moved" jsonschema:"required" jsonschema_description:"Consent records moved to the survivor."`
+	// PickupEntriesMoved: Pick-up restrictions naming the duplicate, moved to the survivor.
+	PickupEntriesMoved int64 `json:"pickup_entries_moved" jsonschema:"required" jsonschema_description:"Pick-up restrictions naming the duplicate, moved to the survivor."`
+	// CheckinsMoved: Pick-ups by the duplicate, now by the survivor.
+	CheckinsMoved int64 `json:"checkins_moved" jsonschema:"required" jsonschema_description:"Pick-ups by the duplicate, now by the survivor."`
+	// AccountMoved: True when the duplicate's login account now belongs to the survivor.
+	AccountMoved bool `json:"account_moved" jsonschema:"required" jsonschema_description:"True when the duplicate's login account now belongs to the survivor."`
+	// MergedAt: When the records were merged.
+	MergedAt time.Time `json:"merged_at" jsonschema:"required,format=date-time" jsonschema_description:"When the records were merged."`
+}
+
+// LogValue renders GuardianMergeOutput for logs with personal data redacted.
+func (v GuardianMergeOutput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 8)
+	attrs = append(attrs, slog.Any("survivor_id", v.SurvivorID))
+	attrs = append(attrs, slog.Any("duplicate_id", v.DuplicateID))
+	attrs = append(attrs, slog.Any("children_linked", v.ChildrenLinked))
+	attrs = append(attrs, slog.Any("consents_moved", v.ConsentsMoved))
+	attrs = append(attrs, slog.Any("pickup_entries_moved", v.PickupEntriesMoved))
+	attrs = append(attrs, slog.Any("checkins_moved", v.CheckinsMoved))
+	attrs = append(attrs, slog.Any("account_moved", v.AccountMoved))
+	attrs = append(attrs, slog.Any("merged_at", v.MergedAt))
+	return slog.GroupValue(attrs...)
+}
+
+// String renders GuardianMergeOutput like LogValue, so fmt and %v never print personal data.
+func (v GuardianMergeOutput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v GuardianMergeOutput) GoString() string { return v.String() }
+
+// ConsentRevokeInput is the input of tool "neemias_consent_revoke".
+type ConsentRevokeInput struct {
+	// ChildID: The child, from neemias_child_find.
+	ChildID uuid.UUID `json:"child_id" jsonschema:"required,format=uuid" jsonschema_description:"The child, from neemias_child_find."`
+	// GuardianID: Only this guardian's consent; default: every guardian's.
+	GuardianID *uuid.UUID `json:"guardian_id,omitempty" jsonschema:"format=uuid" jsonschema_description:"Only this guardian's consent; default: every guardian's."`
+}
+
+// LogValue renders ConsentRevokeInput for logs with personal data redacted.
+func (v ConsentRevokeInput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 2)
+	attrs = append(attrs, slog.Any("child_id", v.ChildID))
+	if v.GuardianID != nil {
+		attrs = append(attrs, slog.Any("guardian_id", *v.GuardianID))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ConsentRevokeInput like LogValue, so fmt and %v never print personal data.
+func (v ConsentRevokeInput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ConsentRevokeInput) GoString() string { return v.String() }
+
+// ConsentRevokeOutput is the output of tool "neemias_consent_revoke".
+type ConsentRevokeOutput struct {
+	// ChildID: The child id.
+	ChildID uuid.UUID `json:"child_id" jsonschema:"required,format=uuid" jsonschema_description:"The child id."`
+	// ChildHandle: The child's handle.
+	ChildHandle string `json:"child_handle" jsonschema:"required" jsonschema_description:"The child's handle."`
+	// ConsentsRevoked: Consent records this call revoked; 0 when none was in force.
+	ConsentsRevoked int64 `json:"consents_revoked" jsonschema:"required" jsonschema_description:"Consent records this call revoked; 0 when none was in force."`
+	// ConsentsLeft: Consent records still in force (another guardian's).
+	ConsentsLeft int64 `json:"consents_left" jsonschema:"required" jsonschema_description:"Consent records still in force (another guardian's)."`
+	// Listed: True while a consent is in force: the child stays on the rosters and the class list.
+	Listed bool `json:"listed" jsonschema:"required" jsonschema_description:"True while a consent is in force: the child stays on the rosters and the class list."`
+	// RevokedAt: When the consent was revoked; absent when the child has no consent record.
+	RevokedAt *time.Time `json:"revoked_at,omitempty" jsonschema:"format=date-time" jsonschema_description:"When the consent was revoked; absent when the child has no consent record."`
+}
+
+// LogValue renders ConsentRevokeOutput for logs with personal data redacted.
+func (v ConsentRevokeOutput) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 6)
+	attrs = append(attrs, slog.Any("child_id", v.ChildID))
+	attrs = append(attrs, slog.Any("child_handle", v.ChildHandle))
+	attrs = append(attrs, slog.Any("consents_revoked", v.ConsentsRevoked))
+	attrs = append(attrs, slog.Any("consents_left", v.ConsentsLeft))
+	attrs = append(attrs, slog.Any("listed", v.Listed))
+	if v.RevokedAt != nil {
+		attrs = append(attrs, slog.Any("revoked_at", *v.RevokedAt))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// String renders ConsentRevokeOutput like LogValue, so fmt and %v never print personal data.
+func (v ConsentRevokeOutput) String() string { return capability.LogString(v.LogValue()) }
+
+// GoString is String, so %#v never prints personal data either.
+func (v ConsentRevokeOutput) GoString() string { return v.String() }
+
 // Finalize prepares the output of roster_children for the wire: fields the granted scopes do not
 // cover are removed (or shortened, where the spec says otherwise: short_name), and required
 // lists are never null.
@@ -1632,3 +1973,36 @@ func (o *ChildFindOutput) Finalize(_ capability.ScopeSet) {
 		o.Children = []ChildFindOutputChildrenItem{}
 	}
 }
+
+// Finalize prepares the output of neemias_child_correct for the wire: fields the granted scopes do not
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
+func (o *ChildCorrectOutput) Finalize(_ capability.ScopeSet) {
+	if o.Changed == nil {
+		o.Changed = []string{}
+	}
+}
+
+// Finalize prepares the output of neemias_guardian_correct for the wire: fields the granted scopes do not
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
+func (o *GuardianCorrectOutput) Finalize(_ capability.ScopeSet) {
+	if o.Changed == nil {
+		o.Changed = []string{}
+	}
+}
+
+// Finalize prepares the output of neemias_child_merge for the wire: fields the granted scopes do not
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
+func (o *ChildMergeOutput) Finalize(capability.ScopeSet) {}
+
+// Finalize prepares the output of neemias_guardian_merge for the wire: fields the granted scopes do not
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
+func (o *GuardianMergeOutput) Finalize(capability.ScopeSet) {}
+
+// Finalize prepares the output of neemias_consent_revoke for the wire: fields the granted scopes do not
+// cover are removed (or shortened, where the spec says otherwise: short_name), and required
+// lists are never null.
+func (o *ConsentRevokeOutput) Finalize(capability.ScopeSet) {}

@@ -196,7 +196,7 @@ func (q *Queries) GetCheckinForCheckout(ctx context.Context, arg GetCheckinForCh
 }
 
 const getChildForCheckin = `-- name: GetChildForCheckin :one
-SELECT c.id, c.class_id, c.handle, c.name, cl.name AS class_name, c.allergies, c.medical_notes
+SELECT c.id, c.class_id, c.handle, c.name, cl.name AS class_name, c.allergies, c.medical_notes, c.consent_revoked_at
 FROM children c
 LEFT JOIN classes cl ON cl.id = c.class_id AND cl.church_id = c.church_id
 WHERE rf_church(c.church_id, $1::uuid)
@@ -214,16 +214,18 @@ type GetChildForCheckinParams struct {
 }
 
 type GetChildForCheckinRow struct {
-	ID           uuid.UUID
-	ClassID      *uuid.UUID
-	Handle       string
-	Name         string
-	ClassName    *string
-	Allergies    *string
-	MedicalNotes *string
+	ID               uuid.UUID
+	ClassID          *uuid.UUID
+	Handle           string
+	Name             string
+	ClassName        *string
+	Allergies        *string
+	MedicalNotes     *string
+	ConsentRevokedAt *time.Time
 }
 
-// The child to check in, if the caller may see it, with its handle, name (for the label) and class.
+// The child to check in, if the caller may see it, with its handle, name (for the label) and
+// class, and when their consent was revoked (set: check-in is refused, with that reason).
 func (q *Queries) GetChildForCheckin(ctx context.Context, arg GetChildForCheckinParams) (GetChildForCheckinRow, error) {
 	row := q.db.QueryRow(ctx, getChildForCheckin,
 		arg.ChurchID,
@@ -240,6 +242,7 @@ func (q *Queries) GetChildForCheckin(ctx context.Context, arg GetChildForCheckin
 		&i.ClassName,
 		&i.Allergies,
 		&i.MedicalNotes,
+		&i.ConsentRevokedAt,
 	)
 	return i, err
 }
@@ -327,4 +330,35 @@ func (q *Queries) RecordFailedPickup(ctx context.Context, arg RecordFailedPickup
 	var i RecordFailedPickupRow
 	err := row.Scan(&i.FailedPickupAttempts, &i.LockedAt)
 	return i, err
+}
+
+const revokedChildByHandle = `-- name: RevokedChildByHandle :one
+SELECT c.consent_revoked_at::timestamptz AS consent_revoked_at
+FROM children c
+WHERE rf_church(c.church_id, $1::uuid)
+  AND c.handle = $2::text
+  AND c.archived_at IS NULL AND c.consent_revoked_at IS NOT NULL
+  AND rf_guardian_own_children(c.id, $1::uuid, $3::uuid, $4::text)
+  AND rf_volunteer_assigned_classes(c.class_id, $1::uuid, $3::uuid, $4::text)
+`
+
+type RevokedChildByHandleParams struct {
+	ChurchID uuid.UUID
+	Handle   string
+	UserID   uuid.UUID
+	Role     string
+}
+
+// When the consent of the child of this handle was revoked, for a check-in that names them by
+// handle: such a child is on no class list (00107), and the refusal should say why.
+func (q *Queries) RevokedChildByHandle(ctx context.Context, arg RevokedChildByHandleParams) (time.Time, error) {
+	row := q.db.QueryRow(ctx, revokedChildByHandle,
+		arg.ChurchID,
+		arg.Handle,
+		arg.UserID,
+		arg.Role,
+	)
+	var consent_revoked_at time.Time
+	err := row.Scan(&consent_revoked_at)
+	return consent_revoked_at, err
 }

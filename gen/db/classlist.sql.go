@@ -23,7 +23,7 @@ LEFT JOIN checkins ck ON ck.child_id = c.id AND ck.church_id = c.church_id
 JOIN classes cl ON cl.church_id = c.church_id AND cl.id = coalesce(ck.class_id, c.class_id)
 WHERE rf_has_scope('checkins:read')
   AND rf_church(c.church_id, $2::uuid)
-  AND (c.archived_at IS NULL OR ck.id IS NOT NULL)
+  AND ((c.archived_at IS NULL AND c.consent_revoked_at IS NULL) OR ck.id IS NOT NULL)
   AND rf_guardian_own_children(c.id, $2::uuid, $3::uuid, $4::text)
   AND rf_volunteer_assigned_classes(cl.id, $2::uuid, $3::uuid, $4::text)
 ORDER BY cl.min_age, cl.name, c.name, c.id
@@ -55,7 +55,7 @@ type ClassListChildrenRow struct {
 // The class list of a service day (resource class_list): every child the caller may see, in
 // the class of that day's check-in or else their own class, with the check-in's state and who
 // took and released the child. Children archived since are listed only when checked in that
-// day. Labels are made from child_name by the generated Finalize (spec: otherwise short_name).
+// day, as are children whose consent was revoked (00107). Labels are made from child_name by the generated Finalize (spec: otherwise short_name).
 // Check-in and check-out resolve a child named by handle, label or first name against these
 // same rows (internal/logic/resolve.go), so a label read here names the same child there.
 func (q *Queries) ClassListChildren(ctx context.Context, arg ClassListChildrenParams) ([]ClassListChildrenRow, error) {
@@ -101,7 +101,7 @@ SELECT cl.id AS class_id, cl.name AS class_name,
        cl.soft_capacity, cl.firm_capacity, cl.children_per_volunteer,
        app_class_volunteers(cl.id)::bigint AS volunteers,
        (SELECT count(*) FROM children c
-        WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL
+        WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL AND c.consent_revoked_at IS NULL
           AND rf_guardian_own_children(c.id, $1::uuid, $2::uuid, $3::text))::bigint AS enrolled
 FROM classes cl
 WHERE rf_has_scope('checkins:read')
@@ -110,7 +110,7 @@ WHERE rf_has_scope('checkins:read')
   AND rf_volunteer_assigned_classes(cl.id, $1::uuid, $2::uuid, $3::text)
   AND (rf_guardian_own_children(NULL::uuid, $1::uuid, $2::uuid, $3::text)
        OR EXISTS (SELECT 1 FROM children c
-                  WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL
+                  WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL AND c.consent_revoked_at IS NULL
                     AND rf_guardian_own_children(c.id, $1::uuid, $2::uuid, $3::text)))
 ORDER BY cl.min_age, cl.name
 LIMIT 1000

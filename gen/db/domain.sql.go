@@ -35,7 +35,7 @@ func (q *Queries) ChildBirthDate(ctx context.Context, arg ChildBirthDateParams) 
 }
 
 const findDuplicateChild = `-- name: FindDuplicateChild :one
-SELECT c.id FROM children c
+SELECT c.id, g.id AS guardian_id, c.class_id, c.consent_revoked_at FROM children c
 JOIN guardian_children gc ON gc.child_id = c.id
 JOIN guardians g ON g.id = gc.guardian_id
 WHERE c.church_id = $1::uuid
@@ -54,19 +54,32 @@ type FindDuplicateChildParams struct {
 	PhoneTail string
 }
 
+type FindDuplicateChildRow struct {
+	ID               uuid.UUID
+	GuardianID       uuid.UUID
+	ClassID          *uuid.UUID
+	ConsentRevokedAt *time.Time
+}
+
 // An enrolled child of the church with the same name (case and surrounding spaces aside), birth
 // date and a guardian whose phone ends in the same ten digits (area code and number, with or
-// without the country code and punctuation).
-func (q *Queries) FindDuplicateChild(ctx context.Context, arg FindDuplicateChildParams) (uuid.UUID, error) {
+// without the country code and punctuation); with that guardian, and when the child's consent
+// was revoked (the enrollment then records the new consent on this record).
+func (q *Queries) FindDuplicateChild(ctx context.Context, arg FindDuplicateChildParams) (FindDuplicateChildRow, error) {
 	row := q.db.QueryRow(ctx, findDuplicateChild,
 		arg.ChurchID,
 		arg.Name,
 		arg.BirthDate,
 		arg.PhoneTail,
 	)
-	var id uuid.UUID
-	err := row.Scan(&id)
-	return id, err
+	var i FindDuplicateChildRow
+	err := row.Scan(
+		&i.ID,
+		&i.GuardianID,
+		&i.ClassID,
+		&i.ConsentRevokedAt,
+	)
+	return i, err
 }
 
 const lockEnrollment = `-- name: LockEnrollment :exec

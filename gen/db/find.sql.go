@@ -17,7 +17,7 @@ FROM children c
 LEFT JOIN classes cl ON cl.id = c.class_id
 WHERE rf_has_scope('children:read')
   AND rf_church(c.church_id, $1::uuid)
-  AND c.archived_at IS NULL
+  AND c.archived_at IS NULL AND c.consent_revoked_at IS NULL
   AND rf_guardian_own_children(c.id, $1::uuid, $2::uuid, $3::text)
   AND rf_volunteer_assigned_classes(c.class_id, $1::uuid, $2::uuid, $3::text)
   AND NOT EXISTS (

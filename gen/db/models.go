@@ -56,17 +56,18 @@ type Checkin struct {
 }
 
 type Child struct {
-	ID           uuid.UUID
-	ChurchID     uuid.UUID
-	Name         string
-	BirthDate    time.Time
-	ClassID      *uuid.UUID
-	CreatedAt    time.Time
-	CreatedBy    *uuid.UUID
-	ArchivedAt   *time.Time
-	Handle       string
-	Allergies    *string
-	MedicalNotes *string
+	ID               uuid.UUID
+	ChurchID         uuid.UUID
+	Name             string
+	BirthDate        time.Time
+	ClassID          *uuid.UUID
+	CreatedAt        time.Time
+	CreatedBy        *uuid.UUID
+	ArchivedAt       *time.Time
+	Handle           string
+	Allergies        *string
+	MedicalNotes     *string
+	ConsentRevokedAt *time.Time
 }
 
 type Church struct {

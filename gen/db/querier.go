@@ -45,7 +45,7 @@ type Querier interface {
 	// The class list of a service day (resource class_list): every child the caller may see, in
 	// the class of that day's check-in or else their own class, with the check-in's state and who
 	// took and released the child. Children archived since are listed only when checked in that
-	// day. Labels are made from child_name by the generated Finalize (spec: otherwise short_name).
+	// day, as are children whose consent was revoked (00107). Labels are made from child_name by the generated Finalize (spec: otherwise short_name).
 	// Check-in and check-out resolve a child named by handle, label or first name against these
 	// same rows (internal/logic/resolve.go), so a label read here names the same child there.
 	ClassListChildren(ctx context.Context, arg ClassListChildrenParams) ([]ClassListChildrenRow, error)
@@ -64,8 +64,18 @@ type Querier interface {
 	// Completion of a class id: the visible classes whose id starts with prefix (case-insensitive),
 	// at most max_results of them.
 	CompleteClassIDs(ctx context.Context, arg CompleteClassIDsParams) ([]uuid.UUID, error)
+	// Replaces the child's values (those the call leaves alone are passed as they were).
+	CorrectChild(ctx context.Context, arg CorrectChildParams) (time.Time, error)
+	CorrectGuardian(ctx context.Context, arg CorrectGuardianParams) (time.Time, error)
+	CorrectGuardianRelationship(ctx context.Context, arg CorrectGuardianRelationshipParams) (int64, error)
+	// The child's consent records (of one guardian, when given): all of them and those in force.
+	CountConsents(ctx context.Context, arg CountConsentsParams) (CountConsentsRow, error)
 	// Counts a failed login against the request; the caller gives up past the limit.
 	CountOAuthLoginFailure(ctx context.Context, id uuid.UUID) (int32, error)
+	// Removes a merged duplicate, which nothing refers to any more.
+	DeleteChild(ctx context.Context, arg DeleteChildParams) (int64, error)
+	// Removes a merged duplicate, which nothing refers to any more.
+	DeleteGuardian(ctx context.Context, arg DeleteGuardianParams) (int64, error)
 	// Ends a session (logout, or one found unusable), returning whose it was.
 	DeleteOAuthLoginSession(ctx context.Context, idHash []byte) (DeleteOAuthLoginSessionRow, error)
 	// ... and its authorization codes not redeemed yet.
@@ -89,8 +99,12 @@ type Querier interface {
 	FindClassForAge(ctx context.Context, arg FindClassForAgeParams) (FindClassForAgeRow, error)
 	// An enrolled child of the church with the same name (case and surrounding spaces aside), birth
 	// date and a guardian whose phone ends in the same ten digits (area code and number, with or
-	// without the country code and punctuation).
-	FindDuplicateChild(ctx context.Context, arg FindDuplicateChildParams) (uuid.UUID, error)
+	// without the country code and punctuation); with that guardian, and when the child's consent
+	// was revoked (the enrollment then records the new consent on this record).
+	FindDuplicateChild(ctx context.Context, arg FindDuplicateChildParams) (FindDuplicateChildRow, error)
+	// Another enrolled child with this name (folded) and birth date sharing a guardian with the
+	// child: the record a correction would duplicate, to merge instead.
+	FindSameChildOfFamily(ctx context.Context, arg FindSameChildOfFamilyParams) (uuid.UUID, error)
 	// The check-in of a child on a service day.
 	GetCheckinByChildDate(ctx context.Context, arg GetCheckinByChildDateParams) (GetCheckinByChildDateRow, error)
 	// Locks the check-in to close, if the caller may see it (guardian: own children; volunteer:
@@ -100,16 +114,36 @@ type Querier interface {
 	// The child to archive (neemias_child_archive), locked for the rest of the transaction, with
 	// whether they are checked in on the church's today and not picked up yet.
 	GetChildForArchive(ctx context.Context, arg GetChildForArchiveParams) (GetChildForArchiveRow, error)
-	// The child to check in, if the caller may see it, with its handle, name (for the label) and class.
+	// The child to check in, if the caller may see it, with its handle, name (for the label) and
+	// class, and when their consent was revoked (set: check-in is refused, with that reason).
 	GetChildForCheckin(ctx context.Context, arg GetChildForCheckinParams) (GetChildForCheckinRow, error)
+	// The child whose consent is revoked (neemias_consent_revoke), locked.
+	GetChildForConsentRevoke(ctx context.Context, arg GetChildForConsentRevokeParams) (GetChildForConsentRevokeRow, error)
+	// Corrections and the record's life (issue 22): neemias_child_correct,
+	// neemias_guardian_correct, neemias_child_merge, neemias_guardian_merge and
+	// neemias_consent_revoke. Each tool's first query selects (and locks) the rows it acts on with
+	// its row filters; SELECT ... FOR UPDATE also passes the tables' UPDATE policies, so a role
+	// without children:write finds nothing to act on. Grants and policies: 00106, 00107.
+	// The child to correct (neemias_child_correct), locked, with the values a correction replaces.
+	GetChildForCorrect(ctx context.Context, arg GetChildForCorrectParams) (GetChildForCorrectRow, error)
+	// The survivor and the duplicate of neemias_child_merge, locked in id order (two merges of
+	// the same pair at once queue instead of deadlocking).
+	GetChildrenForMerge(ctx context.Context, arg GetChildrenForMergeParams) ([]GetChildrenForMergeRow, error)
 	// The caller's church. time_zone (IANA) says which day "today" is there.
 	GetChurch(ctx context.Context, churchID uuid.UUID) (GetChurchRow, error)
 	// A class of the caller's church that the caller may use: a volunteer only their own.
 	GetClass(ctx context.Context, arg GetClassParams) (GetClassRow, error)
+	// The guardian to correct (neemias_guardian_correct), locked, with the values a correction replaces.
+	GetGuardianForCorrect(ctx context.Context, arg GetGuardianForCorrectParams) (GetGuardianForCorrectRow, error)
 	// The child and guardian of neemias_guardian_unlink, the child locked for the rest of the
 	// transaction (two unlinks at once cannot leave the child with no guardian): whether they are
 	// linked, and how many guardians the child has.
 	GetGuardianLinkForUnlink(ctx context.Context, arg GetGuardianLinkForUnlinkParams) (GetGuardianLinkForUnlinkRow, error)
+	// How the guardian is related to the child, the link locked; no row when they are not linked.
+	GetGuardianLinkRelationship(ctx context.Context, arg GetGuardianLinkRelationshipParams) (string, error)
+	// The survivor and the duplicate of neemias_guardian_merge, locked in id order, with whether
+	// each has a login account.
+	GetGuardiansForMerge(ctx context.Context, arg GetGuardiansForMergeParams) ([]GetGuardiansForMergeRow, error)
 	GetIncident(ctx context.Context, id uuid.UUID) (Incident, error)
 	// A pending authorization request, unless it has expired.
 	GetOAuthAuthRequest(ctx context.Context, id uuid.UUID) (OauthAuthRequest, error)
@@ -129,6 +163,9 @@ type Querier interface {
 	// The guardians an incident reached, with the contact the church holds and their children's
 	// names, for the operator's notification of the data subjects (written to a file of mode 0600).
 	GuardiansToNotify(ctx context.Context, guardianIds []uuid.UUID) ([]GuardiansToNotifyRow, error)
+	// The church's other guardians whose phone ends in the same eight digits: the candidates for
+	// "the same person" (internal/logic compares the full number and the names, as the importer does).
+	GuardiansWithPhoneEnding(ctx context.Context, arg GuardiansWithPhoneEndingParams) ([]GuardiansWithPhoneEndingRow, error)
 	IncidentChurches(ctx context.Context, incidentID uuid.UUID) ([]IncidentChurchesRow, error)
 	// What one actor (a user, an OAuth client or both) reached in a period, per church, from the
 	// allowed entries of the audit log: the entries, the capabilities used (their PII rules say
@@ -178,7 +215,15 @@ type Querier interface {
 	InsertPickupKey(ctx context.Context, arg InsertPickupKeyParams) (int64, error)
 	// Inserts the first active key; a concurrent replica that lost the race inserts nothing.
 	InsertSigningKey(ctx context.Context, arg InsertSigningKeyParams) (int64, error)
+	// When the child's (or the guardian's) latest consent record was revoked; no row when none was.
+	LastConsentRevocation(ctx context.Context, arg LastConsentRevocationParams) (*time.Time, error)
+	// The duplicate child's guardians, linked to the survivor with their relationship (a guardian
+	// of both keeps the survivor's link); returns the guardians newly linked.
+	LinkChildGuardiansToSurvivor(ctx context.Context, arg LinkChildGuardiansToSurvivorParams) ([]uuid.UUID, error)
 	LinkGuardianChild(ctx context.Context, arg LinkGuardianChildParams) error
+	// The duplicate guardian's children, linked to the survivor with their relationship (a child
+	// of both keeps the survivor's link); returns the children newly linked.
+	LinkGuardianChildrenToSurvivor(ctx context.Context, arg LinkGuardianChildrenToSurvivorParams) ([]uuid.UUID, error)
 	LinkOAuthUpstreamIdentity(ctx context.Context, arg LinkOAuthUpstreamIdentityParams) error
 	// A church's API keys, with the account each acts as; never the hash.
 	ListAPIKeys(ctx context.Context, churchID uuid.UUID) ([]ListAPIKeysRow, error)
@@ -208,6 +253,10 @@ type Querier interface {
 	// with store.CheckPassword). Runs as the anonymous caller: app_login_candidates is the
 	// application role's only way to read password hashes.
 	LoginCandidates(ctx context.Context, email string) ([]LoginCandidatesRow, error)
+	// Check-ins, pick-up entries and consents of the duplicate, moved (00106's function).
+	MergeChildRows(ctx context.Context, arg MergeChildRowsParams) ([]MergeChildRowsRow, error)
+	// Consents, restrictions, pick-ups and the login account of the duplicate, moved (00106).
+	MergeGuardianRows(ctx context.Context, arg MergeGuardianRowsParams) ([]MergeGuardianRowsRow, error)
 	OAuthGrantOfRefreshToken(ctx context.Context, tokenHash []byte) (OAuthGrantOfRefreshTokenRow, error)
 	// Whether the access tokens of a grant must be refused: revoked, or gone (purged long after
 	// its tokens expired, or its user deleted).
@@ -232,6 +281,9 @@ type Querier interface {
 	// run on the maintenance pool, never in a request's transaction.
 	// Every key, the active one included: a handful, one per rotation.
 	PickupKeys(ctx context.Context) ([]PickupKeysRow, error)
+	// Whether one adult is live on both children's pick-up lists, authorized on one and refused
+	// on the other: a merge must not decide which is true.
+	PickupListsDisagree(ctx context.Context, arg PickupListsDisagreeParams) (bool, error)
 	// Whether an active restriction of the child names this adult (app_pickup_restriction, for
 	// every role), and its note for a caller who may read restrictions: the spec's row filter
 	// guardian_sees_no_restrictions asked of a restriction (any non-null restriction_id), so a
@@ -265,6 +317,9 @@ type Querier interface {
 	// signed has expired. The caller inserts the new active key in the same transaction.
 	RetireActiveSigningKey(ctx context.Context, verifyForSeconds float64) (int64, error)
 	RevokeAPIKey(ctx context.Context, arg RevokeAPIKeyParams) (int64, error)
+	// Revokes the child's consents in force (of one guardian, when given); the trigger of 00107
+	// takes the child off the listings when none is left.
+	RevokeConsents(ctx context.Context, arg RevokeConsentsParams) ([]RevokeConsentsRow, error)
 	RevokeOAuthGrant(ctx context.Context, arg RevokeOAuthGrantParams) (int64, error)
 	// One-time set-password codes (migration 00008; internal/onboard issues and redeems them, the
 	// authorization server's /set-password page is their front). Run in the maintenance context.
@@ -273,6 +328,9 @@ type Querier interface {
 	RevokePasswordSetupCodes(ctx context.Context, arg RevokePasswordSetupCodesParams) (int64, error)
 	// Ends the account's sessions: its live grants (so their refresh and access tokens) ...
 	RevokeUserOAuthGrants(ctx context.Context, arg RevokeUserOAuthGrantsParams) (int64, error)
+	// When the consent of the child of this handle was revoked, for a check-in that names them by
+	// handle: such a child is on no class list (00107), and the refusal should say why.
+	RevokedChildByHandle(ctx context.Context, arg RevokedChildByHandleParams) (time.Time, error)
 	// Resource "neemias://roster/children/{id}" (spec/capabilities.yaml resources.roster_child). Row filters: church, guardian_own_children, volunteer_assigned_classes.
 	RosterChild(ctx context.Context, arg RosterChildParams) ([]RosterChildRow, error)
 	// Resource "neemias://roster/children" (spec/capabilities.yaml resources.roster_children). Row filters: church, volunteer_assigned_classes.
@@ -285,6 +343,8 @@ type Querier interface {
 	SetOAuthUpstreamLogin(ctx context.Context, arg SetOAuthUpstreamLoginParams) (int64, error)
 	// Sets an enabled account's argon2id password hash (store.HashPassword).
 	SetUserPasswordHash(ctx context.Context, arg SetUserPasswordHashParams) (int64, error)
+	// The first service day on which both children were checked in: two children, not one.
+	SharedCheckinDate(ctx context.Context, arg SharedCheckinDateParams) (time.Time, error)
 	// The rate limits a request takes in its own transaction (migration 00102): the caller's own
 	// buckets, keyed by church and user from the caller context.
 	// Takes one unit of the caller's bucket, locking it until the transaction ends; allowed false
@@ -293,8 +353,10 @@ type Querier interface {
 	// Consumes a logged-in request: the consent decision happens once.
 	TakeOAuthAuthRequest(ctx context.Context, id uuid.UUID) (OauthAuthRequest, error)
 	TouchOAuthClient(ctx context.Context, clientID string) error
+	UnlinkChildGuardians(ctx context.Context, arg UnlinkChildGuardiansParams) (int64, error)
 	// Removes the link; the guardian's record and consent records stay.
 	UnlinkGuardian(ctx context.Context, arg UnlinkGuardianParams) (int64, error)
+	UnlinkGuardianChildren(ctx context.Context, arg UnlinkGuardianChildrenParams) (int64, error)
 	// The follow-up of an entry: each argument given replaces its column, the others stay.
 	UpdateIncidentFollowUp(ctx context.Context, arg UpdateIncidentFollowUpParams) (int64, error)
 	// The classes of the caller's church that the caller may check children in to (a volunteer only

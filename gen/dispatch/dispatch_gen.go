@@ -119,6 +119,36 @@ func Call(ctx context.Context, h capapi.Handler, p pipeline.Permit, args json.Ra
 			return nil, err
 		}
 		return capability.Call(ctx, id, in, h.ChildFind, p.Scopes())
+	case capapi.CapChildCorrect:
+		in := new(capapi.ChildCorrectInput)
+		if err := inputs.Decode(id, args, in); err != nil {
+			return nil, err
+		}
+		return capability.Call(ctx, id, in, h.ChildCorrect, p.Scopes())
+	case capapi.CapGuardianCorrect:
+		in := new(capapi.GuardianCorrectInput)
+		if err := inputs.Decode(id, args, in); err != nil {
+			return nil, err
+		}
+		return capability.Call(ctx, id, in, h.GuardianCorrect, p.Scopes())
+	case capapi.CapChildMerge:
+		in := new(capapi.ChildMergeInput)
+		if err := inputs.Decode(id, args, in); err != nil {
+			return nil, err
+		}
+		return capability.Call(ctx, id, in, h.ChildMerge, p.Scopes())
+	case capapi.CapGuardianMerge:
+		in := new(capapi.GuardianMergeInput)
+		if err := inputs.Decode(id, args, in); err != nil {
+			return nil, err
+		}
+		return capability.Call(ctx, id, in, h.GuardianMerge, p.Scopes())
+	case capapi.CapConsentRevoke:
+		in := new(capapi.ConsentRevokeInput)
+		if err := inputs.Decode(id, args, in); err != nil {
+			return nil, err
+		}
+		return capability.Call(ctx, id, in, h.ConsentRevoke, p.Scopes())
 	}
 	return nil, fmt.Errorf("dispatch: capability %q has no case", p.Capability())
 }

@@ -27,6 +27,11 @@ var capabilityOf = map[oas.OperationName]string{
 	oas.ChildArchiveOperation:      capapi.CapChildArchive,
 	oas.GuardianUnlinkOperation:    capapi.CapGuardianUnlink,
 	oas.ChildFindOperation:         capapi.CapChildFind,
+	oas.ChildCorrectOperation:      capapi.CapChildCorrect,
+	oas.GuardianCorrectOperation:   capapi.CapGuardianCorrect,
+	oas.ChildMergeOperation:        capapi.CapChildMerge,
+	oas.GuardianMergeOperation:     capapi.CapGuardianMerge,
+	oas.ConsentRevokeOperation:     capapi.CapConsentRevoke,
 }
 
 // CapabilityOf returns the capability an ogen operation (oas.Route.Name) serves: the REST edge

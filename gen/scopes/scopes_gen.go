@@ -66,6 +66,11 @@ var matrix = capability.NewScopeMatrix(
 		"neemias_child_archive":       "children:write",
 		"neemias_guardian_unlink":     "children:write",
 		"neemias_child_find":          "children:read",
+		"neemias_child_correct":       "children:write",
+		"neemias_guardian_correct":    "children:write",
+		"neemias_child_merge":         "children:write",
+		"neemias_guardian_merge":      "children:write",
+		"neemias_consent_revoke":      "children:write",
 	},
 	[]capability.RoleScopes{
 		{Role: "ADMIN", Scopes: []string{"roster:read", "attendance:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read", "health:read", "pickups:read", "pickups:write"}},

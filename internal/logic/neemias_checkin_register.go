@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -91,6 +92,13 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 			}
 			found, err := pick(children, cq)
 			if err != nil {
+				if h := normalizeHandle(*in.Child); len(h) == 6 {
+					at, rerr := q.RevokedChildByHandle(ctx, db.RevokedChildByHandleParams{
+						ChurchID: w.ChurchID, Handle: h, Role: w.Role, UserID: w.UserID})
+					if rerr == nil {
+						return s.consentRevoked(ctx, q, w, at)
+					}
+				}
 				return err
 			}
 			childID = found.ChildID
@@ -101,6 +109,9 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 		})
 		if err != nil {
 			return notFound(err)
+		}
+		if child.ConsentRevokedAt != nil {
+			return s.consentRevoked(ctx, q, w, *child.ConsentRevokedAt)
 		}
 		if day != today {
 			// Today is never before a birth (enrollment refuses birth dates in the future);
@@ -193,6 +204,19 @@ func (s *Service) CheckinRegister(ctx context.Context, in *capapi.CheckinRegiste
 		return nil, err
 	}
 	return out, nil
+}
+
+// consentRevoked is the refusal to check in a child whose consent was revoked at (00107: the
+// child is on no list until a new consent), with the day in the church's time zone.
+func (s *Service) consentRevoked(ctx context.Context, q *db.Queries, w who, at time.Time) error {
+	on := at.Format(time.DateOnly)
+	if _, zone, err := s.churchClock(ctx, q, w.ChurchID); err == nil {
+		if loc, err := time.LoadLocation(zone); err == nil {
+			on = at.In(loc).Format(time.DateOnly)
+		}
+	}
+	return &errs.Conflict{Reason: fmt.Sprintf("the guardian's consent for this child was revoked on %s, so the child is not checked in; "+
+		"record a new consent first (neemias_child_enroll with the child and the guardian, or the roster import)", on)}
 }
 
 // oneOf checks that at most one of two alternative inputs is given, and, when required, one.

@@ -46,8 +46,22 @@ func (s *Service) ChildEnroll(ctx context.Context, in *capapi.ChildEnrollInput) 
 		if err != nil {
 			return err
 		}
-		if err := refuseDuplicate(ctx, q, w, name, in.BirthDate, phone); err != nil {
+		dup, err := refuseDuplicate(ctx, q, w, name, in.BirthDate, phone)
+		if err != nil {
 			return err
+		}
+		if dup != nil { // the same child and guardian, whose consent was revoked: consent again
+			consent, err := q.InsertConsent(ctx, db.InsertConsentParams{
+				ChurchID: w.ChurchID, GuardianID: dup.GuardianID, ChildID: dup.ID,
+				TextVersion: in.Consent.TextVersion, LegalBasis: in.Consent.LegalBasis, GrantedBy: w.UserID,
+			})
+			if err != nil {
+				return err
+			}
+			st.add(dup.ID, dup.GuardianID, consent.ID)
+			st.action = "enroll.consent_again"
+			out = &capapi.ChildEnrollOutput{ChildID: dup.ID, GuardianID: dup.GuardianID, ClassID: dup.ClassID, ConsentID: consent.ID, EnrolledAt: consent.GrantedAt}
+			return nil
 		}
 		classID, placed, err := enrollClass(ctx, q, w, in, today)
 		if err != nil {
@@ -112,10 +126,12 @@ func (s *Service) ChildEnroll(ctx context.Context, in *capapi.ChildEnrollInput) 
 // refuseDuplicate refuses an enrollment identical to one the church has (same name, birth date
 // and guardian phone): retried or repeated calls must not create a second child, guardian and
 // consent. The conflict names the existing child's id only to a caller who may read children's
-// records. The advisory lock makes two identical enrollments at once queue here.
-func refuseDuplicate(ctx context.Context, q *db.Queries, w who, name string, born capability.Date, phone string) error {
+// records. The advisory lock makes two identical enrollments at once queue here. An identical
+// child whose consent was revoked (neemias_consent_revoke) is returned instead: enrolling them
+// again is the guardian consenting again, recorded on the same record.
+func refuseDuplicate(ctx context.Context, q *db.Queries, w who, name string, born capability.Date, phone string) (*db.FindDuplicateChildRow, error) {
 	if err := q.LockEnrollment(ctx, db.LockEnrollmentParams{ChurchID: w.ChurchID, Name: name, BirthDate: born.Time()}); err != nil {
-		return err
+		return nil, err
 	}
 	digits := strings.Map(func(r rune) rune {
 		if r >= '0' && r <= '9' {
@@ -126,17 +142,20 @@ func refuseDuplicate(ctx context.Context, q *db.Queries, w who, name string, bor
 	if len(digits) > 10 {
 		digits = digits[len(digits)-10:]
 	}
-	id, err := q.FindDuplicateChild(ctx, db.FindDuplicateChildParams{ChurchID: w.ChurchID, Name: name, BirthDate: born.Time(), PhoneTail: digits})
+	dup, err := q.FindDuplicateChild(ctx, db.FindDuplicateChildParams{ChurchID: w.ChurchID, Name: name, BirthDate: born.Time(), PhoneTail: digits})
 	if errors.Is(notFound(err), errs.ErrNotFound) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if dup.ConsentRevokedAt != nil {
+		return &dup, nil
 	}
 	if w.Scopes.Has(scopes.ChildrenRead) {
-		return &errs.Conflict{Reason: fmt.Sprintf("this child is already enrolled (child_id %s, same name, birth date and guardian phone); use that record instead of enrolling again", id)}
+		return nil, &errs.Conflict{Reason: fmt.Sprintf("this child is already enrolled (child_id %s, same name, birth date and guardian phone); use that record instead of enrolling again", dup.ID)}
 	}
-	return &errs.Conflict{Reason: "this child is already enrolled (same name, birth date and guardian phone); nothing was written"}
+	return nil, &errs.Conflict{Reason: "this child is already enrolled (same name, birth date and guardian phone); nothing was written"}
 }
 
 // validateEnrollment checks what the input schema cannot, before anything is written, and

@@ -23,18 +23,20 @@ import (
 // its example, resolved here (argsFor). The values come from the fixture church a.
 func fixtureValues(e *env) map[string]func() any {
 	return map[string]func() any{
-		"birth_date":      func() any { return todaySP().Time().AddDate(-4, 0, -3).Format("2006-01-02") },
-		"checkin":         func() any { return e.a.ck1 },
-		"child":           func() any { return e.a.k1 },
-		"child_handle":    func() any { return e.a.k1Handle },
-		"class":           func() any { return e.a.c1 },
-		"day":             func() any { return e.a.day.String() },
-		"fresh_name":      func() any { return nextEnrollName() },
-		"guardian":        func() any { return e.a.g2 },
-		"leaving_child":   func() any { return e.a.k4 },
-		"pickup_adult":    func() any { return e.a.g1Name },
-		"pickup_adult_id": func() any { return e.a.pa1 },
-		"pickup_code":     func() any { return fixtureCode },
+		"birth_date":         func() any { return todaySP().Time().AddDate(-4, 0, -3).Format("2006-01-02") },
+		"checkin":            func() any { return e.a.ck1 },
+		"child":              func() any { return e.a.k1 },
+		"child_handle":       func() any { return e.a.k1Handle },
+		"class":              func() any { return e.a.c1 },
+		"day":                func() any { return e.a.day.String() },
+		"duplicate_child":    func() any { return e.a.k4 },
+		"duplicate_guardian": func() any { return e.a.g1 },
+		"fresh_name":         func() any { return nextEnrollName() },
+		"guardian":           func() any { return e.a.g2 },
+		"leaving_child":      func() any { return e.a.k4 },
+		"pickup_adult":       func() any { return e.a.g1Name },
+		"pickup_adult_id":    func() any { return e.a.pa1 },
+		"pickup_code":        func() any { return fixtureCode },
 	}
 }
 

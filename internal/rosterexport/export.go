@@ -101,7 +101,7 @@ func Roster(ctx context.Context, st *store.Store, churchSlug string, l Lang, out
 			LEFT JOIN classes cl ON cl.church_id = c.church_id AND cl.id = c.class_id
 			LEFT JOIN guardian_children gc ON gc.church_id = c.church_id AND gc.child_id = c.id
 			LEFT JOIN guardians g ON g.church_id = gc.church_id AND g.id = gc.guardian_id
-			WHERE c.church_id = $1 AND c.archived_at IS NULL
+			WHERE c.church_id = $1 AND c.archived_at IS NULL AND c.consent_revoked_at IS NULL
 			ORDER BY cl.min_age NULLS LAST, cl.name, c.name, c.id, g.name`, ch.ID)
 		if err != nil {
 			return fmt.Errorf("rosterexport: roster: %w", err)

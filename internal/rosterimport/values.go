@@ -168,11 +168,15 @@ func ParseDate(s, order string, noun DateNoun) (time.Time, *Reason) {
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
+// DefaultCountry is the country of a phone number written without + when none is given
+// (--default-country): Brazil.
+const DefaultCountry = "BR"
+
 // checkRegion validates --default-country: an ISO 3166 code phonenumbers knows.
 func checkRegion(region string) (string, error) {
 	r := strings.ToUpper(strings.TrimSpace(region))
 	if r == "" {
-		r = "BR"
+		r = DefaultCountry
 	}
 	if phonenumbers.GetCountryCodeForRegion(r) == 0 {
 		return "", fmt.Errorf("--default-country %q: give an ISO 3166 country code (BR, US, PT, ...)", region)
@@ -222,6 +226,21 @@ func parsePhone(s, region string) (e164 string, nine bool, reason *Reason) {
 	}
 	return phonenumbers.Format(n, phonenumbers.E164), nine, nil
 }
+
+// ParsePhone is the importer's reading of a phone number (see parsePhone), for the other
+// writers of a guardian's phone (neemias_guardian_correct): region is an ISO 3166 code, empty
+// for [DefaultCountry]; an unknown region is refused as an invalid number.
+func ParsePhone(s, region string) (e164 string, nine bool, reason *Reason) {
+	r, err := checkRegion(region)
+	if err != nil {
+		return "", false, &Reason{err.Error(), err.Error()}
+	}
+	return parsePhone(s, r)
+}
+
+// SamePerson reports whether two guardian names are one person's by the importer's rule (see
+// samePerson): folded alike, or the same first and last name.
+func SamePerson(a, b string) bool { return samePerson(a, b) }
 
 func regionName(r string) string {
 	if r == "BR" {

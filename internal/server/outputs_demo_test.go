@@ -42,6 +42,26 @@ func TestOutputsConformOnTheDemoData(t *testing.T) {
 	leaving := a.one(t, `SELECT id::text FROM children c WHERE church_id = $1 AND archived_at IS NULL AND id <> ALL($2::uuid[])
 		AND NOT EXISTS (SELECT 1 FROM checkins ck WHERE ck.child_id = c.id AND ck.checked_out_at IS NULL) ORDER BY id DESC LIMIT 1`, seed.DemoChurchID, free)
 
+	// The records' corrections and life: a child and one of its guardians to correct, two
+	// children never checked in on the same day to merge, two guardians without an account to
+	// merge, and a child whose consent is revoked; none of the children above.
+	used := append([]string{kid, twoParents[0], leaving}, free...)
+	correctGuardian := a.one(t, `SELECT guardian_id::text FROM guardian_children WHERE child_id = $1 ORDER BY guardian_id LIMIT 1`, kid)
+	mergePair := strings.Split(a.one(t, `SELECT s.id::text || ' ' || d.id::text FROM children s JOIN children d ON d.church_id = s.church_id AND d.id > s.id
+		WHERE s.church_id = $1 AND s.archived_at IS NULL AND s.id <> ALL($2::uuid[]) AND d.id <> ALL($2::uuid[])
+		  AND NOT EXISTS (SELECT 1 FROM checkins x JOIN checkins y ON y.service_date = x.service_date WHERE x.child_id = s.id AND y.child_id = d.id)
+		  AND NOT EXISTS (SELECT 1 FROM pickup_adults x JOIN pickup_adults y ON app_fold_name(y.name) = app_fold_name(x.name)
+		                  WHERE x.child_id = s.id AND y.child_id = d.id AND x.authorized <> y.authorized)
+		ORDER BY (SELECT count(*) FROM checkins ck WHERE ck.child_id = d.id), s.id, d.id LIMIT 1`, seed.DemoChurchID, used), " ")
+	used = append(used, mergePair...)
+	guardianPair := strings.Split(a.one(t, `SELECT string_agg(id::text, ' ') FROM (SELECT g.id FROM guardians g
+		WHERE g.church_id = $1 AND g.user_id IS NULL AND g.id <> $3::uuid
+		  AND NOT EXISTS (SELECT 1 FROM guardian_children gc WHERE gc.guardian_id = g.id AND gc.child_id = ANY($2::uuid[]))
+		ORDER BY g.id DESC LIMIT 2) p`, seed.DemoChurchID, used, correctGuardian), " ")
+	revoked := a.one(t, `SELECT id::text FROM children WHERE church_id = $1 AND archived_at IS NULL AND id <> ALL($2::uuid[])
+		AND NOT EXISTS (SELECT 1 FROM guardian_children gc WHERE gc.child_id = children.id AND gc.guardian_id = ANY($3::uuid[]))
+		ORDER BY id DESC LIMIT 1`, seed.DemoChurchID, used, guardianPair)
+
 	// A check-in whose pick-up code the test knows, for the check-out.
 	status, _, body := restCall(t, "POST", a.base+"/api/v1/tools/neemias_checkin_register", a.token(t, admin), `{"child_id":"`+free[1]+`"}`)
 	var ck struct {
@@ -94,6 +114,21 @@ func TestOutputsConformOnTheDemoData(t *testing.T) {
 		},
 		capapi.CapChildFind: func() (string, string, string) {
 			return "POST", "/tools/neemias_child_find", `{"name":"` + fragment + `"}`
+		},
+		capapi.CapChildCorrect: func() (string, string, string) {
+			return "POST", "/tools/neemias_child_correct", `{"child_id":"` + kid + `","medical_notes":"asma leve"}`
+		},
+		capapi.CapGuardianCorrect: func() (string, string, string) {
+			return "POST", "/tools/neemias_guardian_correct", `{"guardian_id":"` + correctGuardian + `","name":"Responsável Conforme Corrigido"}`
+		},
+		capapi.CapChildMerge: func() (string, string, string) { // the first call merges, the next are not found
+			return "POST", "/tools/neemias_child_merge", `{"survivor_id":"` + mergePair[0] + `","duplicate_id":"` + mergePair[1] + `"}`
+		},
+		capapi.CapGuardianMerge: func() (string, string, string) {
+			return "POST", "/tools/neemias_guardian_merge", `{"survivor_id":"` + guardianPair[0] + `","duplicate_id":"` + guardianPair[1] + `"}`
+		},
+		capapi.CapConsentRevoke: func() (string, string, string) { // idempotent: the next calls revoke nothing
+			return "POST", "/tools/neemias_consent_revoke", `{"child_id":"` + revoked + `"}`
 		},
 	}
 	for _, c := range capapi.Capabilities() {

@@ -161,7 +161,7 @@ func TestCustomQueriesCheckinAndCheckout(t *testing.T) {
 			var clName *string
 			if err := q.row(ctx, tx, "GetChildForCheckin", map[string]any{
 				"church_id": c.ChurchID, "child_id": child, "role": c.Role, "user_id": c.UserID,
-			}, &cid, &class, &handle, &name, &clName, new(*string), new(*string)); err != nil {
+			}, &cid, &class, &handle, &name, &clName, new(*string), new(*string), new(*time.Time)); err != nil {
 				return err
 			}
 			if len(handle) != 6 || name == "" {

@@ -7,8 +7,9 @@ VALUES (sqlc.arg(church_id)::uuid, sqlc.arg(service_date)::date)
 ON CONFLICT (church_id, service_date) DO NOTHING;
 
 -- name: GetChildForCheckin :one
--- The child to check in, if the caller may see it, with its handle, name (for the label) and class.
-SELECT c.id, c.class_id, c.handle, c.name, cl.name AS class_name, c.allergies, c.medical_notes
+-- The child to check in, if the caller may see it, with its handle, name (for the label) and
+-- class, and when their consent was revoked (set: check-in is refused, with that reason).
+SELECT c.id, c.class_id, c.handle, c.name, cl.name AS class_name, c.allergies, c.medical_notes, c.consent_revoked_at
 FROM children c
 LEFT JOIN classes cl ON cl.id = c.class_id AND cl.church_id = c.church_id
 WHERE rf_church(c.church_id, sqlc.arg(church_id)::uuid)
@@ -80,3 +81,14 @@ WHERE church_id = sqlc.arg(church_id)::uuid
   AND checked_out_at IS NULL
   AND locked_at IS NULL
 RETURNING id, child_id, checked_out_at, coalesce(app_user_name(checked_out_by), '')::text AS released_by;
+
+-- name: RevokedChildByHandle :one
+-- When the consent of the child of this handle was revoked, for a check-in that names them by
+-- handle: such a child is on no class list (00107), and the refusal should say why.
+SELECT c.consent_revoked_at::timestamptz AS consent_revoked_at
+FROM children c
+WHERE rf_church(c.church_id, sqlc.arg(church_id)::uuid)
+  AND c.handle = sqlc.arg(handle)::text
+  AND c.archived_at IS NULL AND c.consent_revoked_at IS NOT NULL
+  AND rf_guardian_own_children(c.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
+  AND rf_volunteer_assigned_classes(c.class_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text);

@@ -7,7 +7,7 @@ SELECT cl.id AS class_id, cl.name AS class_name,
        cl.soft_capacity, cl.firm_capacity, cl.children_per_volunteer,
        app_class_volunteers(cl.id)::bigint AS volunteers,
        (SELECT count(*) FROM children c
-        WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL
+        WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL AND c.consent_revoked_at IS NULL
           AND rf_guardian_own_children(c.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text))::bigint AS enrolled
 FROM classes cl
 WHERE rf_has_scope('checkins:read')
@@ -16,7 +16,7 @@ WHERE rf_has_scope('checkins:read')
   AND rf_volunteer_assigned_classes(cl.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
   AND (rf_guardian_own_children(NULL::uuid, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
        OR EXISTS (SELECT 1 FROM children c
-                  WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL
+                  WHERE c.church_id = cl.church_id AND c.class_id = cl.id AND c.archived_at IS NULL AND c.consent_revoked_at IS NULL
                     AND rf_guardian_own_children(c.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)))
 ORDER BY cl.min_age, cl.name
 LIMIT 1000;
@@ -25,7 +25,7 @@ LIMIT 1000;
 -- The class list of a service day (resource class_list): every child the caller may see, in
 -- the class of that day's check-in or else their own class, with the check-in's state and who
 -- took and released the child. Children archived since are listed only when checked in that
--- day. Labels are made from child_name by the generated Finalize (spec: otherwise short_name).
+-- day, as are children whose consent was revoked (00107). Labels are made from child_name by the generated Finalize (spec: otherwise short_name).
 -- Check-in and check-out resolve a child named by handle, label or first name against these
 -- same rows (internal/logic/resolve.go), so a label read here names the same child there.
 SELECT cl.id AS class_id, cl.name AS class_name,
@@ -38,7 +38,7 @@ LEFT JOIN checkins ck ON ck.child_id = c.id AND ck.church_id = c.church_id
 JOIN classes cl ON cl.church_id = c.church_id AND cl.id = coalesce(ck.class_id, c.class_id)
 WHERE rf_has_scope('checkins:read')
   AND rf_church(c.church_id, sqlc.arg(church_id)::uuid)
-  AND (c.archived_at IS NULL OR ck.id IS NOT NULL)
+  AND ((c.archived_at IS NULL AND c.consent_revoked_at IS NULL) OR ck.id IS NOT NULL)
   AND rf_guardian_own_children(c.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
   AND rf_volunteer_assigned_classes(cl.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
 ORDER BY cl.min_age, cl.name, c.name, c.id

@@ -16,8 +16,9 @@ SELECT pg_advisory_xact_lock(hashtextextended(
 -- name: FindDuplicateChild :one
 -- An enrolled child of the church with the same name (case and surrounding spaces aside), birth
 -- date and a guardian whose phone ends in the same ten digits (area code and number, with or
--- without the country code and punctuation).
-SELECT c.id FROM children c
+-- without the country code and punctuation); with that guardian, and when the child's consent
+-- was revoked (the enrollment then records the new consent on this record).
+SELECT c.id, g.id AS guardian_id, c.class_id, c.consent_revoked_at FROM children c
 JOIN guardian_children gc ON gc.child_id = c.id
 JOIN guardians g ON g.id = gc.guardian_id
 WHERE c.church_id = sqlc.arg(church_id)::uuid

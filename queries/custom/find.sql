@@ -9,7 +9,7 @@ FROM children c
 LEFT JOIN classes cl ON cl.id = c.class_id
 WHERE rf_has_scope('children:read')
   AND rf_church(c.church_id, sqlc.arg(church_id)::uuid)
-  AND c.archived_at IS NULL
+  AND c.archived_at IS NULL AND c.consent_revoked_at IS NULL
   AND rf_guardian_own_children(c.id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
   AND rf_volunteer_assigned_classes(c.class_id, sqlc.arg(church_id)::uuid, sqlc.arg(user_id)::uuid, sqlc.arg(role)::text)
   AND NOT EXISTS (

@@ -76,11 +76,24 @@ type Invoker interface {
 	//
 	// POST /tools/neemias_child_archive
 	ChildArchive(ctx context.Context, request *ChildArchiveInput) (*ChildArchiveOutput, error)
+	// ChildCorrect invokes childCorrect operation.
+	//
+	// Corrects fields of a child's record entered wrong (name, birth date, class, allergies, medical
+	// notes): the values are replaced on the same record, never a second child. Give only the fields to
+	// change; an empty allergies or medical_notes removes it. A name is stored as the roster import stores
+	// it (spaces squeezed, "SOUZA, ANA" as "Ana Souza"). A correction that makes the child identical to
+	// another child of the same family is refused: merge them with neemias_child_merge. Never echoes the
+	// values.
+	//
+	// POST /tools/neemias_child_correct
+	ChildCorrect(ctx context.Context, request *ChildCorrectInput) (*ChildCorrectOutput, error)
 	// ChildEnroll invokes childEnroll operation.
 	//
 	// Enrolls a child with one guardian and the guardian's recorded consent (LGPD), in one transaction.
 	// Refuses without consent. Places the child in the class for their age unless class_id is given. Never
-	// echoes personal data back.
+	// echoes personal data back. A child whose consent was revoked (neemias_consent_revoke) is not
+	// enrolled twice: the same child with the same guardian records the new consent on their record, and
+	// the child is listed again.
 	//
 	// POST /tools/neemias_child_enroll
 	ChildEnroll(ctx context.Context, request *ChildEnrollInput) (*ChildEnrollOutput, error)
@@ -93,6 +106,16 @@ type Invoker interface {
 	//
 	// POST /tools/neemias_child_find
 	ChildFind(ctx context.Context, request *ChildFindInput) (*ChildFindOutput, error)
+	// ChildMerge invokes childMerge operation.
+	//
+	// Merges a duplicate record of a child (enrolled twice) into the record that stays, in one
+	// transaction: the survivor keeps both records' check-ins, guardian links, pick-up list and consents,
+	// and its own name, birth date, class and alerts (correct them with neemias_child_correct); the
+	// duplicate record is removed. Refused when both were checked in on the same day (they are two
+	// children), for the same record twice, and for an archived survivor.
+	//
+	// POST /tools/neemias_child_merge
+	ChildMerge(ctx context.Context, request *ChildMergeInput) (*ChildMergeOutput, error)
 	// ClassList invokes classList operation.
 	//
 	// The check-in list of a service day (default: the church's today): per class you may see, its
@@ -105,6 +128,36 @@ type Invoker interface {
 	//
 	// GET /checkin/classes
 	ClassList(ctx context.Context, params ClassListParams) (*ClassListOutput, error)
+	// ConsentRevoke invokes consentRevoke operation.
+	//
+	// Records that the guardian's consent to the processing of a child's data was revoked (LGPD art. 18),
+	// for one guardian or, without guardian_id, every guardian. A child with no consent left is out of the
+	// roster counts, the class list, child search and check-in until a new consent is recorded
+	// (neemias_child_enroll with the same child and guardian, or the roster import); the records and
+	// history stay. Revoking twice changes nothing.
+	//
+	// POST /tools/neemias_consent_revoke
+	ConsentRevoke(ctx context.Context, request *ConsentRevokeInput) (*ConsentRevokeOutput, error)
+	// GuardianCorrect invokes guardianCorrect operation.
+	//
+	// Corrects a guardian's name or phone, or how they are related to one child, entered wrong: the values
+	// are replaced on the same record. A phone is read as the roster import reads it (Brazilian unless
+	// written with + and the country code) and stored in international form. A correction that makes the
+	// guardian the same person as another guardian record (same phone and name) is refused: merge them
+	// with neemias_guardian_merge. Never echoes the values.
+	//
+	// POST /tools/neemias_guardian_correct
+	GuardianCorrect(ctx context.Context, request *GuardianCorrectInput) (*GuardianCorrectOutput, error)
+	// GuardianMerge invokes guardianMerge operation.
+	//
+	// Merges a duplicate record of a guardian (the same person recorded twice, say with an old phone) into
+	// the record that stays, in one transaction: the survivor keeps both records' children, consents,
+	// pick-up history and restrictions, and the login account linked to either; its own name and phone
+	// stay (correct them with neemias_guardian_correct). The duplicate record is removed. Refused for the
+	// same record twice and when both records have a login account.
+	//
+	// POST /tools/neemias_guardian_merge
+	GuardianMerge(ctx context.Context, request *GuardianMergeInput) (*GuardianMergeOutput, error)
 	// GuardianUnlink invokes guardianUnlink operation.
 	//
 	// Removes the link between a child and a guardian recorded by mistake or no longer true: the guardian
@@ -957,11 +1010,146 @@ func (c *Client) sendChildArchive(ctx context.Context, request *ChildArchiveInpu
 	return result, nil
 }
 
+// ChildCorrect invokes childCorrect operation.
+//
+// Corrects fields of a child's record entered wrong (name, birth date, class, allergies, medical
+// notes): the values are replaced on the same record, never a second child. Give only the fields to
+// change; an empty allergies or medical_notes removes it. A name is stored as the roster import stores
+// it (spaces squeezed, "SOUZA, ANA" as "Ana Souza"). A correction that makes the child identical to
+// another child of the same family is refused: merge them with neemias_child_merge. Never echoes the
+// values.
+//
+// POST /tools/neemias_child_correct
+func (c *Client) ChildCorrect(ctx context.Context, request *ChildCorrectInput) (*ChildCorrectOutput, error) {
+	res, err := c.sendChildCorrect(ctx, request)
+	return res, err
+}
+
+func (c *Client) sendChildCorrect(ctx context.Context, request *ChildCorrectInput) (res *ChildCorrectOutput, err error) {
+	otelAttrs := []attribute.KeyValue{
+		otelogen.OperationID("childCorrect"),
+		semconv.HTTPRequestMethodKey.String("POST"),
+		semconv.URLTemplateKey.String("/tools/neemias_child_correct"),
+	}
+	otelAttrs = append(otelAttrs, c.cfg.Attributes...)
+
+	// Run stopwatch.
+	startTime := time.Now()
+	defer func() {
+		// Use floating point division here for higher precision (instead of Millisecond method).
+		elapsedDuration := time.Since(startTime)
+		c.duration.Record(ctx, float64(elapsedDuration)/float64(time.Millisecond), metric.WithAttributes(otelAttrs...))
+	}()
+
+	// Increment request counter.
+	c.requests.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+
+	// Start a span for this request.
+	ctx, span := c.cfg.Tracer.Start(ctx, ChildCorrectOperation,
+		trace.WithAttributes(otelAttrs...),
+		clientSpanKind,
+	)
+	// Track stage for error reporting.
+	var stage string
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, stage)
+			c.errors.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+		}
+		span.End()
+	}()
+
+	stage = "BuildURL"
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/tools/neemias_child_correct"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	stage = "EncodeRequest"
+	r, err := ht.NewRequest(ctx, "POST", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+	if err := encodeChildCorrectRequest(request, r); err != nil {
+		return res, errors.Wrap(err, "encode request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			stage = "Security:OAuth2"
+			switch err := c.securityOAuth2(ctx, ChildCorrectOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"OAuth2\"")
+			}
+		}
+		{
+			stage = "Security:ApiKey"
+			switch err := c.securityApiKey(ctx, ChildCorrectOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 1
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"ApiKey\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+				{0b00000010},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	stage = "SendRequest"
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	stage = "DecodeResponse"
+	result, err := decodeChildCorrectResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
 // ChildEnroll invokes childEnroll operation.
 //
 // Enrolls a child with one guardian and the guardian's recorded consent (LGPD), in one transaction.
 // Refuses without consent. Places the child in the class for their age unless class_id is given. Never
-// echoes personal data back.
+// echoes personal data back. A child whose consent was revoked (neemias_consent_revoke) is not
+// enrolled twice: the same child with the same guardian records the new consent on their record, and
+// the child is listed again.
 //
 // POST /tools/neemias_child_enroll
 func (c *Client) ChildEnroll(ctx context.Context, request *ChildEnrollInput) (*ChildEnrollOutput, error) {
@@ -1218,6 +1406,138 @@ func (c *Client) sendChildFind(ctx context.Context, request *ChildFindInput) (re
 	return result, nil
 }
 
+// ChildMerge invokes childMerge operation.
+//
+// Merges a duplicate record of a child (enrolled twice) into the record that stays, in one
+// transaction: the survivor keeps both records' check-ins, guardian links, pick-up list and consents,
+// and its own name, birth date, class and alerts (correct them with neemias_child_correct); the
+// duplicate record is removed. Refused when both were checked in on the same day (they are two
+// children), for the same record twice, and for an archived survivor.
+//
+// POST /tools/neemias_child_merge
+func (c *Client) ChildMerge(ctx context.Context, request *ChildMergeInput) (*ChildMergeOutput, error) {
+	res, err := c.sendChildMerge(ctx, request)
+	return res, err
+}
+
+func (c *Client) sendChildMerge(ctx context.Context, request *ChildMergeInput) (res *ChildMergeOutput, err error) {
+	otelAttrs := []attribute.KeyValue{
+		otelogen.OperationID("childMerge"),
+		semconv.HTTPRequestMethodKey.String("POST"),
+		semconv.URLTemplateKey.String("/tools/neemias_child_merge"),
+	}
+	otelAttrs = append(otelAttrs, c.cfg.Attributes...)
+
+	// Run stopwatch.
+	startTime := time.Now()
+	defer func() {
+		// Use floating point division here for higher precision (instead of Millisecond method).
+		elapsedDuration := time.Since(startTime)
+		c.duration.Record(ctx, float64(elapsedDuration)/float64(time.Millisecond), metric.WithAttributes(otelAttrs...))
+	}()
+
+	// Increment request counter.
+	c.requests.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+
+	// Start a span for this request.
+	ctx, span := c.cfg.Tracer.Start(ctx, ChildMergeOperation,
+		trace.WithAttributes(otelAttrs...),
+		clientSpanKind,
+	)
+	// Track stage for error reporting.
+	var stage string
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, stage)
+			c.errors.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+		}
+		span.End()
+	}()
+
+	stage = "BuildURL"
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/tools/neemias_child_merge"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	stage = "EncodeRequest"
+	r, err := ht.NewRequest(ctx, "POST", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+	if err := encodeChildMergeRequest(request, r); err != nil {
+		return res, errors.Wrap(err, "encode request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			stage = "Security:OAuth2"
+			switch err := c.securityOAuth2(ctx, ChildMergeOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"OAuth2\"")
+			}
+		}
+		{
+			stage = "Security:ApiKey"
+			switch err := c.securityApiKey(ctx, ChildMergeOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 1
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"ApiKey\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+				{0b00000010},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	stage = "SendRequest"
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	stage = "DecodeResponse"
+	result, err := decodeChildMergeResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
 // ClassList invokes classList operation.
 //
 // The check-in list of a service day (default: the church's today): per class you may see, its
@@ -1431,6 +1751,402 @@ func (c *Client) sendClassList(ctx context.Context, params ClassListParams) (res
 
 	stage = "DecodeResponse"
 	result, err := decodeClassListResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// ConsentRevoke invokes consentRevoke operation.
+//
+// Records that the guardian's consent to the processing of a child's data was revoked (LGPD art. 18),
+// for one guardian or, without guardian_id, every guardian. A child with no consent left is out of the
+// roster counts, the class list, child search and check-in until a new consent is recorded
+// (neemias_child_enroll with the same child and guardian, or the roster import); the records and
+// history stay. Revoking twice changes nothing.
+//
+// POST /tools/neemias_consent_revoke
+func (c *Client) ConsentRevoke(ctx context.Context, request *ConsentRevokeInput) (*ConsentRevokeOutput, error) {
+	res, err := c.sendConsentRevoke(ctx, request)
+	return res, err
+}
+
+func (c *Client) sendConsentRevoke(ctx context.Context, request *ConsentRevokeInput) (res *ConsentRevokeOutput, err error) {
+	otelAttrs := []attribute.KeyValue{
+		otelogen.OperationID("consentRevoke"),
+		semconv.HTTPRequestMethodKey.String("POST"),
+		semconv.URLTemplateKey.String("/tools/neemias_consent_revoke"),
+	}
+	otelAttrs = append(otelAttrs, c.cfg.Attributes...)
+
+	// Run stopwatch.
+	startTime := time.Now()
+	defer func() {
+		// Use floating point division here for higher precision (instead of Millisecond method).
+		elapsedDuration := time.Since(startTime)
+		c.duration.Record(ctx, float64(elapsedDuration)/float64(time.Millisecond), metric.WithAttributes(otelAttrs...))
+	}()
+
+	// Increment request counter.
+	c.requests.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+
+	// Start a span for this request.
+	ctx, span := c.cfg.Tracer.Start(ctx, ConsentRevokeOperation,
+		trace.WithAttributes(otelAttrs...),
+		clientSpanKind,
+	)
+	// Track stage for error reporting.
+	var stage string
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, stage)
+			c.errors.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+		}
+		span.End()
+	}()
+
+	stage = "BuildURL"
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/tools/neemias_consent_revoke"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	stage = "EncodeRequest"
+	r, err := ht.NewRequest(ctx, "POST", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+	if err := encodeConsentRevokeRequest(request, r); err != nil {
+		return res, errors.Wrap(err, "encode request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			stage = "Security:OAuth2"
+			switch err := c.securityOAuth2(ctx, ConsentRevokeOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"OAuth2\"")
+			}
+		}
+		{
+			stage = "Security:ApiKey"
+			switch err := c.securityApiKey(ctx, ConsentRevokeOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 1
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"ApiKey\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+				{0b00000010},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	stage = "SendRequest"
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	stage = "DecodeResponse"
+	result, err := decodeConsentRevokeResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// GuardianCorrect invokes guardianCorrect operation.
+//
+// Corrects a guardian's name or phone, or how they are related to one child, entered wrong: the values
+// are replaced on the same record. A phone is read as the roster import reads it (Brazilian unless
+// written with + and the country code) and stored in international form. A correction that makes the
+// guardian the same person as another guardian record (same phone and name) is refused: merge them
+// with neemias_guardian_merge. Never echoes the values.
+//
+// POST /tools/neemias_guardian_correct
+func (c *Client) GuardianCorrect(ctx context.Context, request *GuardianCorrectInput) (*GuardianCorrectOutput, error) {
+	res, err := c.sendGuardianCorrect(ctx, request)
+	return res, err
+}
+
+func (c *Client) sendGuardianCorrect(ctx context.Context, request *GuardianCorrectInput) (res *GuardianCorrectOutput, err error) {
+	otelAttrs := []attribute.KeyValue{
+		otelogen.OperationID("guardianCorrect"),
+		semconv.HTTPRequestMethodKey.String("POST"),
+		semconv.URLTemplateKey.String("/tools/neemias_guardian_correct"),
+	}
+	otelAttrs = append(otelAttrs, c.cfg.Attributes...)
+
+	// Run stopwatch.
+	startTime := time.Now()
+	defer func() {
+		// Use floating point division here for higher precision (instead of Millisecond method).
+		elapsedDuration := time.Since(startTime)
+		c.duration.Record(ctx, float64(elapsedDuration)/float64(time.Millisecond), metric.WithAttributes(otelAttrs...))
+	}()
+
+	// Increment request counter.
+	c.requests.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+
+	// Start a span for this request.
+	ctx, span := c.cfg.Tracer.Start(ctx, GuardianCorrectOperation,
+		trace.WithAttributes(otelAttrs...),
+		clientSpanKind,
+	)
+	// Track stage for error reporting.
+	var stage string
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, stage)
+			c.errors.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+		}
+		span.End()
+	}()
+
+	stage = "BuildURL"
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/tools/neemias_guardian_correct"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	stage = "EncodeRequest"
+	r, err := ht.NewRequest(ctx, "POST", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+	if err := encodeGuardianCorrectRequest(request, r); err != nil {
+		return res, errors.Wrap(err, "encode request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			stage = "Security:OAuth2"
+			switch err := c.securityOAuth2(ctx, GuardianCorrectOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"OAuth2\"")
+			}
+		}
+		{
+			stage = "Security:ApiKey"
+			switch err := c.securityApiKey(ctx, GuardianCorrectOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 1
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"ApiKey\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+				{0b00000010},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	stage = "SendRequest"
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	stage = "DecodeResponse"
+	result, err := decodeGuardianCorrectResponse(resp)
+	if err != nil {
+		return res, errors.Wrap(err, "decode response")
+	}
+
+	return result, nil
+}
+
+// GuardianMerge invokes guardianMerge operation.
+//
+// Merges a duplicate record of a guardian (the same person recorded twice, say with an old phone) into
+// the record that stays, in one transaction: the survivor keeps both records' children, consents,
+// pick-up history and restrictions, and the login account linked to either; its own name and phone
+// stay (correct them with neemias_guardian_correct). The duplicate record is removed. Refused for the
+// same record twice and when both records have a login account.
+//
+// POST /tools/neemias_guardian_merge
+func (c *Client) GuardianMerge(ctx context.Context, request *GuardianMergeInput) (*GuardianMergeOutput, error) {
+	res, err := c.sendGuardianMerge(ctx, request)
+	return res, err
+}
+
+func (c *Client) sendGuardianMerge(ctx context.Context, request *GuardianMergeInput) (res *GuardianMergeOutput, err error) {
+	otelAttrs := []attribute.KeyValue{
+		otelogen.OperationID("guardianMerge"),
+		semconv.HTTPRequestMethodKey.String("POST"),
+		semconv.URLTemplateKey.String("/tools/neemias_guardian_merge"),
+	}
+	otelAttrs = append(otelAttrs, c.cfg.Attributes...)
+
+	// Run stopwatch.
+	startTime := time.Now()
+	defer func() {
+		// Use floating point division here for higher precision (instead of Millisecond method).
+		elapsedDuration := time.Since(startTime)
+		c.duration.Record(ctx, float64(elapsedDuration)/float64(time.Millisecond), metric.WithAttributes(otelAttrs...))
+	}()
+
+	// Increment request counter.
+	c.requests.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+
+	// Start a span for this request.
+	ctx, span := c.cfg.Tracer.Start(ctx, GuardianMergeOperation,
+		trace.WithAttributes(otelAttrs...),
+		clientSpanKind,
+	)
+	// Track stage for error reporting.
+	var stage string
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, stage)
+			c.errors.Add(ctx, 1, metric.WithAttributes(otelAttrs...))
+		}
+		span.End()
+	}()
+
+	stage = "BuildURL"
+	u := uri.Clone(c.requestURL(ctx))
+	var pathParts [1]string
+	pathParts[0] = "/tools/neemias_guardian_merge"
+	uri.AddPathParts(u, pathParts[:]...)
+
+	stage = "EncodeRequest"
+	r, err := ht.NewRequest(ctx, "POST", u)
+	if err != nil {
+		return res, errors.Wrap(err, "create request")
+	}
+	if err := encodeGuardianMergeRequest(request, r); err != nil {
+		return res, errors.Wrap(err, "encode request")
+	}
+
+	{
+		type bitset = [1]uint8
+		var satisfied bitset
+		{
+			stage = "Security:OAuth2"
+			switch err := c.securityOAuth2(ctx, GuardianMergeOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 0
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"OAuth2\"")
+			}
+		}
+		{
+			stage = "Security:ApiKey"
+			switch err := c.securityApiKey(ctx, GuardianMergeOperation, r); {
+			case err == nil: // if NO error
+				satisfied[0] |= 1 << 1
+			case errors.Is(err, ogenerrors.ErrSkipClientSecurity):
+				// Skip this security.
+			default:
+				return res, errors.Wrap(err, "security \"ApiKey\"")
+			}
+		}
+
+		if ok := func() bool {
+		nextRequirement:
+			for _, requirement := range []bitset{
+				{0b00000001},
+				{0b00000010},
+			} {
+				for i, mask := range requirement {
+					if satisfied[i]&mask != mask {
+						continue nextRequirement
+					}
+				}
+				return true
+			}
+			return false
+		}(); !ok {
+			return res, ogenerrors.ErrSecurityRequirementIsNotSatisfied
+		}
+	}
+
+	stage = "SendRequest"
+	resp, err := c.cfg.Client.Do(r)
+	if err != nil {
+		return res, errors.Wrap(err, "do request")
+	}
+	body := resp.Body
+	defer func() {
+		// Drain the body to EOF before closing, so the underlying
+		// connection can be reused by the Transport regardless of the
+		// response status code. See https://github.com/ogen-go/ogen/issues/1670.
+		_, _ = io.Copy(io.Discard, body)
+		_ = body.Close()
+	}()
+
+	stage = "DecodeResponse"
+	result, err := decodeGuardianMergeResponse(resp)
 	if err != nil {
 		return res, errors.Wrap(err, "decode response")
 	}

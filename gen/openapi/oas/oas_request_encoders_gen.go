@@ -52,6 +52,20 @@ func encodeChildArchiveRequest(
 	return nil
 }
 
+func encodeChildCorrectRequest(
+	req *ChildCorrectInput,
+	r *http.Request,
+) error {
+	const contentType = "application/json"
+	e := new(jx.Encoder)
+	{
+		req.Encode(e)
+	}
+	encoded := e.Bytes()
+	ht.SetBody(r, bytes.NewReader(encoded), contentType)
+	return nil
+}
+
 func encodeChildEnrollRequest(
 	req *ChildEnrollInput,
 	r *http.Request,
@@ -68,6 +82,62 @@ func encodeChildEnrollRequest(
 
 func encodeChildFindRequest(
 	req *ChildFindInput,
+	r *http.Request,
+) error {
+	const contentType = "application/json"
+	e := new(jx.Encoder)
+	{
+		req.Encode(e)
+	}
+	encoded := e.Bytes()
+	ht.SetBody(r, bytes.NewReader(encoded), contentType)
+	return nil
+}
+
+func encodeChildMergeRequest(
+	req *ChildMergeInput,
+	r *http.Request,
+) error {
+	const contentType = "application/json"
+	e := new(jx.Encoder)
+	{
+		req.Encode(e)
+	}
+	encoded := e.Bytes()
+	ht.SetBody(r, bytes.NewReader(encoded), contentType)
+	return nil
+}
+
+func encodeConsentRevokeRequest(
+	req *ConsentRevokeInput,
+	r *http.Request,
+) error {
+	const contentType = "application/json"
+	e := new(jx.Encoder)
+	{
+		req.Encode(e)
+	}
+	encoded := e.Bytes()
+	ht.SetBody(r, bytes.NewReader(encoded), contentType)
+	return nil
+}
+
+func encodeGuardianCorrectRequest(
+	req *GuardianCorrectInput,
+	r *http.Request,
+) error {
+	const contentType = "application/json"
+	e := new(jx.Encoder)
+	{
+		req.Encode(e)
+	}
+	encoded := e.Bytes()
+	ht.SetBody(r, bytes.NewReader(encoded), contentType)
+	return nil
+}
+
+func encodeGuardianMergeRequest(
+	req *GuardianMergeInput,
 	r *http.Request,
 ) error {
 	const contentType = "application/json"

@@ -14,19 +14,19 @@ var (
 	rn1AllowedHeaders = map[string]string{
 		"GET": "Authorization",
 	}
-	rn14AllowedHeaders = map[string]string{
+	rn16AllowedHeaders = map[string]string{
 		"GET": "Authorization",
 	}
 	rn5AllowedHeaders = map[string]string{
 		"GET": "Authorization",
 	}
-	rn23AllowedHeaders = map[string]string{
+	rn30AllowedHeaders = map[string]string{
 		"GET": "Authorization",
 	}
-	rn26AllowedHeaders = map[string]string{
+	rn33AllowedHeaders = map[string]string{
 		"GET": "Authorization",
 	}
-	rn25AllowedHeaders = map[string]string{
+	rn32AllowedHeaders = map[string]string{
 		"GET": "Authorization",
 	}
 	rn3AllowedHeaders = map[string]string{
@@ -44,13 +44,28 @@ var (
 	rn12AllowedHeaders = map[string]string{
 		"POST": "Authorization,Content-Type",
 	}
-	rn16AllowedHeaders = map[string]string{
+	rn13AllowedHeaders = map[string]string{
 		"POST": "Authorization,Content-Type",
 	}
-	rn17AllowedHeaders = map[string]string{
+	rn14AllowedHeaders = map[string]string{
 		"POST": "Authorization,Content-Type",
 	}
-	rn19AllowedHeaders = map[string]string{
+	rn18AllowedHeaders = map[string]string{
+		"POST": "Authorization,Content-Type",
+	}
+	rn20AllowedHeaders = map[string]string{
+		"POST": "Authorization,Content-Type",
+	}
+	rn22AllowedHeaders = map[string]string{
+		"POST": "Authorization,Content-Type",
+	}
+	rn23AllowedHeaders = map[string]string{
+		"POST": "Authorization,Content-Type",
+	}
+	rn24AllowedHeaders = map[string]string{
+		"POST": "Authorization,Content-Type",
+	}
+	rn26AllowedHeaders = map[string]string{
 		"POST": "Authorization,Content-Type",
 	}
 )
@@ -171,7 +186,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 							default:
 								s.notAllowed(w, r, notAllowedParams{
 									allowedMethods: "GET",
-									allowedHeaders: rn14AllowedHeaders,
+									allowedHeaders: rn16AllowedHeaders,
 									acceptPost:     "",
 									acceptPatch:    "",
 								})
@@ -257,7 +272,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 							default:
 								s.notAllowed(w, r, notAllowedParams{
 									allowedMethods: "GET",
-									allowedHeaders: rn23AllowedHeaders,
+									allowedHeaders: rn30AllowedHeaders,
 									acceptPost:     "",
 									acceptPatch:    "",
 								})
@@ -285,7 +300,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					default:
 						s.notAllowed(w, r, notAllowedParams{
 							allowedMethods: "GET",
-							allowedHeaders: rn26AllowedHeaders,
+							allowedHeaders: rn33AllowedHeaders,
 							acceptPost:     "",
 							acceptPatch:    "",
 						})
@@ -321,7 +336,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						default:
 							s.notAllowed(w, r, notAllowedParams{
 								allowedMethods: "GET",
-								allowedHeaders: rn25AllowedHeaders,
+								allowedHeaders: rn32AllowedHeaders,
 								acceptPost:     "",
 								acceptPatch:    "",
 							})
@@ -344,9 +359,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					break
 				}
 				switch elem[0] {
-				case 'c': // Prefix: "ch"
+				case 'c': // Prefix: "c"
 
-					if l := len("ch"); len(elem) >= l && elem[0:l] == "ch" {
+					if l := len("c"); len(elem) >= l && elem[0:l] == "c" {
 						elem = elem[l:]
 					} else {
 						break
@@ -356,9 +371,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						break
 					}
 					switch elem[0] {
-					case 'e': // Prefix: "eck"
+					case 'h': // Prefix: "h"
 
-						if l := len("eck"); len(elem) >= l && elem[0:l] == "eck" {
+						if l := len("h"); len(elem) >= l && elem[0:l] == "h" {
 							elem = elem[l:]
 						} else {
 							break
@@ -368,172 +383,325 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 							break
 						}
 						switch elem[0] {
-						case 'i': // Prefix: "in_register"
+						case 'e': // Prefix: "eck"
 
-							if l := len("in_register"); len(elem) >= l && elem[0:l] == "in_register" {
+							if l := len("eck"); len(elem) >= l && elem[0:l] == "eck" {
 								elem = elem[l:]
 							} else {
 								break
 							}
 
 							if len(elem) == 0 {
-								// Leaf node.
-								switch r.Method {
-								case "POST":
-									s.handleCheckinRegisterRequest([0]string{}, elemIsEscaped, w, r)
-								default:
-									s.notAllowed(w, r, notAllowedParams{
-										allowedMethods: "POST",
-										allowedHeaders: rn3AllowedHeaders,
-										acceptPost:     "application/json",
-										acceptPatch:    "",
-									})
+								break
+							}
+							switch elem[0] {
+							case 'i': // Prefix: "in_register"
+
+								if l := len("in_register"); len(elem) >= l && elem[0:l] == "in_register" {
+									elem = elem[l:]
+								} else {
+									break
 								}
 
-								return
+								if len(elem) == 0 {
+									// Leaf node.
+									switch r.Method {
+									case "POST":
+										s.handleCheckinRegisterRequest([0]string{}, elemIsEscaped, w, r)
+									default:
+										s.notAllowed(w, r, notAllowedParams{
+											allowedMethods: "POST",
+											allowedHeaders: rn3AllowedHeaders,
+											acceptPost:     "application/json",
+											acceptPatch:    "",
+										})
+									}
+
+									return
+								}
+
+							case 'o': // Prefix: "out_register"
+
+								if l := len("out_register"); len(elem) >= l && elem[0:l] == "out_register" {
+									elem = elem[l:]
+								} else {
+									break
+								}
+
+								if len(elem) == 0 {
+									// Leaf node.
+									switch r.Method {
+									case "POST":
+										s.handleCheckoutRegisterRequest([0]string{}, elemIsEscaped, w, r)
+									default:
+										s.notAllowed(w, r, notAllowedParams{
+											allowedMethods: "POST",
+											allowedHeaders: rn7AllowedHeaders,
+											acceptPost:     "application/json",
+											acceptPatch:    "",
+										})
+									}
+
+									return
+								}
+
 							}
 
-						case 'o': // Prefix: "out_register"
+						case 'i': // Prefix: "ild_"
 
-							if l := len("out_register"); len(elem) >= l && elem[0:l] == "out_register" {
+							if l := len("ild_"); len(elem) >= l && elem[0:l] == "ild_" {
 								elem = elem[l:]
 							} else {
 								break
 							}
 
 							if len(elem) == 0 {
-								// Leaf node.
-								switch r.Method {
-								case "POST":
-									s.handleCheckoutRegisterRequest([0]string{}, elemIsEscaped, w, r)
-								default:
-									s.notAllowed(w, r, notAllowedParams{
-										allowedMethods: "POST",
-										allowedHeaders: rn7AllowedHeaders,
-										acceptPost:     "application/json",
-										acceptPatch:    "",
-									})
+								break
+							}
+							switch elem[0] {
+							case 'a': // Prefix: "archive"
+
+								if l := len("archive"); len(elem) >= l && elem[0:l] == "archive" {
+									elem = elem[l:]
+								} else {
+									break
 								}
 
-								return
+								if len(elem) == 0 {
+									// Leaf node.
+									switch r.Method {
+									case "POST":
+										s.handleChildArchiveRequest([0]string{}, elemIsEscaped, w, r)
+									default:
+										s.notAllowed(w, r, notAllowedParams{
+											allowedMethods: "POST",
+											allowedHeaders: rn9AllowedHeaders,
+											acceptPost:     "application/json",
+											acceptPatch:    "",
+										})
+									}
+
+									return
+								}
+
+							case 'c': // Prefix: "correct"
+
+								if l := len("correct"); len(elem) >= l && elem[0:l] == "correct" {
+									elem = elem[l:]
+								} else {
+									break
+								}
+
+								if len(elem) == 0 {
+									// Leaf node.
+									switch r.Method {
+									case "POST":
+										s.handleChildCorrectRequest([0]string{}, elemIsEscaped, w, r)
+									default:
+										s.notAllowed(w, r, notAllowedParams{
+											allowedMethods: "POST",
+											allowedHeaders: rn11AllowedHeaders,
+											acceptPost:     "application/json",
+											acceptPatch:    "",
+										})
+									}
+
+									return
+								}
+
+							case 'e': // Prefix: "enroll"
+
+								if l := len("enroll"); len(elem) >= l && elem[0:l] == "enroll" {
+									elem = elem[l:]
+								} else {
+									break
+								}
+
+								if len(elem) == 0 {
+									// Leaf node.
+									switch r.Method {
+									case "POST":
+										s.handleChildEnrollRequest([0]string{}, elemIsEscaped, w, r)
+									default:
+										s.notAllowed(w, r, notAllowedParams{
+											allowedMethods: "POST",
+											allowedHeaders: rn12AllowedHeaders,
+											acceptPost:     "application/json",
+											acceptPatch:    "",
+										})
+									}
+
+									return
+								}
+
+							case 'f': // Prefix: "find"
+
+								if l := len("find"); len(elem) >= l && elem[0:l] == "find" {
+									elem = elem[l:]
+								} else {
+									break
+								}
+
+								if len(elem) == 0 {
+									// Leaf node.
+									switch r.Method {
+									case "POST":
+										s.handleChildFindRequest([0]string{}, elemIsEscaped, w, r)
+									default:
+										s.notAllowed(w, r, notAllowedParams{
+											allowedMethods: "POST",
+											allowedHeaders: rn13AllowedHeaders,
+											acceptPost:     "application/json",
+											acceptPatch:    "",
+										})
+									}
+
+									return
+								}
+
+							case 'm': // Prefix: "merge"
+
+								if l := len("merge"); len(elem) >= l && elem[0:l] == "merge" {
+									elem = elem[l:]
+								} else {
+									break
+								}
+
+								if len(elem) == 0 {
+									// Leaf node.
+									switch r.Method {
+									case "POST":
+										s.handleChildMergeRequest([0]string{}, elemIsEscaped, w, r)
+									default:
+										s.notAllowed(w, r, notAllowedParams{
+											allowedMethods: "POST",
+											allowedHeaders: rn14AllowedHeaders,
+											acceptPost:     "application/json",
+											acceptPatch:    "",
+										})
+									}
+
+									return
+								}
+
 							}
 
 						}
 
-					case 'i': // Prefix: "ild_"
+					case 'o': // Prefix: "onsent_revoke"
 
-						if l := len("ild_"); len(elem) >= l && elem[0:l] == "ild_" {
+						if l := len("onsent_revoke"); len(elem) >= l && elem[0:l] == "onsent_revoke" {
 							elem = elem[l:]
 						} else {
 							break
 						}
 
 						if len(elem) == 0 {
-							break
-						}
-						switch elem[0] {
-						case 'a': // Prefix: "archive"
-
-							if l := len("archive"); len(elem) >= l && elem[0:l] == "archive" {
-								elem = elem[l:]
-							} else {
-								break
+							// Leaf node.
+							switch r.Method {
+							case "POST":
+								s.handleConsentRevokeRequest([0]string{}, elemIsEscaped, w, r)
+							default:
+								s.notAllowed(w, r, notAllowedParams{
+									allowedMethods: "POST",
+									allowedHeaders: rn18AllowedHeaders,
+									acceptPost:     "application/json",
+									acceptPatch:    "",
+								})
 							}
 
-							if len(elem) == 0 {
-								// Leaf node.
-								switch r.Method {
-								case "POST":
-									s.handleChildArchiveRequest([0]string{}, elemIsEscaped, w, r)
-								default:
-									s.notAllowed(w, r, notAllowedParams{
-										allowedMethods: "POST",
-										allowedHeaders: rn9AllowedHeaders,
-										acceptPost:     "application/json",
-										acceptPatch:    "",
-									})
-								}
-
-								return
-							}
-
-						case 'e': // Prefix: "enroll"
-
-							if l := len("enroll"); len(elem) >= l && elem[0:l] == "enroll" {
-								elem = elem[l:]
-							} else {
-								break
-							}
-
-							if len(elem) == 0 {
-								// Leaf node.
-								switch r.Method {
-								case "POST":
-									s.handleChildEnrollRequest([0]string{}, elemIsEscaped, w, r)
-								default:
-									s.notAllowed(w, r, notAllowedParams{
-										allowedMethods: "POST",
-										allowedHeaders: rn11AllowedHeaders,
-										acceptPost:     "application/json",
-										acceptPatch:    "",
-									})
-								}
-
-								return
-							}
-
-						case 'f': // Prefix: "find"
-
-							if l := len("find"); len(elem) >= l && elem[0:l] == "find" {
-								elem = elem[l:]
-							} else {
-								break
-							}
-
-							if len(elem) == 0 {
-								// Leaf node.
-								switch r.Method {
-								case "POST":
-									s.handleChildFindRequest([0]string{}, elemIsEscaped, w, r)
-								default:
-									s.notAllowed(w, r, notAllowedParams{
-										allowedMethods: "POST",
-										allowedHeaders: rn12AllowedHeaders,
-										acceptPost:     "application/json",
-										acceptPatch:    "",
-									})
-								}
-
-								return
-							}
-
+							return
 						}
 
 					}
 
-				case 'g': // Prefix: "guardian_unlink"
+				case 'g': // Prefix: "guardian_"
 
-					if l := len("guardian_unlink"); len(elem) >= l && elem[0:l] == "guardian_unlink" {
+					if l := len("guardian_"); len(elem) >= l && elem[0:l] == "guardian_" {
 						elem = elem[l:]
 					} else {
 						break
 					}
 
 					if len(elem) == 0 {
-						// Leaf node.
-						switch r.Method {
-						case "POST":
-							s.handleGuardianUnlinkRequest([0]string{}, elemIsEscaped, w, r)
-						default:
-							s.notAllowed(w, r, notAllowedParams{
-								allowedMethods: "POST",
-								allowedHeaders: rn16AllowedHeaders,
-								acceptPost:     "application/json",
-								acceptPatch:    "",
-							})
+						break
+					}
+					switch elem[0] {
+					case 'c': // Prefix: "correct"
+
+						if l := len("correct"); len(elem) >= l && elem[0:l] == "correct" {
+							elem = elem[l:]
+						} else {
+							break
 						}
 
-						return
+						if len(elem) == 0 {
+							// Leaf node.
+							switch r.Method {
+							case "POST":
+								s.handleGuardianCorrectRequest([0]string{}, elemIsEscaped, w, r)
+							default:
+								s.notAllowed(w, r, notAllowedParams{
+									allowedMethods: "POST",
+									allowedHeaders: rn20AllowedHeaders,
+									acceptPost:     "application/json",
+									acceptPatch:    "",
+								})
+							}
+
+							return
+						}
+
+					case 'm': // Prefix: "merge"
+
+						if l := len("merge"); len(elem) >= l && elem[0:l] == "merge" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						if len(elem) == 0 {
+							// Leaf node.
+							switch r.Method {
+							case "POST":
+								s.handleGuardianMergeRequest([0]string{}, elemIsEscaped, w, r)
+							default:
+								s.notAllowed(w, r, notAllowedParams{
+									allowedMethods: "POST",
+									allowedHeaders: rn22AllowedHeaders,
+									acceptPost:     "application/json",
+									acceptPatch:    "",
+								})
+							}
+
+							return
+						}
+
+					case 'u': // Prefix: "unlink"
+
+						if l := len("unlink"); len(elem) >= l && elem[0:l] == "unlink" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						if len(elem) == 0 {
+							// Leaf node.
+							switch r.Method {
+							case "POST":
+								s.handleGuardianUnlinkRequest([0]string{}, elemIsEscaped, w, r)
+							default:
+								s.notAllowed(w, r, notAllowedParams{
+									allowedMethods: "POST",
+									allowedHeaders: rn23AllowedHeaders,
+									acceptPost:     "application/json",
+									acceptPatch:    "",
+								})
+							}
+
+							return
+						}
+
 					}
 
 				case 'p': // Prefix: "pickup_adult_"
@@ -564,7 +732,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 							default:
 								s.notAllowed(w, r, notAllowedParams{
 									allowedMethods: "POST",
-									allowedHeaders: rn17AllowedHeaders,
+									allowedHeaders: rn24AllowedHeaders,
 									acceptPost:     "application/json",
 									acceptPatch:    "",
 								})
@@ -589,7 +757,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 							default:
 								s.notAllowed(w, r, notAllowedParams{
 									allowedMethods: "POST",
-									allowedHeaders: rn19AllowedHeaders,
+									allowedHeaders: rn26AllowedHeaders,
 									acceptPost:     "application/json",
 									acceptPatch:    "",
 								})
@@ -934,9 +1102,9 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 					break
 				}
 				switch elem[0] {
-				case 'c': // Prefix: "ch"
+				case 'c': // Prefix: "c"
 
-					if l := len("ch"); len(elem) >= l && elem[0:l] == "ch" {
+					if l := len("c"); len(elem) >= l && elem[0:l] == "c" {
 						elem = elem[l:]
 					} else {
 						break
@@ -946,9 +1114,9 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 						break
 					}
 					switch elem[0] {
-					case 'e': // Prefix: "eck"
+					case 'h': // Prefix: "h"
 
-						if l := len("eck"); len(elem) >= l && elem[0:l] == "eck" {
+						if l := len("h"); len(elem) >= l && elem[0:l] == "h" {
 							elem = elem[l:]
 						} else {
 							break
@@ -958,172 +1126,325 @@ func (s *Server) FindPath(method string, u *url.URL) (r Route, _ bool) {
 							break
 						}
 						switch elem[0] {
-						case 'i': // Prefix: "in_register"
+						case 'e': // Prefix: "eck"
 
-							if l := len("in_register"); len(elem) >= l && elem[0:l] == "in_register" {
+							if l := len("eck"); len(elem) >= l && elem[0:l] == "eck" {
 								elem = elem[l:]
 							} else {
 								break
 							}
 
 							if len(elem) == 0 {
-								// Leaf node.
-								switch method {
-								case "POST":
-									r.name = CheckinRegisterOperation
-									r.summary = "Register a check-in"
-									r.operationID = "checkinRegister"
-									r.operationGroup = ""
-									r.pathPattern = "/tools/neemias_checkin_register"
-									r.args = args
-									r.count = 0
-									return r, true
-								default:
-									return
+								break
+							}
+							switch elem[0] {
+							case 'i': // Prefix: "in_register"
+
+								if l := len("in_register"); len(elem) >= l && elem[0:l] == "in_register" {
+									elem = elem[l:]
+								} else {
+									break
 								}
+
+								if len(elem) == 0 {
+									// Leaf node.
+									switch method {
+									case "POST":
+										r.name = CheckinRegisterOperation
+										r.summary = "Register a check-in"
+										r.operationID = "checkinRegister"
+										r.operationGroup = ""
+										r.pathPattern = "/tools/neemias_checkin_register"
+										r.args = args
+										r.count = 0
+										return r, true
+									default:
+										return
+									}
+								}
+
+							case 'o': // Prefix: "out_register"
+
+								if l := len("out_register"); len(elem) >= l && elem[0:l] == "out_register" {
+									elem = elem[l:]
+								} else {
+									break
+								}
+
+								if len(elem) == 0 {
+									// Leaf node.
+									switch method {
+									case "POST":
+										r.name = CheckoutRegisterOperation
+										r.summary = "Register a pick-up"
+										r.operationID = "checkoutRegister"
+										r.operationGroup = ""
+										r.pathPattern = "/tools/neemias_checkout_register"
+										r.args = args
+										r.count = 0
+										return r, true
+									default:
+										return
+									}
+								}
+
 							}
 
-						case 'o': // Prefix: "out_register"
+						case 'i': // Prefix: "ild_"
 
-							if l := len("out_register"); len(elem) >= l && elem[0:l] == "out_register" {
+							if l := len("ild_"); len(elem) >= l && elem[0:l] == "ild_" {
 								elem = elem[l:]
 							} else {
 								break
 							}
 
 							if len(elem) == 0 {
-								// Leaf node.
-								switch method {
-								case "POST":
-									r.name = CheckoutRegisterOperation
-									r.summary = "Register a pick-up"
-									r.operationID = "checkoutRegister"
-									r.operationGroup = ""
-									r.pathPattern = "/tools/neemias_checkout_register"
-									r.args = args
-									r.count = 0
-									return r, true
-								default:
-									return
+								break
+							}
+							switch elem[0] {
+							case 'a': // Prefix: "archive"
+
+								if l := len("archive"); len(elem) >= l && elem[0:l] == "archive" {
+									elem = elem[l:]
+								} else {
+									break
 								}
+
+								if len(elem) == 0 {
+									// Leaf node.
+									switch method {
+									case "POST":
+										r.name = ChildArchiveOperation
+										r.summary = "Archive a child who left"
+										r.operationID = "childArchive"
+										r.operationGroup = ""
+										r.pathPattern = "/tools/neemias_child_archive"
+										r.args = args
+										r.count = 0
+										return r, true
+									default:
+										return
+									}
+								}
+
+							case 'c': // Prefix: "correct"
+
+								if l := len("correct"); len(elem) >= l && elem[0:l] == "correct" {
+									elem = elem[l:]
+								} else {
+									break
+								}
+
+								if len(elem) == 0 {
+									// Leaf node.
+									switch method {
+									case "POST":
+										r.name = ChildCorrectOperation
+										r.summary = "Correct a child's record"
+										r.operationID = "childCorrect"
+										r.operationGroup = ""
+										r.pathPattern = "/tools/neemias_child_correct"
+										r.args = args
+										r.count = 0
+										return r, true
+									default:
+										return
+									}
+								}
+
+							case 'e': // Prefix: "enroll"
+
+								if l := len("enroll"); len(elem) >= l && elem[0:l] == "enroll" {
+									elem = elem[l:]
+								} else {
+									break
+								}
+
+								if len(elem) == 0 {
+									// Leaf node.
+									switch method {
+									case "POST":
+										r.name = ChildEnrollOperation
+										r.summary = "Enroll a child"
+										r.operationID = "childEnroll"
+										r.operationGroup = ""
+										r.pathPattern = "/tools/neemias_child_enroll"
+										r.args = args
+										r.count = 0
+										return r, true
+									default:
+										return
+									}
+								}
+
+							case 'f': // Prefix: "find"
+
+								if l := len("find"); len(elem) >= l && elem[0:l] == "find" {
+									elem = elem[l:]
+								} else {
+									break
+								}
+
+								if len(elem) == 0 {
+									// Leaf node.
+									switch method {
+									case "POST":
+										r.name = ChildFindOperation
+										r.summary = "Find a child by name"
+										r.operationID = "childFind"
+										r.operationGroup = ""
+										r.pathPattern = "/tools/neemias_child_find"
+										r.args = args
+										r.count = 0
+										return r, true
+									default:
+										return
+									}
+								}
+
+							case 'm': // Prefix: "merge"
+
+								if l := len("merge"); len(elem) >= l && elem[0:l] == "merge" {
+									elem = elem[l:]
+								} else {
+									break
+								}
+
+								if len(elem) == 0 {
+									// Leaf node.
+									switch method {
+									case "POST":
+										r.name = ChildMergeOperation
+										r.summary = "Merge two records of one child"
+										r.operationID = "childMerge"
+										r.operationGroup = ""
+										r.pathPattern = "/tools/neemias_child_merge"
+										r.args = args
+										r.count = 0
+										return r, true
+									default:
+										return
+									}
+								}
+
 							}
 
 						}
 
-					case 'i': // Prefix: "ild_"
+					case 'o': // Prefix: "onsent_revoke"
 
-						if l := len("ild_"); len(elem) >= l && elem[0:l] == "ild_" {
+						if l := len("onsent_revoke"); len(elem) >= l && elem[0:l] == "onsent_revoke" {
 							elem = elem[l:]
 						} else {
 							break
 						}
 
 						if len(elem) == 0 {
-							break
-						}
-						switch elem[0] {
-						case 'a': // Prefix: "archive"
-
-							if l := len("archive"); len(elem) >= l && elem[0:l] == "archive" {
-								elem = elem[l:]
-							} else {
-								break
+							// Leaf node.
+							switch method {
+							case "POST":
+								r.name = ConsentRevokeOperation
+								r.summary = "Revoke a child's consent"
+								r.operationID = "consentRevoke"
+								r.operationGroup = ""
+								r.pathPattern = "/tools/neemias_consent_revoke"
+								r.args = args
+								r.count = 0
+								return r, true
+							default:
+								return
 							}
-
-							if len(elem) == 0 {
-								// Leaf node.
-								switch method {
-								case "POST":
-									r.name = ChildArchiveOperation
-									r.summary = "Archive a child who left"
-									r.operationID = "childArchive"
-									r.operationGroup = ""
-									r.pathPattern = "/tools/neemias_child_archive"
-									r.args = args
-									r.count = 0
-									return r, true
-								default:
-									return
-								}
-							}
-
-						case 'e': // Prefix: "enroll"
-
-							if l := len("enroll"); len(elem) >= l && elem[0:l] == "enroll" {
-								elem = elem[l:]
-							} else {
-								break
-							}
-
-							if len(elem) == 0 {
-								// Leaf node.
-								switch method {
-								case "POST":
-									r.name = ChildEnrollOperation
-									r.summary = "Enroll a child"
-									r.operationID = "childEnroll"
-									r.operationGroup = ""
-									r.pathPattern = "/tools/neemias_child_enroll"
-									r.args = args
-									r.count = 0
-									return r, true
-								default:
-									return
-								}
-							}
-
-						case 'f': // Prefix: "find"
-
-							if l := len("find"); len(elem) >= l && elem[0:l] == "find" {
-								elem = elem[l:]
-							} else {
-								break
-							}
-
-							if len(elem) == 0 {
-								// Leaf node.
-								switch method {
-								case "POST":
-									r.name = ChildFindOperation
-									r.summary = "Find a child by name"
-									r.operationID = "childFind"
-									r.operationGroup = ""
-									r.pathPattern = "/tools/neemias_child_find"
-									r.args = args
-									r.count = 0
-									return r, true
-								default:
-									return
-								}
-							}
-
 						}
 
 					}
 
-				case 'g': // Prefix: "guardian_unlink"
+				case 'g': // Prefix: "guardian_"
 
-					if l := len("guardian_unlink"); len(elem) >= l && elem[0:l] == "guardian_unlink" {
+					if l := len("guardian_"); len(elem) >= l && elem[0:l] == "guardian_" {
 						elem = elem[l:]
 					} else {
 						break
 					}
 
 					if len(elem) == 0 {
-						// Leaf node.
-						switch method {
-						case "POST":
-							r.name = GuardianUnlinkOperation
-							r.summary = "Unlink a guardian from a child"
-							r.operationID = "guardianUnlink"
-							r.operationGroup = ""
-							r.pathPattern = "/tools/neemias_guardian_unlink"
-							r.args = args
-							r.count = 0
-							return r, true
-						default:
-							return
+						break
+					}
+					switch elem[0] {
+					case 'c': // Prefix: "correct"
+
+						if l := len("correct"); len(elem) >= l && elem[0:l] == "correct" {
+							elem = elem[l:]
+						} else {
+							break
 						}
+
+						if len(elem) == 0 {
+							// Leaf node.
+							switch method {
+							case "POST":
+								r.name = GuardianCorrectOperation
+								r.summary = "Correct a guardian's record"
+								r.operationID = "guardianCorrect"
+								r.operationGroup = ""
+								r.pathPattern = "/tools/neemias_guardian_correct"
+								r.args = args
+								r.count = 0
+								return r, true
+							default:
+								return
+							}
+						}
+
+					case 'm': // Prefix: "merge"
+
+						if l := len("merge"); len(elem) >= l && elem[0:l] == "merge" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						if len(elem) == 0 {
+							// Leaf node.
+							switch method {
+							case "POST":
+								r.name = GuardianMergeOperation
+								r.summary = "Merge two records of one guardian"
+								r.operationID = "guardianMerge"
+								r.operationGroup = ""
+								r.pathPattern = "/tools/neemias_guardian_merge"
+								r.args = args
+								r.count = 0
+								return r, true
+							default:
+								return
+							}
+						}
+
+					case 'u': // Prefix: "unlink"
+
+						if l := len("unlink"); len(elem) >= l && elem[0:l] == "unlink" {
+							elem = elem[l:]
+						} else {
+							break
+						}
+
+						if len(elem) == 0 {
+							// Leaf node.
+							switch method {
+							case "POST":
+								r.name = GuardianUnlinkOperation
+								r.summary = "Unlink a guardian from a child"
+								r.operationID = "guardianUnlink"
+								r.operationGroup = ""
+								r.pathPattern = "/tools/neemias_guardian_unlink"
+								r.args = args
+								r.count = 0
+								return r, true
+							default:
+								return
+							}
+						}
+
 					}
 
 				case 'p': // Prefix: "pickup_adult_"

@@ -881,6 +881,136 @@ func (s *ChildArchiveOutput) SetChildID(val uuid.UUID) {
 	s.ChildID = val
 }
 
+// Ref: #/components/schemas/ChildCorrectInput
+type ChildCorrectInput struct {
+	// The child's allergies, replacing what is recorded; empty removes them. Never a phone or document
+	// number.
+	Allergies OptString `json:"allergies"`
+	// The child's birth date (YYYY-MM-DD), corrected. The class stays unless class_id is given.
+	BirthDate OptDate `json:"birth_date"`
+	// The child, from neemias_child_find.
+	ChildID uuid.UUID `json:"child_id"`
+	// The class the child belongs in.
+	ClassID OptUUID `json:"class_id"`
+	// What the class must know of the child's health, replacing what is recorded; empty removes it.
+	MedicalNotes OptString `json:"medical_notes"`
+	// The child's full name, corrected.
+	Name OptString `json:"name"`
+}
+
+// GetAllergies returns the value of Allergies.
+func (s *ChildCorrectInput) GetAllergies() OptString {
+	return s.Allergies
+}
+
+// GetBirthDate returns the value of BirthDate.
+func (s *ChildCorrectInput) GetBirthDate() OptDate {
+	return s.BirthDate
+}
+
+// GetChildID returns the value of ChildID.
+func (s *ChildCorrectInput) GetChildID() uuid.UUID {
+	return s.ChildID
+}
+
+// GetClassID returns the value of ClassID.
+func (s *ChildCorrectInput) GetClassID() OptUUID {
+	return s.ClassID
+}
+
+// GetMedicalNotes returns the value of MedicalNotes.
+func (s *ChildCorrectInput) GetMedicalNotes() OptString {
+	return s.MedicalNotes
+}
+
+// GetName returns the value of Name.
+func (s *ChildCorrectInput) GetName() OptString {
+	return s.Name
+}
+
+// SetAllergies sets the value of Allergies.
+func (s *ChildCorrectInput) SetAllergies(val OptString) {
+	s.Allergies = val
+}
+
+// SetBirthDate sets the value of BirthDate.
+func (s *ChildCorrectInput) SetBirthDate(val OptDate) {
+	s.BirthDate = val
+}
+
+// SetChildID sets the value of ChildID.
+func (s *ChildCorrectInput) SetChildID(val uuid.UUID) {
+	s.ChildID = val
+}
+
+// SetClassID sets the value of ClassID.
+func (s *ChildCorrectInput) SetClassID(val OptUUID) {
+	s.ClassID = val
+}
+
+// SetMedicalNotes sets the value of MedicalNotes.
+func (s *ChildCorrectInput) SetMedicalNotes(val OptString) {
+	s.MedicalNotes = val
+}
+
+// SetName sets the value of Name.
+func (s *ChildCorrectInput) SetName(val OptString) {
+	s.Name = val
+}
+
+// Ref: #/components/schemas/ChildCorrectOutput
+type ChildCorrectOutput struct {
+	// The fields whose value changed (name, birth_date, class_id, allergies, medical_notes); empty when
+	// the record held these values already.
+	Changed []string `json:"changed"`
+	// The child's handle.
+	ChildHandle string `json:"child_handle"`
+	// The child id.
+	ChildID uuid.UUID `json:"child_id"`
+	// When the correction was recorded.
+	CorrectedAt time.Time `json:"corrected_at"`
+}
+
+// GetChanged returns the value of Changed.
+func (s *ChildCorrectOutput) GetChanged() []string {
+	return s.Changed
+}
+
+// GetChildHandle returns the value of ChildHandle.
+func (s *ChildCorrectOutput) GetChildHandle() string {
+	return s.ChildHandle
+}
+
+// GetChildID returns the value of ChildID.
+func (s *ChildCorrectOutput) GetChildID() uuid.UUID {
+	return s.ChildID
+}
+
+// GetCorrectedAt returns the value of CorrectedAt.
+func (s *ChildCorrectOutput) GetCorrectedAt() time.Time {
+	return s.CorrectedAt
+}
+
+// SetChanged sets the value of Changed.
+func (s *ChildCorrectOutput) SetChanged(val []string) {
+	s.Changed = val
+}
+
+// SetChildHandle sets the value of ChildHandle.
+func (s *ChildCorrectOutput) SetChildHandle(val string) {
+	s.ChildHandle = val
+}
+
+// SetChildID sets the value of ChildID.
+func (s *ChildCorrectOutput) SetChildID(val uuid.UUID) {
+	s.ChildID = val
+}
+
+// SetCorrectedAt sets the value of CorrectedAt.
+func (s *ChildCorrectOutput) SetCorrectedAt(val time.Time) {
+	s.CorrectedAt = val
+}
+
 // Ref: #/components/schemas/ChildEnrollInput
 type ChildEnrollInput struct {
 	// The child's allergies, as the guardian gives them ("amendoim, dipirona"); shown at the door to the
@@ -1335,6 +1465,135 @@ func (s *ChildFindOutputChildrenItem) SetName(val string) {
 	s.Name = val
 }
 
+// Ref: #/components/schemas/ChildMergeInput
+type ChildMergeInput struct {
+	// The duplicate record, merged into the survivor and removed.
+	DuplicateID uuid.UUID `json:"duplicate_id"`
+	// The child record that stays.
+	SurvivorID uuid.UUID `json:"survivor_id"`
+}
+
+// GetDuplicateID returns the value of DuplicateID.
+func (s *ChildMergeInput) GetDuplicateID() uuid.UUID {
+	return s.DuplicateID
+}
+
+// GetSurvivorID returns the value of SurvivorID.
+func (s *ChildMergeInput) GetSurvivorID() uuid.UUID {
+	return s.SurvivorID
+}
+
+// SetDuplicateID sets the value of DuplicateID.
+func (s *ChildMergeInput) SetDuplicateID(val uuid.UUID) {
+	s.DuplicateID = val
+}
+
+// SetSurvivorID sets the value of SurvivorID.
+func (s *ChildMergeInput) SetSurvivorID(val uuid.UUID) {
+	s.SurvivorID = val
+}
+
+// Ref: #/components/schemas/ChildMergeOutput
+type ChildMergeOutput struct {
+	// Check-ins moved to the survivor.
+	CheckinsMoved int `json:"checkins_moved"`
+	// Consent records moved to the survivor.
+	ConsentsMoved int `json:"consents_moved"`
+	// The removed duplicate.
+	DuplicateID uuid.UUID `json:"duplicate_id"`
+	// Guardians of the duplicate newly linked to the survivor (those linked to both stay linked once).
+	GuardiansLinked int `json:"guardians_linked"`
+	// When the records were merged.
+	MergedAt time.Time `json:"merged_at"`
+	// Pick-up list entries moved to the survivor, removed ones included (an adult on both lists stays in
+	// force once).
+	PickupEntriesMoved int `json:"pickup_entries_moved"`
+	// The survivor's handle.
+	SurvivorHandle string `json:"survivor_handle"`
+	// The child record that stays.
+	SurvivorID uuid.UUID `json:"survivor_id"`
+}
+
+// GetCheckinsMoved returns the value of CheckinsMoved.
+func (s *ChildMergeOutput) GetCheckinsMoved() int {
+	return s.CheckinsMoved
+}
+
+// GetConsentsMoved returns the value of ConsentsMoved.
+func (s *ChildMergeOutput) GetConsentsMoved() int {
+	return s.ConsentsMoved
+}
+
+// GetDuplicateID returns the value of DuplicateID.
+func (s *ChildMergeOutput) GetDuplicateID() uuid.UUID {
+	return s.DuplicateID
+}
+
+// GetGuardiansLinked returns the value of GuardiansLinked.
+func (s *ChildMergeOutput) GetGuardiansLinked() int {
+	return s.GuardiansLinked
+}
+
+// GetMergedAt returns the value of MergedAt.
+func (s *ChildMergeOutput) GetMergedAt() time.Time {
+	return s.MergedAt
+}
+
+// GetPickupEntriesMoved returns the value of PickupEntriesMoved.
+func (s *ChildMergeOutput) GetPickupEntriesMoved() int {
+	return s.PickupEntriesMoved
+}
+
+// GetSurvivorHandle returns the value of SurvivorHandle.
+func (s *ChildMergeOutput) GetSurvivorHandle() string {
+	return s.SurvivorHandle
+}
+
+// GetSurvivorID returns the value of SurvivorID.
+func (s *ChildMergeOutput) GetSurvivorID() uuid.UUID {
+	return s.SurvivorID
+}
+
+// SetCheckinsMoved sets the value of CheckinsMoved.
+func (s *ChildMergeOutput) SetCheckinsMoved(val int) {
+	s.CheckinsMoved = val
+}
+
+// SetConsentsMoved sets the value of ConsentsMoved.
+func (s *ChildMergeOutput) SetConsentsMoved(val int) {
+	s.ConsentsMoved = val
+}
+
+// SetDuplicateID sets the value of DuplicateID.
+func (s *ChildMergeOutput) SetDuplicateID(val uuid.UUID) {
+	s.DuplicateID = val
+}
+
+// SetGuardiansLinked sets the value of GuardiansLinked.
+func (s *ChildMergeOutput) SetGuardiansLinked(val int) {
+	s.GuardiansLinked = val
+}
+
+// SetMergedAt sets the value of MergedAt.
+func (s *ChildMergeOutput) SetMergedAt(val time.Time) {
+	s.MergedAt = val
+}
+
+// SetPickupEntriesMoved sets the value of PickupEntriesMoved.
+func (s *ChildMergeOutput) SetPickupEntriesMoved(val int) {
+	s.PickupEntriesMoved = val
+}
+
+// SetSurvivorHandle sets the value of SurvivorHandle.
+func (s *ChildMergeOutput) SetSurvivorHandle(val string) {
+	s.SurvivorHandle = val
+}
+
+// SetSurvivorID sets the value of SurvivorID.
+func (s *ChildMergeOutput) SetSurvivorID(val uuid.UUID) {
+	s.SurvivorID = val
+}
+
 // Ref: #/components/schemas/ClassListOutput
 type ClassListOutput struct {
 	// One entry per class you may see (all when class is absent), ordered by age.
@@ -1719,6 +1978,110 @@ func (s *ClassListOutputClassesItemChildrenItemStatus) UnmarshalText(data []byte
 	}
 }
 
+// Ref: #/components/schemas/ConsentRevokeInput
+type ConsentRevokeInput struct {
+	// The child, from neemias_child_find.
+	ChildID uuid.UUID `json:"child_id"`
+	// Only this guardian's consent; default: every guardian's.
+	GuardianID OptUUID `json:"guardian_id"`
+}
+
+// GetChildID returns the value of ChildID.
+func (s *ConsentRevokeInput) GetChildID() uuid.UUID {
+	return s.ChildID
+}
+
+// GetGuardianID returns the value of GuardianID.
+func (s *ConsentRevokeInput) GetGuardianID() OptUUID {
+	return s.GuardianID
+}
+
+// SetChildID sets the value of ChildID.
+func (s *ConsentRevokeInput) SetChildID(val uuid.UUID) {
+	s.ChildID = val
+}
+
+// SetGuardianID sets the value of GuardianID.
+func (s *ConsentRevokeInput) SetGuardianID(val OptUUID) {
+	s.GuardianID = val
+}
+
+// Ref: #/components/schemas/ConsentRevokeOutput
+type ConsentRevokeOutput struct {
+	// The child's handle.
+	ChildHandle string `json:"child_handle"`
+	// The child id.
+	ChildID uuid.UUID `json:"child_id"`
+	// Consent records still in force (another guardian's).
+	ConsentsLeft int `json:"consents_left"`
+	// Consent records this call revoked; 0 when none was in force.
+	ConsentsRevoked int `json:"consents_revoked"`
+	// True while a consent is in force: the child stays on the rosters and the class list.
+	Listed bool `json:"listed"`
+	// When the consent was revoked; absent when the child has no consent record.
+	RevokedAt OptDateTime `json:"revoked_at"`
+}
+
+// GetChildHandle returns the value of ChildHandle.
+func (s *ConsentRevokeOutput) GetChildHandle() string {
+	return s.ChildHandle
+}
+
+// GetChildID returns the value of ChildID.
+func (s *ConsentRevokeOutput) GetChildID() uuid.UUID {
+	return s.ChildID
+}
+
+// GetConsentsLeft returns the value of ConsentsLeft.
+func (s *ConsentRevokeOutput) GetConsentsLeft() int {
+	return s.ConsentsLeft
+}
+
+// GetConsentsRevoked returns the value of ConsentsRevoked.
+func (s *ConsentRevokeOutput) GetConsentsRevoked() int {
+	return s.ConsentsRevoked
+}
+
+// GetListed returns the value of Listed.
+func (s *ConsentRevokeOutput) GetListed() bool {
+	return s.Listed
+}
+
+// GetRevokedAt returns the value of RevokedAt.
+func (s *ConsentRevokeOutput) GetRevokedAt() OptDateTime {
+	return s.RevokedAt
+}
+
+// SetChildHandle sets the value of ChildHandle.
+func (s *ConsentRevokeOutput) SetChildHandle(val string) {
+	s.ChildHandle = val
+}
+
+// SetChildID sets the value of ChildID.
+func (s *ConsentRevokeOutput) SetChildID(val uuid.UUID) {
+	s.ChildID = val
+}
+
+// SetConsentsLeft sets the value of ConsentsLeft.
+func (s *ConsentRevokeOutput) SetConsentsLeft(val int) {
+	s.ConsentsLeft = val
+}
+
+// SetConsentsRevoked sets the value of ConsentsRevoked.
+func (s *ConsentRevokeOutput) SetConsentsRevoked(val int) {
+	s.ConsentsRevoked = val
+}
+
+// SetListed sets the value of Listed.
+func (s *ConsentRevokeOutput) SetListed(val bool) {
+	s.Listed = val
+}
+
+// SetRevokedAt sets the value of RevokedAt.
+func (s *ConsentRevokeOutput) SetRevokedAt(val OptDateTime) {
+	s.RevokedAt = val
+}
+
 // An error, as an RFC 9457 problem (application/problem+json). Its detail never contains personal
 // data; quote correlation_id when reporting a problem.
 // Ref: #/components/schemas/Error
@@ -2031,6 +2394,302 @@ func (s *ErrorType) UnmarshalText(data []byte) error {
 	}
 }
 
+// Ref: #/components/schemas/GuardianCorrectInput
+type GuardianCorrectInput struct {
+	// The child whose relationship is corrected; required with relationship.
+	ChildID OptUUID `json:"child_id"`
+	// The guardian, from the child's record (neemias_roster_child).
+	GuardianID uuid.UUID `json:"guardian_id"`
+	// The guardian's full name, corrected.
+	Name OptString `json:"name"`
+	// The guardian's phone, corrected: with the area code ((11) 98765-4321), or + and the country code.
+	Phone OptString `json:"phone"`
+	// How the guardian is related to child_id, corrected.
+	Relationship OptGuardianCorrectInputRelationship `json:"relationship"`
+}
+
+// GetChildID returns the value of ChildID.
+func (s *GuardianCorrectInput) GetChildID() OptUUID {
+	return s.ChildID
+}
+
+// GetGuardianID returns the value of GuardianID.
+func (s *GuardianCorrectInput) GetGuardianID() uuid.UUID {
+	return s.GuardianID
+}
+
+// GetName returns the value of Name.
+func (s *GuardianCorrectInput) GetName() OptString {
+	return s.Name
+}
+
+// GetPhone returns the value of Phone.
+func (s *GuardianCorrectInput) GetPhone() OptString {
+	return s.Phone
+}
+
+// GetRelationship returns the value of Relationship.
+func (s *GuardianCorrectInput) GetRelationship() OptGuardianCorrectInputRelationship {
+	return s.Relationship
+}
+
+// SetChildID sets the value of ChildID.
+func (s *GuardianCorrectInput) SetChildID(val OptUUID) {
+	s.ChildID = val
+}
+
+// SetGuardianID sets the value of GuardianID.
+func (s *GuardianCorrectInput) SetGuardianID(val uuid.UUID) {
+	s.GuardianID = val
+}
+
+// SetName sets the value of Name.
+func (s *GuardianCorrectInput) SetName(val OptString) {
+	s.Name = val
+}
+
+// SetPhone sets the value of Phone.
+func (s *GuardianCorrectInput) SetPhone(val OptString) {
+	s.Phone = val
+}
+
+// SetRelationship sets the value of Relationship.
+func (s *GuardianCorrectInput) SetRelationship(val OptGuardianCorrectInputRelationship) {
+	s.Relationship = val
+}
+
+// How the guardian is related to child_id, corrected.
+type GuardianCorrectInputRelationship string
+
+const (
+	GuardianCorrectInputRelationshipMother        GuardianCorrectInputRelationship = "mother"
+	GuardianCorrectInputRelationshipFather        GuardianCorrectInputRelationship = "father"
+	GuardianCorrectInputRelationshipGrandparent   GuardianCorrectInputRelationship = "grandparent"
+	GuardianCorrectInputRelationshipLegalGuardian GuardianCorrectInputRelationship = "legal_guardian"
+	GuardianCorrectInputRelationshipOther         GuardianCorrectInputRelationship = "other"
+)
+
+// AllValues returns all GuardianCorrectInputRelationship values.
+func (GuardianCorrectInputRelationship) AllValues() []GuardianCorrectInputRelationship {
+	return []GuardianCorrectInputRelationship{
+		GuardianCorrectInputRelationshipMother,
+		GuardianCorrectInputRelationshipFather,
+		GuardianCorrectInputRelationshipGrandparent,
+		GuardianCorrectInputRelationshipLegalGuardian,
+		GuardianCorrectInputRelationshipOther,
+	}
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s GuardianCorrectInputRelationship) MarshalText() ([]byte, error) {
+	switch s {
+	case GuardianCorrectInputRelationshipMother:
+		return []byte(s), nil
+	case GuardianCorrectInputRelationshipFather:
+		return []byte(s), nil
+	case GuardianCorrectInputRelationshipGrandparent:
+		return []byte(s), nil
+	case GuardianCorrectInputRelationshipLegalGuardian:
+		return []byte(s), nil
+	case GuardianCorrectInputRelationshipOther:
+		return []byte(s), nil
+	default:
+		return nil, errors.Errorf("invalid value: %q", s)
+	}
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (s *GuardianCorrectInputRelationship) UnmarshalText(data []byte) error {
+	switch GuardianCorrectInputRelationship(data) {
+	case GuardianCorrectInputRelationshipMother:
+		*s = GuardianCorrectInputRelationshipMother
+		return nil
+	case GuardianCorrectInputRelationshipFather:
+		*s = GuardianCorrectInputRelationshipFather
+		return nil
+	case GuardianCorrectInputRelationshipGrandparent:
+		*s = GuardianCorrectInputRelationshipGrandparent
+		return nil
+	case GuardianCorrectInputRelationshipLegalGuardian:
+		*s = GuardianCorrectInputRelationshipLegalGuardian
+		return nil
+	case GuardianCorrectInputRelationshipOther:
+		*s = GuardianCorrectInputRelationshipOther
+		return nil
+	default:
+		return errors.Errorf("invalid value: %q", data)
+	}
+}
+
+// Ref: #/components/schemas/GuardianCorrectOutput
+type GuardianCorrectOutput struct {
+	// The fields whose value changed (name, phone, relationship); empty when the record held these values
+	// already.
+	Changed []string `json:"changed"`
+	// When the correction was recorded.
+	CorrectedAt time.Time `json:"corrected_at"`
+	// The guardian id.
+	GuardianID uuid.UUID `json:"guardian_id"`
+}
+
+// GetChanged returns the value of Changed.
+func (s *GuardianCorrectOutput) GetChanged() []string {
+	return s.Changed
+}
+
+// GetCorrectedAt returns the value of CorrectedAt.
+func (s *GuardianCorrectOutput) GetCorrectedAt() time.Time {
+	return s.CorrectedAt
+}
+
+// GetGuardianID returns the value of GuardianID.
+func (s *GuardianCorrectOutput) GetGuardianID() uuid.UUID {
+	return s.GuardianID
+}
+
+// SetChanged sets the value of Changed.
+func (s *GuardianCorrectOutput) SetChanged(val []string) {
+	s.Changed = val
+}
+
+// SetCorrectedAt sets the value of CorrectedAt.
+func (s *GuardianCorrectOutput) SetCorrectedAt(val time.Time) {
+	s.CorrectedAt = val
+}
+
+// SetGuardianID sets the value of GuardianID.
+func (s *GuardianCorrectOutput) SetGuardianID(val uuid.UUID) {
+	s.GuardianID = val
+}
+
+// Ref: #/components/schemas/GuardianMergeInput
+type GuardianMergeInput struct {
+	// The duplicate record, merged into the survivor and removed.
+	DuplicateID uuid.UUID `json:"duplicate_id"`
+	// The guardian record that stays.
+	SurvivorID uuid.UUID `json:"survivor_id"`
+}
+
+// GetDuplicateID returns the value of DuplicateID.
+func (s *GuardianMergeInput) GetDuplicateID() uuid.UUID {
+	return s.DuplicateID
+}
+
+// GetSurvivorID returns the value of SurvivorID.
+func (s *GuardianMergeInput) GetSurvivorID() uuid.UUID {
+	return s.SurvivorID
+}
+
+// SetDuplicateID sets the value of DuplicateID.
+func (s *GuardianMergeInput) SetDuplicateID(val uuid.UUID) {
+	s.DuplicateID = val
+}
+
+// SetSurvivorID sets the value of SurvivorID.
+func (s *GuardianMergeInput) SetSurvivorID(val uuid.UUID) {
+	s.SurvivorID = val
+}
+
+// Ref: #/components/schemas/GuardianMergeOutput
+type GuardianMergeOutput struct {
+	// True when the duplicate's login account now belongs to the survivor.
+	AccountMoved bool `json:"account_moved"`
+	// Pick-ups by the duplicate, now by the survivor.
+	CheckinsMoved int `json:"checkins_moved"`
+	// Children of the duplicate newly linked to the survivor (those linked to both stay linked once).
+	ChildrenLinked int `json:"children_linked"`
+	// Consent records moved to the survivor.
+	ConsentsMoved int `json:"consents_moved"`
+	// The removed duplicate.
+	DuplicateID uuid.UUID `json:"duplicate_id"`
+	// When the records were merged.
+	MergedAt time.Time `json:"merged_at"`
+	// Pick-up restrictions naming the duplicate, moved to the survivor.
+	PickupEntriesMoved int `json:"pickup_entries_moved"`
+	// The guardian record that stays.
+	SurvivorID uuid.UUID `json:"survivor_id"`
+}
+
+// GetAccountMoved returns the value of AccountMoved.
+func (s *GuardianMergeOutput) GetAccountMoved() bool {
+	return s.AccountMoved
+}
+
+// GetCheckinsMoved returns the value of CheckinsMoved.
+func (s *GuardianMergeOutput) GetCheckinsMoved() int {
+	return s.CheckinsMoved
+}
+
+// GetChildrenLinked returns the value of ChildrenLinked.
+func (s *GuardianMergeOutput) GetChildrenLinked() int {
+	return s.ChildrenLinked
+}
+
+// GetConsentsMoved returns the value of ConsentsMoved.
+func (s *GuardianMergeOutput) GetConsentsMoved() int {
+	return s.ConsentsMoved
+}
+
+// GetDuplicateID returns the value of DuplicateID.
+func (s *GuardianMergeOutput) GetDuplicateID() uuid.UUID {
+	return s.DuplicateID
+}
+
+// GetMergedAt returns the value of MergedAt.
+func (s *GuardianMergeOutput) GetMergedAt() time.Time {
+	return s.MergedAt
+}
+
+// GetPickupEntriesMoved returns the value of PickupEntriesMoved.
+func (s *GuardianMergeOutput) GetPickupEntriesMoved() int {
+	return s.PickupEntriesMoved
+}
+
+// GetSurvivorID returns the value of SurvivorID.
+func (s *GuardianMergeOutput) GetSurvivorID() uuid.UUID {
+	return s.SurvivorID
+}
+
+// SetAccountMoved sets the value of AccountMoved.
+func (s *GuardianMergeOutput) SetAccountMoved(val bool) {
+	s.AccountMoved = val
+}
+
+// SetCheckinsMoved sets the value of CheckinsMoved.
+func (s *GuardianMergeOutput) SetCheckinsMoved(val int) {
+	s.CheckinsMoved = val
+}
+
+// SetChildrenLinked sets the value of ChildrenLinked.
+func (s *GuardianMergeOutput) SetChildrenLinked(val int) {
+	s.ChildrenLinked = val
+}
+
+// SetConsentsMoved sets the value of ConsentsMoved.
+func (s *GuardianMergeOutput) SetConsentsMoved(val int) {
+	s.ConsentsMoved = val
+}
+
+// SetDuplicateID sets the value of DuplicateID.
+func (s *GuardianMergeOutput) SetDuplicateID(val uuid.UUID) {
+	s.DuplicateID = val
+}
+
+// SetMergedAt sets the value of MergedAt.
+func (s *GuardianMergeOutput) SetMergedAt(val time.Time) {
+	s.MergedAt = val
+}
+
+// SetPickupEntriesMoved sets the value of PickupEntriesMoved.
+func (s *GuardianMergeOutput) SetPickupEntriesMoved(val int) {
+	s.PickupEntriesMoved = val
+}
+
+// SetSurvivorID sets the value of SurvivorID.
+func (s *GuardianMergeOutput) SetSurvivorID(val uuid.UUID) {
+	s.SurvivorID = val
+}
+
 // Ref: #/components/schemas/GuardianUnlinkInput
 type GuardianUnlinkInput struct {
 	// The child, from neemias_child_find.
@@ -2268,6 +2927,52 @@ func (o OptDateTime) Get() (v time.Time, ok bool) {
 
 // Or returns value if set, or given parameter if does not.
 func (o OptDateTime) Or(d time.Time) time.Time {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return d
+}
+
+// NewOptGuardianCorrectInputRelationship returns new OptGuardianCorrectInputRelationship with value set to v.
+func NewOptGuardianCorrectInputRelationship(v GuardianCorrectInputRelationship) OptGuardianCorrectInputRelationship {
+	return OptGuardianCorrectInputRelationship{
+		Value: v,
+		Set:   true,
+	}
+}
+
+// OptGuardianCorrectInputRelationship is optional GuardianCorrectInputRelationship.
+type OptGuardianCorrectInputRelationship struct {
+	Value GuardianCorrectInputRelationship
+	Set   bool
+}
+
+// IsSet returns true if OptGuardianCorrectInputRelationship was set.
+func (o OptGuardianCorrectInputRelationship) IsSet() bool { return o.Set }
+
+// Reset unsets value.
+func (o *OptGuardianCorrectInputRelationship) Reset() {
+	var v GuardianCorrectInputRelationship
+	o.Value = v
+	o.Set = false
+}
+
+// SetTo sets value to v.
+func (o *OptGuardianCorrectInputRelationship) SetTo(v GuardianCorrectInputRelationship) {
+	o.Set = true
+	o.Value = v
+}
+
+// Get returns value and boolean that denotes whether value was set.
+func (o OptGuardianCorrectInputRelationship) Get() (v GuardianCorrectInputRelationship, ok bool) {
+	if !o.Set {
+		return v, false
+	}
+	return o.Value, true
+}
+
+// Or returns value if set, or given parameter if does not.
+func (o OptGuardianCorrectInputRelationship) Or(d GuardianCorrectInputRelationship) GuardianCorrectInputRelationship {
 	if v, ok := o.Get(); ok {
 		return v
 	}

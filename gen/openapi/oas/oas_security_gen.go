@@ -44,9 +44,14 @@ var operationRolesApiKey = map[string][]string{
 	CheckinsByDateOperation:    []string{},
 	CheckoutRegisterOperation:  []string{},
 	ChildArchiveOperation:      []string{},
+	ChildCorrectOperation:      []string{},
 	ChildEnrollOperation:       []string{},
 	ChildFindOperation:         []string{},
+	ChildMergeOperation:        []string{},
 	ClassListOperation:         []string{},
+	ConsentRevokeOperation:     []string{},
+	GuardianCorrectOperation:   []string{},
+	GuardianMergeOperation:     []string{},
 	GuardianUnlinkOperation:    []string{},
 	PickupAdultAddOperation:    []string{},
 	PickupAdultRemoveOperation: []string{},
@@ -93,14 +98,29 @@ var oauth2ScopesOAuth2 = map[string][]string{
 	ChildArchiveOperation: []string{
 		"children:write",
 	},
+	ChildCorrectOperation: []string{
+		"children:write",
+	},
 	ChildEnrollOperation: []string{
 		"children:write",
 	},
 	ChildFindOperation: []string{
 		"children:read",
 	},
+	ChildMergeOperation: []string{
+		"children:write",
+	},
 	ClassListOperation: []string{
 		"checkins:read",
+	},
+	ConsentRevokeOperation: []string{
+		"children:write",
+	},
+	GuardianCorrectOperation: []string{
+		"children:write",
+	},
+	GuardianMergeOperation: []string{
+		"children:write",
 	},
 	GuardianUnlinkOperation: []string{
 		"children:write",

@@ -55,11 +55,24 @@ type Handler interface {
 	//
 	// POST /tools/neemias_child_archive
 	ChildArchive(ctx context.Context, req *ChildArchiveInput) (*ChildArchiveOutput, error)
+	// ChildCorrect implements childCorrect operation.
+	//
+	// Corrects fields of a child's record entered wrong (name, birth date, class, allergies, medical
+	// notes): the values are replaced on the same record, never a second child. Give only the fields to
+	// change; an empty allergies or medical_notes removes it. A name is stored as the roster import stores
+	// it (spaces squeezed, "SOUZA, ANA" as "Ana Souza"). A correction that makes the child identical to
+	// another child of the same family is refused: merge them with neemias_child_merge. Never echoes the
+	// values.
+	//
+	// POST /tools/neemias_child_correct
+	ChildCorrect(ctx context.Context, req *ChildCorrectInput) (*ChildCorrectOutput, error)
 	// ChildEnroll implements childEnroll operation.
 	//
 	// Enrolls a child with one guardian and the guardian's recorded consent (LGPD), in one transaction.
 	// Refuses without consent. Places the child in the class for their age unless class_id is given. Never
-	// echoes personal data back.
+	// echoes personal data back. A child whose consent was revoked (neemias_consent_revoke) is not
+	// enrolled twice: the same child with the same guardian records the new consent on their record, and
+	// the child is listed again.
 	//
 	// POST /tools/neemias_child_enroll
 	ChildEnroll(ctx context.Context, req *ChildEnrollInput) (*ChildEnrollOutput, error)
@@ -72,6 +85,16 @@ type Handler interface {
 	//
 	// POST /tools/neemias_child_find
 	ChildFind(ctx context.Context, req *ChildFindInput) (*ChildFindOutput, error)
+	// ChildMerge implements childMerge operation.
+	//
+	// Merges a duplicate record of a child (enrolled twice) into the record that stays, in one
+	// transaction: the survivor keeps both records' check-ins, guardian links, pick-up list and consents,
+	// and its own name, birth date, class and alerts (correct them with neemias_child_correct); the
+	// duplicate record is removed. Refused when both were checked in on the same day (they are two
+	// children), for the same record twice, and for an archived survivor.
+	//
+	// POST /tools/neemias_child_merge
+	ChildMerge(ctx context.Context, req *ChildMergeInput) (*ChildMergeOutput, error)
 	// ClassList implements classList operation.
 	//
 	// The check-in list of a service day (default: the church's today): per class you may see, its
@@ -84,6 +107,36 @@ type Handler interface {
 	//
 	// GET /checkin/classes
 	ClassList(ctx context.Context, params ClassListParams) (*ClassListOutput, error)
+	// ConsentRevoke implements consentRevoke operation.
+	//
+	// Records that the guardian's consent to the processing of a child's data was revoked (LGPD art. 18),
+	// for one guardian or, without guardian_id, every guardian. A child with no consent left is out of the
+	// roster counts, the class list, child search and check-in until a new consent is recorded
+	// (neemias_child_enroll with the same child and guardian, or the roster import); the records and
+	// history stay. Revoking twice changes nothing.
+	//
+	// POST /tools/neemias_consent_revoke
+	ConsentRevoke(ctx context.Context, req *ConsentRevokeInput) (*ConsentRevokeOutput, error)
+	// GuardianCorrect implements guardianCorrect operation.
+	//
+	// Corrects a guardian's name or phone, or how they are related to one child, entered wrong: the values
+	// are replaced on the same record. A phone is read as the roster import reads it (Brazilian unless
+	// written with + and the country code) and stored in international form. A correction that makes the
+	// guardian the same person as another guardian record (same phone and name) is refused: merge them
+	// with neemias_guardian_merge. Never echoes the values.
+	//
+	// POST /tools/neemias_guardian_correct
+	GuardianCorrect(ctx context.Context, req *GuardianCorrectInput) (*GuardianCorrectOutput, error)
+	// GuardianMerge implements guardianMerge operation.
+	//
+	// Merges a duplicate record of a guardian (the same person recorded twice, say with an old phone) into
+	// the record that stays, in one transaction: the survivor keeps both records' children, consents,
+	// pick-up history and restrictions, and the login account linked to either; its own name and phone
+	// stay (correct them with neemias_guardian_correct). The duplicate record is removed. Refused for the
+	// same record twice and when both records have a login account.
+	//
+	// POST /tools/neemias_guardian_merge
+	GuardianMerge(ctx context.Context, req *GuardianMergeInput) (*GuardianMergeOutput, error)
 	// GuardianUnlink implements guardianUnlink operation.
 	//
 	// Removes the link between a child and a guardian recorded by mistake or no longer true: the guardian

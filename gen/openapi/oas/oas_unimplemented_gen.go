@@ -75,11 +75,27 @@ func (UnimplementedHandler) ChildArchive(ctx context.Context, req *ChildArchiveI
 	return r, ht.ErrNotImplemented
 }
 
+// ChildCorrect implements childCorrect operation.
+//
+// Corrects fields of a child's record entered wrong (name, birth date, class, allergies, medical
+// notes): the values are replaced on the same record, never a second child. Give only the fields to
+// change; an empty allergies or medical_notes removes it. A name is stored as the roster import stores
+// it (spaces squeezed, "SOUZA, ANA" as "Ana Souza"). A correction that makes the child identical to
+// another child of the same family is refused: merge them with neemias_child_merge. Never echoes the
+// values.
+//
+// POST /tools/neemias_child_correct
+func (UnimplementedHandler) ChildCorrect(ctx context.Context, req *ChildCorrectInput) (r *ChildCorrectOutput, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // ChildEnroll implements childEnroll operation.
 //
 // Enrolls a child with one guardian and the guardian's recorded consent (LGPD), in one transaction.
 // Refuses without consent. Places the child in the class for their age unless class_id is given. Never
-// echoes personal data back.
+// echoes personal data back. A child whose consent was revoked (neemias_consent_revoke) is not
+// enrolled twice: the same child with the same guardian records the new consent on their record, and
+// the child is listed again.
 //
 // POST /tools/neemias_child_enroll
 func (UnimplementedHandler) ChildEnroll(ctx context.Context, req *ChildEnrollInput) (r *ChildEnrollOutput, _ error) {
@@ -98,6 +114,19 @@ func (UnimplementedHandler) ChildFind(ctx context.Context, req *ChildFindInput) 
 	return r, ht.ErrNotImplemented
 }
 
+// ChildMerge implements childMerge operation.
+//
+// Merges a duplicate record of a child (enrolled twice) into the record that stays, in one
+// transaction: the survivor keeps both records' check-ins, guardian links, pick-up list and consents,
+// and its own name, birth date, class and alerts (correct them with neemias_child_correct); the
+// duplicate record is removed. Refused when both were checked in on the same day (they are two
+// children), for the same record twice, and for an archived survivor.
+//
+// POST /tools/neemias_child_merge
+func (UnimplementedHandler) ChildMerge(ctx context.Context, req *ChildMergeInput) (r *ChildMergeOutput, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
 // ClassList implements classList operation.
 //
 // The check-in list of a service day (default: the church's today): per class you may see, its
@@ -110,6 +139,45 @@ func (UnimplementedHandler) ChildFind(ctx context.Context, req *ChildFindInput) 
 //
 // GET /checkin/classes
 func (UnimplementedHandler) ClassList(ctx context.Context, params ClassListParams) (r *ClassListOutput, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// ConsentRevoke implements consentRevoke operation.
+//
+// Records that the guardian's consent to the processing of a child's data was revoked (LGPD art. 18),
+// for one guardian or, without guardian_id, every guardian. A child with no consent left is out of the
+// roster counts, the class list, child search and check-in until a new consent is recorded
+// (neemias_child_enroll with the same child and guardian, or the roster import); the records and
+// history stay. Revoking twice changes nothing.
+//
+// POST /tools/neemias_consent_revoke
+func (UnimplementedHandler) ConsentRevoke(ctx context.Context, req *ConsentRevokeInput) (r *ConsentRevokeOutput, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GuardianCorrect implements guardianCorrect operation.
+//
+// Corrects a guardian's name or phone, or how they are related to one child, entered wrong: the values
+// are replaced on the same record. A phone is read as the roster import reads it (Brazilian unless
+// written with + and the country code) and stored in international form. A correction that makes the
+// guardian the same person as another guardian record (same phone and name) is refused: merge them
+// with neemias_guardian_merge. Never echoes the values.
+//
+// POST /tools/neemias_guardian_correct
+func (UnimplementedHandler) GuardianCorrect(ctx context.Context, req *GuardianCorrectInput) (r *GuardianCorrectOutput, _ error) {
+	return r, ht.ErrNotImplemented
+}
+
+// GuardianMerge implements guardianMerge operation.
+//
+// Merges a duplicate record of a guardian (the same person recorded twice, say with an old phone) into
+// the record that stays, in one transaction: the survivor keeps both records' children, consents,
+// pick-up history and restrictions, and the login account linked to either; its own name and phone
+// stay (correct them with neemias_guardian_correct). The duplicate record is removed. Refused for the
+// same record twice and when both records have a login account.
+//
+// POST /tools/neemias_guardian_merge
+func (UnimplementedHandler) GuardianMerge(ctx context.Context, req *GuardianMergeInput) (r *GuardianMergeOutput, _ error) {
 	return r, ht.ErrNotImplemented
 }
 

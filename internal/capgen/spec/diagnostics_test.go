@@ -320,10 +320,10 @@ var brokenCases = []struct {
 		`testdata/broken/list_document.yaml:2:1: the spec must be a mapping, got a list; write a mapping of key: value`,
 	}},
 	{"example_unknown_ref", []string{
-		`testdata/broken/example_unknown_ref.yaml:67:19: tool "demo_thing_rename": example of "id" refers to unknown fixture value $chlid (did you mean "$child"?); use a literal or one of the fixture's named values: $birth_date, $checkin, $child, $child_handle, $class, $day, $fresh_name, $guardian, $leaving_child, $pickup_adult, $pickup_adult_id, $pickup_code`,
+		`testdata/broken/example_unknown_ref.yaml:67:19: tool "demo_thing_rename": example of "id" refers to unknown fixture value $chlid (did you mean "$child"?); use a literal or one of the fixture's named values: $birth_date, $checkin, $child, $child_handle, $class, $day, $duplicate_child, $duplicate_guardian, $fresh_name, $guardian, $leaving_child, $pickup_adult, $pickup_adult_id, $pickup_code`,
 	}},
 	{"example_missing_required", []string{
-		`testdata/broken/example_missing_required.yaml:67:5: tool "demo_thing_rename": required input "name" has no example; add example: {name: …} with a literal or one of $birth_date, $checkin, $child, $child_handle, $class, $day, $fresh_name, $guardian, $leaving_child, $pickup_adult, $pickup_adult_id, $pickup_code, for the matrix tests`,
+		`testdata/broken/example_missing_required.yaml:67:5: tool "demo_thing_rename": required input "name" has no example; add example: {name: …} with a literal or one of $birth_date, $checkin, $child, $child_handle, $class, $day, $duplicate_child, $duplicate_guardian, $fresh_name, $guardian, $leaving_child, $pickup_adult, $pickup_adult_id, $pickup_code, for the matrix tests`,
 	}},
 	{"example_unknown_input", []string{
 		`testdata/broken/example_unknown_input.yaml:38:22: resource "thing": example of unknown input "idd" (did you mean "id"?); give examples of declared inputs only`,

@@ -13,18 +13,20 @@ import (
 // resolve them against their fixture church (internal/logic: the fixture of fixture_test.go);
 // adding a name means teaching that fixture its value.
 var ExampleNames = []string{
-	"birth_date",      // a birth date (YYYY-MM-DD) that places a child in the fixture's class c1
-	"checkin",         // an open check-in id of the fixture (ck1, of child k1 in class c1)
-	"child",           // a child id of the fixture (k1, in class c1, with a guardian)
-	"child_handle",    // the handle of the fixture's child k1
-	"class",           // a class id of the fixture (c1, the volunteer's)
-	"day",             // the fixture's service day (YYYY-MM-DD), with check-ins
-	"fresh_name",      // a child name not yet enrolled, new at every resolution
-	"guardian",        // a guardian id of the fixture (g2, the father of k1, who has another guardian)
-	"leaving_child",   // a child id of the fixture not in class today (k4, in no class), to archive
-	"pickup_adult",    // the name of an adult authorized to take the fixture's child k1 home
-	"pickup_adult_id", // the id of a trusted adult on the pick-up list of the fixture's child k1
-	"pickup_code",     // the pick-up code of the fixture's check-ins
+	"birth_date",         // a birth date (YYYY-MM-DD) that places a child in the fixture's class c1
+	"checkin",            // an open check-in id of the fixture (ck1, of child k1 in class c1)
+	"child",              // a child id of the fixture (k1, in class c1, with a guardian)
+	"child_handle",       // the handle of the fixture's child k1
+	"class",              // a class id of the fixture (c1, the volunteer's)
+	"day",                // the fixture's service day (YYYY-MM-DD), with check-ins
+	"duplicate_child",    // a child id of the fixture with no check-in (k4), to merge into $child
+	"duplicate_guardian", // a guardian id of the fixture (g1, of the RESPONSAVEL account), to merge into $guardian
+	"fresh_name",         // a child name not yet enrolled, new at every resolution
+	"guardian",           // a guardian id of the fixture (g2, the father of k1, who has another guardian)
+	"leaving_child",      // a child id of the fixture not in class today (k4, in no class), to archive
+	"pickup_adult",       // the name of an adult authorized to take the fixture's child k1 home
+	"pickup_adult_id",    // the id of a trusted adult on the pick-up list of the fixture's child k1
+	"pickup_code",        // the pick-up code of the fixture's check-ins
 }
 
 // Example is one example argument value: a YAML scalar, list or mapping, as JSON would hold it.
