@@ -41,8 +41,11 @@ func writeBanner(out io.Writer, srv *server.Server, d *devdb.DB) error {
 		fmt.Fprintf(out, "  REST API:      %s\n", base+"/api/v1")
 		fmt.Fprintf(out, "  Metadata:      %s\n", base+"/.well-known/oauth-protected-resource/mcp")
 		fmt.Fprintf(out, "  OAuth server:  %s (the external provider; tokens come only from it)\n\n", srv.AuthorizationServer)
-		fmt.Fprintf(out, "Link each provider account to a demo user before it can call the server:\n  %s identity link%s --issuer %s --subject <sub> --email %s\n",
-			self, databaseFlag(d), srv.AuthorizationServer, seed.DemoVoluntarioEmail)
+		// The provider's issuer (not AuthorizationServer, which is this origin with
+		// --oauth-metadata-proxy), trusted explicitly: this shell may lack $NEEMIAS_OAUTH_ISSUER.
+		iss := srv.External.Issuer()
+		fmt.Fprintf(out, "Link each provider account to a demo user before it can call the server (the log names the <sub> of a refused account):\n  %s identity link%s --issuer %s --trusted-issuer %s --subject <sub> --email %s\n",
+			self, databaseFlag(d), iss, iss, seed.DemoVoluntarioEmail)
 		return nil
 	}
 	admin, err := mintFor(srv, demoUsers[0], 12*time.Hour)

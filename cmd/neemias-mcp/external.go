@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
 	"github.com/spf13/cobra"
 
 	"github.com/neemias/neemias-mcp/internal/config"
@@ -26,6 +27,9 @@ type externalFlags struct {
 	introCacheTTL                                     time.Duration
 	acceptMissingAud                                  []string
 	metadataProxy                                     bool
+	algorithms, scopeGrants, challengeScopes          []string
+	scopesFromRole                                    bool
+	scopeGrantClaim, clientID                         string
 }
 
 func (f *externalFlags) add(c *cobra.Command) {
@@ -45,6 +49,12 @@ func (f *externalFlags) add(c *cobra.Command) {
 	fl.DurationVar(&f.introCacheTTL, "oauth-introspection-cache-ttl", envDuration("NEEMIAS_OAUTH_INTROSPECTION_CACHE_TTL"), "how long an active introspection answer is reused, never past the token's exp: the delay within which a revocation is seen (default 30s, at most 5m) ($NEEMIAS_OAUTH_INTROSPECTION_CACHE_TTL)")
 	fl.StringSliceVar(&f.acceptMissingAud, "oauth-accept-missing-aud", envList("NEEMIAS_OAUTH_ACCEPT_MISSING_AUD"), "client ids (client_id or azp) whose tokens are accepted WITHOUT an aud claim, each acceptance logged and audited; a risk, see docs/external-provider.md; default none ($NEEMIAS_OAUTH_ACCEPT_MISSING_AUD)")
 	fl.BoolVar(&f.metadataProxy, "oauth-metadata-proxy", os.Getenv("NEEMIAS_OAUTH_METADATA_PROXY") == "true", `serve the provider's metadata at /.well-known/oauth-authorization-server on this origin with "none" added to token_endpoint_auth_methods_supported, and name this origin as the authorization server (for providers that do not advertise public clients, like Keycloak) ($NEEMIAS_OAUTH_METADATA_PROXY=true)`)
+	fl.StringSliceVar(&f.algorithms, "oauth-algorithms", envList("NEEMIAS_OAUTH_ALGORITHMS"), "JWS algorithms accepted in the provider's tokens (default every asymmetric one: RS256/384/512, PS256/384/512, ES256/384/512, EdDSA; never HMAC or none) ($NEEMIAS_OAUTH_ALGORITHMS)")
+	fl.BoolVar(&f.scopesFromRole, "oauth-scopes-from-role", os.Getenv("NEEMIAS_OAUTH_SCOPES_FROM_ROLE") == "true", "a RISK, off by default: a token carrying none of this server's scopes (Dex, Google, plain OIDC) gets its role's non-sensitive scopes, and sensitive ones only by --oauth-scope-grant; no consent page, no step-up; logged at start-up; see docs/external-provider.md ($NEEMIAS_OAUTH_SCOPES_FROM_ROLE=true)")
+	fl.StringSliceVar(&f.scopeGrants, "oauth-scope-grant", envList("NEEMIAS_OAUTH_SCOPE_GRANTS"), "GROUP=SCOPE pairs: with --oauth-scopes-from-role, a token whose --oauth-scope-grant-claim holds GROUP also gets SCOPE (the only way to a sensitive scope there), still within the role's scopes; repeatable ($NEEMIAS_OAUTH_SCOPE_GRANTS)")
+	fl.StringVar(&f.scopeGrantClaim, "oauth-scope-grant-claim", os.Getenv("NEEMIAS_OAUTH_SCOPE_GRANT_CLAIM"), `claim holding the groups --oauth-scope-grant maps (default "groups") ($NEEMIAS_OAUTH_SCOPE_GRANT_CLAIM)`)
+	fl.StringSliceVar(&f.challengeScopes, "oauth-challenge-scopes", envList("NEEMIAS_OAUTH_CHALLENGE_SCOPES"), "scopes clients are told to ask the provider for, in the 401 challenge and the protected-resource metadata's scopes_supported (default: this server's scopes); for Dex e.g. openid,groups,audience:server:client_id:neemias-mcp ($NEEMIAS_OAUTH_CHALLENGE_SCOPES)")
+	fl.StringVar(&f.clientID, "oauth-client-id", os.Getenv("NEEMIAS_OAUTH_CLIENT_ID"), "the client id pre-registered at a provider without client registration (Dex, Entra, Google), published as client_id in the protected-resource metadata for clients to use ($NEEMIAS_OAUTH_CLIENT_ID)")
 	fl.StringSliceVar(&f.requiredClaims, "oauth-required-claim", envList("NEEMIAS_OAUTH_REQUIRED_CLAIMS"), "NAME=VALUE string claims every token must carry, e.g. token_use=access; repeatable ($NEEMIAS_OAUTH_REQUIRED_CLAIMS)")
 }
 
@@ -67,7 +77,8 @@ func (f *externalFlags) config() (*server.ExternalAuth, error) {
 		if f.audience != "" || f.caFile != "" || f.scopeClaim != "" || f.churchClaim != "" || f.roleClaim != "" ||
 			f.clientIDClaim != "" || len(f.roleMap) > 0 || len(f.requiredClaims) > 0 || f.requireATJWT ||
 			f.introURL != "" || f.introClientID != "" || f.introSecretFile != "" || f.introCacheTTL != 0 ||
-			len(f.acceptMissingAud) > 0 || f.metadataProxy {
+			len(f.acceptMissingAud) > 0 || f.metadataProxy || len(f.algorithms) > 0 || f.scopesFromRole || len(f.scopeGrants) > 0 ||
+			f.scopeGrantClaim != "" || len(f.challengeScopes) > 0 || f.clientID != "" {
 			return nil, errors.New("the --oauth-* settings are for external provider mode; set --oauth-issuer too")
 		}
 		return nil, nil
@@ -75,7 +86,24 @@ func (f *externalFlags) config() (*server.ExternalAuth, error) {
 	x := &server.ExternalAuth{
 		Issuer: f.issuer, Audience: f.audience, RequireAccessTokenType: f.requireATJWT,
 		AcceptMissingAudience: f.acceptMissingAud, MetadataProxy: f.metadataProxy,
-		Claims: external.ClaimMapping{Scope: f.scopeClaim, Church: f.churchClaim, Role: f.roleClaim, ClientID: f.clientIDClaim},
+		Claims:         external.ClaimMapping{Scope: f.scopeClaim, Church: f.churchClaim, Role: f.roleClaim, ClientID: f.clientIDClaim, ScopeGrantClaim: f.scopeGrantClaim},
+		ScopesFromRole: f.scopesFromRole, ChallengeScopes: f.challengeScopes, ClientID: f.clientID,
+	}
+	for _, a := range f.algorithms {
+		x.Algorithms = append(x.Algorithms, jose.SignatureAlgorithm(strings.TrimSpace(a)))
+	}
+	if (len(f.scopeGrants) > 0 || f.scopeGrantClaim != "") && !f.scopesFromRole {
+		return nil, errors.New("--oauth-scope-grant and --oauth-scope-grant-claim go with --oauth-scopes-from-role")
+	}
+	for _, e := range f.scopeGrants {
+		g, sc, ok := strings.Cut(strings.TrimSpace(e), "=")
+		if !ok || g == "" || sc == "" {
+			return nil, fmt.Errorf("--oauth-scope-grant: %q is not GROUP=SCOPE", e)
+		}
+		if x.Claims.ScopeGrants == nil {
+			x.Claims.ScopeGrants = map[string][]string{}
+		}
+		x.Claims.ScopeGrants[g] = append(x.Claims.ScopeGrants[g], sc)
 	}
 	var err error
 	if x.Claims.Roles, err = pairs("--oauth-role-map", f.roleMap); err != nil {

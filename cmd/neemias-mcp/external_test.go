@@ -105,7 +105,8 @@ func TestServeExternalProviderFlags(t *testing.T) {
 	link := root()
 	link.SetOut(&linkOut)
 	link.SetErr(&linkOut)
-	link.SetArgs([]string{"identity", "link", "--database-url", dbURL, "--issuer", idp.URL, "--subject", "conta-123", "--email", seed.DemoVoluntarioEmail})
+	link.SetArgs([]string{"identity", "link", "--database-url", dbURL, "--issuer", idp.URL, "--subject", "conta-123", "--email", seed.DemoVoluntarioEmail,
+		"--trusted-issuer", idp.URL})
 	if err := link.Execute(); err != nil {
 		t.Fatalf("identity link: %v %s", err, linkOut.String())
 	}
@@ -129,8 +130,8 @@ func TestServeExternalProviderFlags(t *testing.T) {
 	if status, _, _ := oauthtest.ReadRoster(t, base, token("conta-123", func(c map[string]any) { delete(c, "token_use") })); status != http.StatusUnauthorized {
 		t.Errorf("without the required claim: %d, want 401", status)
 	}
-	if status, _, _ := oauthtest.ReadRoster(t, base, token(seed.DemoVoluntarioID.String(), nil)); status != http.StatusUnauthorized {
-		t.Errorf("unlinked subject (the local user's own id): %d, want 401", status)
+	if status, _, _ := oauthtest.ReadRoster(t, base, token(seed.DemoVoluntarioID.String(), nil)); status != http.StatusForbidden {
+		t.Errorf("unlinked subject (the local user's own id): %d, want 403", status)
 	}
 }
 
@@ -161,6 +162,11 @@ func TestServeExternalFlagMistakes(t *testing.T) {
 		{[]string{"--oauth-issuer", "https://idp.example", "--login-provider-only"}, "--login-provider-only"},
 		{[]string{"--login-provider-only"}, "set --login-provider-issuer"},
 		{[]string{"--upstream-only"}, "set --login-provider-issuer"},
+		// issue 25's settings
+		{[]string{"--oauth-scopes-from-role"}, "set --oauth-issuer too"},
+		{[]string{"--oauth-client-id", "neemias-mcp"}, "set --oauth-issuer too"},
+		{[]string{"--oauth-issuer", "https://idp.example", "--oauth-scope-grant", "g=health:read"}, "go with --oauth-scopes-from-role"},
+		{[]string{"--oauth-issuer", "https://idp.example", "--oauth-scopes-from-role", "--oauth-scope-grant", "health:read"}, "is not GROUP=SCOPE"},
 		{[]string{"--upstream-issuer", "https://a.example", "--login-provider-issuer", "https://b.example"}, "--upstream-issuer is the deprecated name of --login-provider-issuer: give only --login-provider-issuer"},
 	} {
 		cmd := root()

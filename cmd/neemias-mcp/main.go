@@ -87,6 +87,7 @@ func root() *cobra.Command {
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return configure(cmd, &level) }}
 	config.AddLogFlags(r.PersistentFlags(), &level)
 	r.AddCommand(serveCmd(), migrateCmd(), seedCmd(), tokenCmd(), identityCmd(), keysCmd(), churchCmd(), userCmd(), classCmd(), volunteerCmd(), consentTextCmd(), importCmd(), auditCmd(), subjectCmd(), exportCmd(), apikeyCmd(), upstreamCmd(), incidentCmd(), toolCmd())
+	hideSecretDefaults(r) // helpsecrets.go
 	return r
 }
 

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
-	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/internal/oauth"
-	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/tokens"
 )
 
@@ -68,56 +64,6 @@ func (f *authServerFlags) options() oauth.Options {
 		o.Upstream = &oauth.Upstream{Issuer: f.providerIssuer, ClientID: f.providerClientID, ClientSecret: f.providerSecret, Name: f.providerName, Only: f.providerOnly}
 	}
 	return o
-}
-
-// identityCmd links accounts of the upstream OpenID Connect provider to local users.
-func identityCmd() *cobra.Command {
-	var (
-		dbf                    dbFlags
-		email, issuer, subject string
-	)
-	c := &cobra.Command{Use: "identity", Short: "Manage links of upstream identity-provider accounts to local users"}
-	link := &cobra.Command{
-		Use:   "link",
-		Short: "Let the provider's account (issuer + subject) log in as the local user with this email",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if email == "" || issuer == "" || subject == "" {
-				return fmt.Errorf("--email, --issuer and --subject are required")
-			}
-			st, closeDB, err := openStore(cmd.Context(), &dbf)
-			if err != nil {
-				return err
-			}
-			defer closeDB()
-			var cands []db.LoginCandidatesRow
-			err = st.InTx(cmd.Context(), store.Anonymous, func(ctx context.Context, tx pgx.Tx) error {
-				var err error
-				cands, err = db.New(tx).LoginCandidates(ctx, email)
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			switch len(cands) {
-			case 0:
-				return fmt.Errorf("no enabled account with email %q", email)
-			case 1:
-			default:
-				return fmt.Errorf("email %q has accounts in %d churches; linking is per account and such accounts are not supported", email, len(cands))
-			}
-			if err := oauth.LinkUpstreamIdentity(cmd.Context(), st, issuer, subject, cands[0].ChurchID, cands[0].ID); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "linked %s %s to user %s (%s)\n", issuer, subject, cands[0].ID, cands[0].Role)
-			return nil
-		},
-	}
-	dbf.add(link)
-	link.Flags().StringVar(&email, "email", "", "the local user's email")
-	link.Flags().StringVar(&issuer, "issuer", "", "the provider's issuer URL, exactly as in its tokens")
-	link.Flags().StringVar(&subject, "subject", "", "the account's subject (sub claim) at the provider")
-	c.AddCommand(link)
-	return c
 }
 
 // keysCmd rotates the signing key of the tokens.

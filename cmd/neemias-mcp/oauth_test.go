@@ -146,6 +146,7 @@ func freePorts(t *testing.T, n int) []string {
 }
 
 func TestIdentityAndKeysCommands(t *testing.T) {
+	t.Setenv("NEEMIAS_OAUTH_ISSUER", "https://idp.example") // the provider the server trusts
 	dbURL := storetest.NewEmptyDatabase(t)
 	run := func(args ...string) (string, error) {
 		var out bytes.Buffer

@@ -36,3 +36,26 @@ type VerifierFunc func(ctx context.Context, token string) (principal.Principal, 
 func (f VerifierFunc) Verify(ctx context.Context, token string) (principal.Principal, error) {
 	return f(ctx, token)
 }
+
+// ErrAccessDenied reports a token that is valid but whose holder may not use this server: a
+// provider account linked to no local user, a disabled user, provider roles that map to more
+// than one local role. The middleware answers 403 with `error="access_denied"` and the
+// denial's description, so that a client shows why instead of sending the person through the
+// provider's login again (which would mint another token of the same account), and logs it at
+// warning level. Build such errors with Deny.
+var ErrAccessDenied = errors.New("access denied")
+
+// DeniedError is a denial whose Description may be shown to the caller (it names no token and
+// no claim value), and whose LogAttrs (key, value pairs) go to the server log only.
+type DeniedError struct {
+	Description string
+	LogAttrs    []any
+}
+
+func (e *DeniedError) Error() string        { return "access denied: " + e.Description }
+func (e *DeniedError) Is(target error) bool { return target == ErrAccessDenied }
+
+// Deny returns a DeniedError; attrs are slog key-value pairs for the server's log.
+func Deny(description string, attrs ...any) error {
+	return &DeniedError{Description: description, LogAttrs: attrs}
+}

@@ -372,6 +372,22 @@ func cause(err error) string {
 
 func isSecret(f *pflag.Flag) bool { return len(f.Annotations[secretAnnotation]) > 0 }
 
+// IsSecret reports whether the flag was marked with MarkSecret.
+func IsSecret(f *pflag.Flag) bool { return isSecret(f) }
+
+// MaskURLPassword returns s with the password of a URL's userinfo masked (s unchanged when
+// it is not a URL with a password).
+func MaskURLPassword(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	if _, has := u.User.Password(); !has {
+		return s
+	}
+	return u.Redacted()
+}
+
 const separatorAnnotation = "neemias/env-separator"
 
 // SetEnvSeparator makes the list flag's variable split on sep instead of ',': for entries

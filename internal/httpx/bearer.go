@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -42,6 +43,11 @@ type Bearer struct {
 	// with 429 before the lookup (lookuplimit.go).
 	Lookups  *LookupLimit
 	LookedUp func(token string) bool
+	// RPCID, when set, returns the JSON-RPC id of the request (nil when it has none or the
+	// body cannot be read), so that the JSON-RPC errors written here (503, 429) carry it. It
+	// is called only on those paths, and must leave r.Body readable for nobody: the request
+	// is answered.
+	RPCID func(r *http.Request) json.RawMessage
 }
 
 // Wrap returns next behind the bearer check.
@@ -67,6 +73,15 @@ func (b Bearer) Wrap(next http.Handler) http.Handler {
 		}
 		p, err := b.Verifier.Verify(r.Context(), token)
 		if err != nil {
+			var denied *authn.DeniedError
+			if errors.As(err, &denied) {
+				// A valid token of an account that may not use this server: 403, and the log
+				// says why at the default level (the operator links the account, or fixes
+				// the provider's groups).
+				b.logger().WarnContext(r.Context(), "valid access token refused: "+denied.Description, denied.LogAttrs...)
+				b.deny(w, denied.Description)
+				return
+			}
 			if errors.Is(err, authn.ErrInvalidToken) {
 				if looked {
 					if err := b.Lookups.Failed(r.Context(), r); err != nil {
@@ -89,7 +104,7 @@ func (b Bearer) Wrap(next http.Handler) http.Handler {
 				b.Errors(w, http.StatusServiceUnavailable, EdgeUnavailable, msg)
 				return
 			}
-			WriteRPCError(w, http.StatusServiceUnavailable, nil, RPCError{Code: CodeInternalError, Message: msg})
+			WriteRPCError(w, http.StatusServiceUnavailable, b.rpcID(r), RPCError{Code: CodeInternalError, Message: msg})
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(principal.With(r.Context(), p)))
@@ -116,9 +131,28 @@ func (b Bearer) lookupAllowed(w http.ResponseWriter, r *http.Request) bool {
 	if b.Errors != nil {
 		b.Errors(w, status, edge, msg)
 	} else {
-		WriteRPCError(w, status, nil, RPCError{Code: CodeInternalError, Message: msg})
+		WriteRPCError(w, status, b.rpcID(r), RPCError{Code: CodeInternalError, Message: msg})
 	}
 	return false
+}
+
+func (b Bearer) rpcID(r *http.Request) json.RawMessage {
+	if b.RPCID == nil {
+		return nil
+	}
+	return b.RPCID(r)
+}
+
+// deny answers a valid token of a caller who may not use this server: 403 with
+// error="access_denied" (not insufficient_scope, which would send the client to re-authorize,
+// and not invalid_token, which would send the person through the login again).
+func (b Bearer) deny(w http.ResponseWriter, description string) {
+	w.Header().Set("WWW-Authenticate", fmt.Sprintf("Bearer error=%q, error_description=%q", "access_denied", description))
+	if b.Errors != nil {
+		b.Errors(w, http.StatusForbidden, EdgeForbidden, description)
+		return
+	}
+	writeOAuthError(w, http.StatusForbidden, "access_denied", description)
 }
 
 func (b Bearer) logger() *slog.Logger {

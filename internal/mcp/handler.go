@@ -134,7 +134,8 @@ func NewHandler(opts Options) (*Handler, error) {
 		PropagateRequestCancellation: true,
 	})
 	guard := httpx.HostOriginGuard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}
-	bearer := httpx.Bearer{Verifier: opts.Verifier, ResourceMetadataURL: opts.ResourceMetadataURL, Scope: opts.ChallengeScope, Logger: opts.Logger}
+	bearer := httpx.Bearer{Verifier: opts.Verifier, ResourceMetadataURL: opts.ResourceMetadataURL, Scope: opts.ChallengeScope, Logger: opts.Logger,
+		RPCID: func(r *http.Request) json.RawMessage { return requestID(r, opts.MaxBodyBytes, opts.MaxJSONDepth) }}
 	var inner http.Handler = http.HandlerFunc(h.serveMCP)
 	if opts.RateLimit != nil {
 		inner = opts.RateLimit.Wrap(inner)

@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+
+	"github.com/neemias/neemias-mcp/internal/httpx"
 )
 
 // JSON-RPC 2.0 says a response carries the id of its request; a client matches them by it.
@@ -93,3 +96,25 @@ func (w *idWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Fl
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *idWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// requestID reads the JSON-RPC id of a request the edge answers before the engine runs (a 503
+// while the identity provider is unreachable, say), so that the error carries it: the body
+// is read (bounded, and checked like the engine's input), nil when there is no readable id.
+func requestID(r *http.Request, maxBytes int64, maxDepth int) json.RawMessage {
+	if r.Body == nil || r.ContentLength > maxBytes {
+		return nil
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBytes+1))
+	if err != nil || int64(len(body)) > maxBytes || httpx.CheckJSON(body, maxDepth) != nil {
+		return nil
+	}
+	start, end, ok, err := idSpan(body)
+	if err != nil || !ok {
+		return nil
+	}
+	id := json.RawMessage(body[start:end])
+	if string(id) == "null" {
+		return nil
+	}
+	return bytes.Clone(id)
+}

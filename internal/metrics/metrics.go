@@ -82,7 +82,7 @@ func New(ids []string, checkinID string) *Metrics {
 	}, []string{"surface", "method", "capability"})
 	m.authFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "neemias_auth_failures_total",
-		Help: "Refused credentials by surface and reason (missing, expired, revoked, disabled, audience, signature, lifetime, api_key_on_mcp, invalid, unavailable).",
+		Help: "Refused credentials by surface and reason (missing, expired, revoked, disabled, audience, signature, lifetime, api_key_on_mcp, invalid, unavailable; denied: a valid token of an unlinked, disabled or ambiguous account, answered 403).",
 	}, []string{"surface", "reason"})
 	m.checkins = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "neemias_checkins_registered_total",
@@ -198,7 +198,8 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 		}
 		m.requests.WithLabelValues(l.surface, l.method, l.capability, outcome).Inc()
 		m.duration.WithLabelValues(l.surface, l.method, l.capability).Observe(time.Since(start).Seconds())
-		if sw.status == http.StatusUnauthorized && (l.surface == SurfaceMCP || l.surface == SurfaceREST) {
+		denied := sw.status == http.StatusForbidden && l.authReason == "denied" // valid token, account refused
+		if (sw.status == http.StatusUnauthorized || denied) && (l.surface == SurfaceMCP || l.surface == SurfaceREST) {
 			reason := l.authReason
 			if reason == "" {
 				reason = "missing"
@@ -308,6 +309,9 @@ func (m *Metrics) WrapVerifier(v authn.Verifier) authn.Verifier {
 
 // AuthReason classifies a verifier's error into a fixed reason.
 func AuthReason(err error) string {
+	if errors.Is(err, authn.ErrAccessDenied) {
+		return "denied" // a valid token of an account that may not use the server (403)
+	}
 	if !errors.Is(err, authn.ErrInvalidToken) {
 		return "unavailable"
 	}

@@ -153,7 +153,9 @@ func (a *AS) upstreamCallback(w http.ResponseWriter, r *http.Request) {
 		Issuer: NormalizeIssuer(toks.IDTokenClaims.GetIssuer()), Subject: toks.IDTokenClaims.GetSubject(),
 	})
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && user.DisabledAt != nil {
-		a.log.InfoContext(ctx, "upstream account not linked to an active user")
+		// The subject is what the operator links with `neemias-mcp identity link` (issue 25).
+		a.log.WarnContext(ctx, "login provider account not linked to an active user; link it with neemias-mcp identity link",
+			"issuer", toks.IDTokenClaims.GetIssuer(), "subject", toks.IDTokenClaims.GetSubject())
 		a.errorPage(w, http.StatusForbidden,
 			"Esta conta do provedor da igreja não está vinculada a um usuário ativo do Neemias. Peça ao administrador da igreja para vinculá-la.",
 			"This account of the church's provider is not linked to an active Neemias user. Ask the church administrator to link it.")

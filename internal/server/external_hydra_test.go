@@ -243,7 +243,7 @@ func TestExternalHydra(t *testing.T) {
 			{"mapped to ADMIN", []string{"neemias-admins"}, http.StatusOK, counts},
 			{"mapped to RESPONSAVEL", []string{"neemias-responsaveis"}, http.StatusOK, notFound},
 			{"no mapped group: the linked user's role", []string{"coral"}, http.StatusOK, counts},
-			{"two mapped roles", []string{"neemias-admins", "neemias-responsaveis"}, http.StatusUnauthorized, ""},
+			{"two mapped roles", []string{"neemias-admins", "neemias-responsaveis"}, http.StatusForbidden, ""},
 		}
 		for _, tc := range cases {
 			for _, p := range []struct {

@@ -210,8 +210,10 @@ func TestExternalProviderMode(t *testing.T) {
 	}
 	link := func(t *testing.T, email, subject string) {
 		t.Helper()
-		out, err := exec.CommandContext(ctx, bin, "identity", "link", "--database-url", rsDB,
-			"--issuer", idp, "--subject", subject, "--email", email).CombinedOutput()
+		cmd := exec.CommandContext(ctx, bin, "identity", "link", "--database-url", rsDB,
+			"--issuer", idp, "--subject", subject, "--email", email)
+		cmd.Env = append(os.Environ(), "NEEMIAS_OAUTH_ISSUER="+idp) // as the resource server has it
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("identity link: %v\n%s", err, out)
 		}
@@ -230,8 +232,10 @@ func TestExternalProviderMode(t *testing.T) {
 	t.Run("identity by issuer and subject only", func(t *testing.T) {
 		// The resource server's database has the same demo users (same ids, same e-mails), but
 		// no link yet: refused.
-		if status, challenge, _ := oauthtest.ReadRoster(t, rsBase, vol.AccessToken); status != http.StatusUnauthorized || !strings.Contains(challenge, `error="invalid_token"`) {
-			t.Errorf("unlinked subject: %d %q, want 401 invalid_token", status, challenge)
+		// A valid token of an unlinked account: 403 saying so, not 401 (no login loop).
+		if status, challenge, body := oauthtest.ReadRoster(t, rsBase, vol.AccessToken); status != http.StatusForbidden ||
+			!strings.Contains(challenge, `error="access_denied"`) || !strings.Contains(body, "not linked") {
+			t.Errorf("unlinked subject: %d %q %s, want 403 access_denied", status, challenge, oauthtest.Snippet(body))
 		}
 		link(t, seed.DemoVoluntarioEmail, seed.DemoVoluntarioID.String())
 		status, _, body := oauthtest.ReadRoster(t, rsBase, vol.AccessToken)
@@ -247,14 +251,14 @@ func TestExternalProviderMode(t *testing.T) {
 			}
 		}
 		setDisabled(true)
-		if status, _, _ := oauthtest.ReadRoster(t, rsBase, vol.AccessToken); status != http.StatusUnauthorized {
-			t.Errorf("linked but disabled user: %d, want 401", status)
+		if status, _, body := oauthtest.ReadRoster(t, rsBase, vol.AccessToken); status != http.StatusForbidden || !strings.Contains(body, "disabled") {
+			t.Errorf("linked but disabled user: %d %s, want 403 saying disabled", status, oauthtest.Snippet(body))
 		}
 		setDisabled(false)
 		// Another IdP account, whose id and e-mail also exist here, is still unknown.
 		adm := flow(t, seed.DemoAdminEmail, rsMCP, "roster:read", idpDirect)
-		if status, _, _ := oauthtest.ReadRoster(t, rsBase, adm.AccessToken); status != http.StatusUnauthorized {
-			t.Errorf("unknown subject (the IdP's admin, not linked): %d, want 401", status)
+		if status, _, _ := oauthtest.ReadRoster(t, rsBase, adm.AccessToken); status != http.StatusForbidden {
+			t.Errorf("unknown subject (the IdP's admin, not linked): %d, want 403", status)
 		}
 	})
 

@@ -76,6 +76,17 @@ type mcpAuthorization struct {
 // session and the authorizations completed so far.
 func mcpRemoteSession(t *testing.T, ctx context.Context, a *app) (*sdk.ClientSession, func() []mcpAuthorization) {
 	t.Helper()
+	return mcpRemoteSessionTo(t, ctx, a.mcp, func(tab context.Context) error {
+		return chromedp.Do(tab, chromedp.WaitVisible(chromedp.ID("email")),
+			chromedp.SendKeys(chromedp.ID("email"), seed.DemoAdminEmail), chromedp.SendKeys(chromedp.ID("password"), seed.DemoPassword),
+			chromedp.Click(chromedp.ID("login-submit")))
+	})
+}
+
+// mcpRemoteSessionTo is mcpRemoteSession against the MCP URL mcpURL, with login filling in
+// whatever login the authorization server shows (its own form, or a provider's).
+func mcpRemoteSessionTo(t *testing.T, ctx context.Context, mcpURL string, login func(tab context.Context) error) (*sdk.ClientSession, func() []mcpAuthorization) {
+	t.Helper()
 	node := nodeBin(t)
 	exe := chromiumPath(t)
 	br := newBrowser(t, ctx, exe)
@@ -83,7 +94,7 @@ func mcpRemoteSession(t *testing.T, ctx context.Context, a *app) (*sdk.ClientSes
 	t.Cleanup(closeTab)
 
 	proxy, _ := filepath.Abs(filepath.Join(harness, "node_modules", "mcp-remote", "dist", "proxy.js"))
-	cmd := exec.CommandContext(ctx, node, proxy, a.mcp, "--host", "127.0.0.1")
+	cmd := exec.CommandContext(ctx, node, proxy, mcpURL, "--host", "127.0.0.1")
 	cmd.Dir = harness
 	cmd.Env = append(cmd.Environ(), "MCP_REMOTE_CONFIG_DIR="+t.TempDir(), "BROWSER=none")
 	stderr, w := io.Pipe()
@@ -129,9 +140,7 @@ func mcpRemoteSession(t *testing.T, ctx context.Context, a *app) (*sdk.ClientSes
 			loc, _ := chromedp.Run(tab, chromedp.Location())
 			if strings.Contains(loc, "/login") {
 				rec.passwordAsked = true
-				if err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.ID("email")),
-					chromedp.SendKeys(chromedp.ID("email"), seed.DemoAdminEmail), chromedp.SendKeys(chromedp.ID("password"), seed.DemoPassword),
-					chromedp.Click(chromedp.ID("login-submit"))); err != nil {
+				if err := login(tab); err != nil {
 					t.Errorf("login: %v", err)
 					continue
 				}

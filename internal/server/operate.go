@@ -243,6 +243,49 @@ func openAPIDocument(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(schemas.OpenAPI())
 }
 
+// openAPIHandler serves the OpenAPI document. In external provider mode its oauth2 scheme
+// names the provider's endpoints, not this server's /authorize and /token (which do not
+// exist there): the authorization and token endpoints of the provider's discovery document,
+// or, until discovery has succeeded, an openIdConnect scheme naming that document.
+func openAPIHandler(v *external.Verifier) http.HandlerFunc {
+	if v == nil {
+		return openAPIDocument
+	}
+	return func(w http.ResponseWriter, _ *http.Request) {
+		body, err := externalOpenAPI(schemas.OpenAPI(), v)
+		if err != nil {
+			http.Error(w, "OpenAPI document unavailable", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		_, _ = w.Write(body)
+	}
+}
+
+func externalOpenAPI(doc []byte, v *external.Verifier) ([]byte, error) {
+	var d map[string]any
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return nil, err
+	}
+	comps, _ := d["components"].(map[string]any)
+	schemes, _ := comps["securitySchemes"].(map[string]any)
+	oa, _ := schemes["oauth2"].(map[string]any)
+	if oa == nil {
+		return doc, nil
+	}
+	oa["description"] = "OAuth 2 bearer token of the identity provider " + v.Issuer() + " (this server is its resource server)."
+	flows, _ := oa["flows"].(map[string]any)
+	code, _ := flows["authorizationCode"].(map[string]any)
+	if authz, tok, ok := v.Endpoints(); ok && authz != "" && tok != "" && code != nil {
+		code["authorizationUrl"], code["tokenUrl"] = authz, tok
+	} else {
+		schemes["oauth2"] = map[string]any{"type": "openIdConnect", "description": oa["description"],
+			"openIdConnectUrl": strings.TrimSuffix(v.Issuer(), "/") + "/.well-known/openid-configuration"}
+	}
+	return json.Marshal(d)
+}
+
 // restVerifier is REST's credential check: church API keys (internal/apikey) or the OAuth
 // tokens MCP accepts too.
 func restVerifier(cfg Config, st *store.Store, oauth authn.Verifier) authn.Verifier {

@@ -13,11 +13,14 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/go-jose/go-jose/v4"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
@@ -103,16 +106,19 @@ type Config struct {
 // JWKS (discovered from Issuer, cached, refreshed on an unknown kid; 503 when no key can be
 // had). A token's iss+sub is mapped to a local user through oauth_upstream_identities (link
 // one with `neemias-mcp identity link --issuer ISSUER --subject SUB --email …`), never by
-// e-mail; an unknown subject or a disabled user gets 401. Church and role are the local
-// user's unless Claims maps them; scopes are the token's ∩ the role's.
+// e-mail; an unknown subject or a disabled user gets 403 saying so. Church and role are the
+// local user's unless Claims maps them; scopes are the token's ∩ the role's (or the role's,
+// with ScopesFromRole).
 type ExternalAuth struct {
-	// Issuer is the provider's issuer URL, exactly as its tokens carry it (https). Its
+	// Issuer is the provider's issuer URL, exactly as its tokens carry it (https, or http on
+	// loopback). Its
 	// /.well-known/openid-configuration must name the same issuer. The server starts while
 	// the provider is unreachable: /readyz reports it, and /mcp answers 503 with Retry-After
 	// until its keys can be had.
 	Issuer string
-	// Audience is the aud the provider puts in access tokens for this server. Default: the
-	// MCP endpoint, PublicURL+"/mcp" (its trailing-slash form is accepted too). The
+	// Audience is the aud the provider puts in access tokens for this server: any string (a
+	// client id, a GUID, an api:// URI), matched exactly. Default: the MCP endpoint,
+	// PublicURL+"/mcp" (its trailing-slash form is accepted too, as for any URL). The
 	// protected-resource metadata's `resource` is the MCP endpoint either way.
 	Audience string
 	// Claims says where the provider puts the scopes, church, role and client id, and maps
@@ -135,6 +141,23 @@ type ExternalAuth struct {
 	// token_endpoint_auth_methods_supported, and names our origin as the authorization server
 	// in the protected-resource metadata (external_mode.go).
 	MetadataProxy bool
+	// Algorithms narrows the accepted signature algorithms (default: every asymmetric one,
+	// external.DefaultAlgorithms).
+	Algorithms []jose.SignatureAlgorithm
+	// ScopesFromRole grants a token that carries none of this server's scopes its role's
+	// non-sensitive scopes, and the sensitive ones Claims.ScopeGrants maps from its groups:
+	// for providers that cannot mint our scopes (Dex, Google, plain OIDC). A risk, logged at
+	// start-up (docs/external-provider.md).
+	ScopesFromRole bool
+	// ChallengeScopes are the scopes clients are told to ask the provider for: the 401
+	// challenge's scope and the protected-resource metadata's scopes_supported (default: this
+	// server's scopes, which only a provider that mints them knows; for Dex, say, "openid
+	// groups audience:server:client_id:neemias-mcp").
+	ChallengeScopes []string
+	// ClientID, where the provider has no client registration, is the pre-registered client
+	// id public clients should use: published as "client_id" in the protected-resource
+	// metadata (a Neemias extension member; RFC 9728 §2 allows additional members).
+	ClientID string
 }
 
 // The default per-caller rate limit: 10 requests per second sustained, bursts of 60.
@@ -276,6 +299,9 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	// caller has one budget across both surfaces).
 	limiter := cfg.rateLimiter(limits)
 	challengeScope := nonSensitiveScopes()
+	if cfg.External != nil && len(cfg.External.ChallengeScopes) > 0 {
+		challengeScope = strings.Join(cfg.External.ChallengeScopes, " ")
+	}
 
 	mcpHandler, err := mcp.NewHandler(mcp.Options{
 		Name:    capapi.ServerName, // the server's identity is the spec's (server:)
@@ -327,7 +353,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	mux.Handle("/mcp/{$}", mcpEndpoint) // the same endpoint: a trailing slash is a common typo
 	mux.Handle("/sse", mcpEndpoint)     // compatibility alias of the same stateless endpoint
 	mux.Handle("/api/v1/", restEndpoint)
-	mux.HandleFunc("GET /api/openapi.json", openAPIDocument)
+	mux.HandleFunc("GET /api/openapi.json", openAPIHandler(out.External))
 	if out.AuthServer != nil {
 		out.AuthServer.Register(mux) // /authorize, /token, /register, /login, /consent, AS metadata…
 	}
@@ -340,7 +366,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if cfg.External == nil {
 		eps.register(mux, out.AuthorizationServer)
 	} else {
-		prm := protectedResourceMetadata(resource, out.AuthorizationServer)
+		prm := protectedResourceMetadata(resource, out.AuthorizationServer, cfg.External)
 		mux.HandleFunc("GET /.well-known/oauth-protected-resource", prm)
 		mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
 	}
@@ -371,12 +397,26 @@ func newExternalVerifier(ctx context.Context, x ExternalAuth, resource string, s
 	v, err := external.NewVerifier(ctx, external.Config{
 		Issuer: x.Issuer, Audience: aud, Claims: x.Claims, Lookup: upstreamIdentityLookup(st),
 		RequireAccessTokenType: x.RequireAccessTokenType, RequiredClaims: x.RequiredClaims,
-		RootCAs: x.RootCAs, RefreshInterval: x.RefreshInterval,
+		RootCAs: x.RootCAs, RefreshInterval: x.RefreshInterval, Algorithms: x.Algorithms, ScopesFromRole: x.ScopesFromRole,
 		Introspection: x.Introspection, AcceptMissingAudience: x.AcceptMissingAudience,
 		OnMissingAudience: auditMissingAudience(st), Logger: log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: external provider %s: %w", x.Issuer, err)
+	}
+	// The settings that weaken a check are said at start-up, every time (docs/external-provider.md).
+	if len(x.AcceptMissingAudience) > 0 {
+		log.WarnContext(ctx, "risk: access tokens WITHOUT an audience are accepted from the listed clients (--oauth-accept-missing-aud)",
+			"clients", x.AcceptMissingAudience)
+	}
+	if x.ScopesFromRole {
+		var grants []string
+		for g, sc := range x.Claims.ScopeGrants {
+			grants = append(grants, g+"="+strings.Join(sc, "+"))
+		}
+		slices.Sort(grants)
+		log.WarnContext(ctx, "risk: tokens without this server's scopes get their role's non-sensitive scopes, and sensitive ones by group, "+
+			"with no consent page and no step-up (--oauth-scopes-from-role)", "scope_grant_claim", x.Claims.ScopeGrantClaim, "scope_grants", grants)
 	}
 	return v, nil
 }
@@ -397,7 +437,7 @@ func upstreamIdentityLookup(st *store.Store) external.LookupFunc {
 			return external.User{}, err
 		}
 		if u.DisabledAt != nil {
-			return external.User{}, fmt.Errorf("%w (the linked user is disabled)", external.ErrUnknownSubject)
+			return external.User{ID: u.ID}, external.ErrDisabledUser
 		}
 		return external.User{ID: u.ID, ChurchID: u.ChurchID, Role: u.Role}, nil
 	}
@@ -429,18 +469,25 @@ func hostEntry(h string) string {
 
 // protectedResourceMetadata serves RFC 9728 metadata. `resource` is exactly the canonical MCP
 // URL; the authorization server is ours or the external provider; the scopes are the spec's.
-func protectedResourceMetadata(resource, authServer string) http.HandlerFunc {
+func protectedResourceMetadata(resource, authServer string, x *ExternalAuth) http.HandlerFunc {
 	var names []string
 	for _, s := range scopes.All() {
 		names = append(names, s.Name)
 	}
-	body, _ := json.Marshal(map[string]any{
+	doc := map[string]any{
 		"resource":                 resource,
 		"authorization_servers":    []string{authServer},
 		"scopes_supported":         names,
 		"bearer_methods_supported": []string{"header"},
 		"resource_name":            capapi.ServerTitle, // the spec's server.title
-	})
+	}
+	if x != nil && len(x.ChallengeScopes) > 0 {
+		doc["scopes_supported"] = x.ChallengeScopes // what the provider knows, not our scopes
+	}
+	if x != nil && x.ClientID != "" {
+		doc["client_id"] = x.ClientID
+	}
+	body, _ := json.Marshal(doc)
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "public, max-age=3600")

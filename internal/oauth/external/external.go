@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
@@ -29,7 +30,8 @@ const (
 	DefaultFetchTimeout    = 5 * time.Second
 	DefaultMaxBytes        = 256 << 10
 	DefaultRefreshInterval = 10 * time.Second
-	DefaultKeysMaxAge      = time.Hour
+	DefaultKeysMaxAge      = 5 * time.Minute
+	maxAudienceLen         = 1024
 	MaxSkew                = 5 * time.Minute
 	maxTokenBytes          = 16 << 10
 	maxSubjectLen          = 255
@@ -49,8 +51,20 @@ type User struct {
 type LookupFunc func(ctx context.Context, issuer, subject string) (User, error)
 
 // ErrUnknownSubject is returned by a LookupFunc for a subject with no local user. Verify
-// turns it into authn.ErrInvalidToken: a valid token of a stranger gets nothing.
+// turns it into an authn.ErrAccessDenied (403 whose description says the account is not
+// linked): a valid token of a stranger gets nothing, and no login loop.
 var ErrUnknownSubject = errors.New("external: no local user for this subject")
+
+// ErrDisabledUser is returned by a LookupFunc for a subject linked to a disabled local user
+// (403 saying so).
+var ErrDisabledUser = errors.New("external: the linked local user is disabled")
+
+// DefaultAlgorithms are the signature algorithms accepted when Config.Algorithms is empty:
+// every asymmetric one (RSA PKCS#1 v1.5 and PSS, ECDSA on P-256/384/521, Ed25519). Each key is
+// offered only the algorithms of its own type and curve, so no confusion between them is
+// possible; symmetric algorithms and "none" are never accepted.
+var DefaultAlgorithms = []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512,
+	jose.ES256, jose.ES384, jose.ES512, jose.EdDSA}
 
 // ClaimMapping says where the provider puts what Neemias needs. A claim name is first looked up
 // as a top-level member; if absent, a dotted name walks nested objects ("realm_access.roles").
@@ -70,18 +84,31 @@ type ClaimMapping struct {
 	// ClientID names the claim holding the OAuth client, for the audit log. Empty means
 	// "client_id", then "azp".
 	ClientID string
+	// ScopeGrants (with Config.ScopesFromRole only) grants scopes, sensitive ones included,
+	// by the values of the ScopeGrantClaim claim (default "groups"): provider group ->
+	// scopes. Still narrowed to the role's scopes.
+	ScopeGrantClaim string
+	ScopeGrants     map[string][]string
 }
 
 // Config configures a Verifier.
 type Config struct {
-	// Issuer is the provider's issuer identifier, exactly as its tokens carry it (https).
+	// Issuer is the provider's issuer identifier, exactly as its tokens carry it: https, or
+	// http on a loopback address (a provider on the same host, tests).
 	Issuer string
-	// Audience is this resource's canonical URL (the MCP endpoint); tokens must name it (or
-	// its trailing-slash form) in aud. Required.
+	// Audience is what tokens must name in aud: any string the provider writes there (this
+	// resource's URL, a client id, a GUID, an api:// Application ID URI), matched exactly;
+	// an http(s) URL also in its trailing-slash (or slash-less) form. Required.
 	Audience string
-	// Algorithms allowed in tokens; default RS256 and ES256. Symmetric algorithms and "none"
-	// are refused.
+	// Algorithms allowed in tokens; default DefaultAlgorithms (every asymmetric algorithm).
+	// Symmetric algorithms and "none" are refused.
 	Algorithms []jose.SignatureAlgorithm
+	// ScopesFromRole, for providers that cannot mint this server's scopes (Dex, Google, plain
+	// OIDC): a token that carries none of this server's scopes is granted its role's
+	// non-sensitive scopes, plus the sensitive ones Claims.ScopeGrants maps from its groups.
+	// Off by default: a risk (the consent and step-up of the built-in authorization server do
+	// not apply), logged at start-up. A token that does carry our scopes is unaffected.
+	ScopesFromRole bool
 	// Skew is the clock-skew allowance for exp, nbf and iat (default 30 s, at most 5 min).
 	Skew time.Duration
 	// RequireAccessTokenType demands the RFC 9068 JOSE typ "at+jwt". Without it, a token may
@@ -98,7 +125,8 @@ type Config struct {
 	FetchTimeout time.Duration
 	MaxBytes     int64
 	// RefreshInterval is the least time between two JWKS fetches (default 10 s); KeysMaxAge
-	// is how old the cached set may grow before a token triggers a refresh (default 1 h).
+	// is how old the cached set may grow before a token triggers a refresh (default 5 min):
+	// keys the provider dropped stop verifying at that refresh.
 	RefreshInterval, KeysMaxAge time.Duration
 	// RootCAs replaces the system trust roots for the provider (a private CA, or tests).
 	RootCAs *x509.CertPool
@@ -136,6 +164,7 @@ type Verifier struct {
 	disc       *discoverer
 	meta       *metadataCache
 	intro      *introspector
+	fromRole   bool
 	missingAud []string
 	onMissing  func(ctx context.Context, p principal.Principal) error
 	log        *slog.Logger
@@ -151,10 +180,16 @@ var _ authn.Verifier = (*Verifier)(nil)
 // shows a misconfiguration (metadata naming another issuer, a 404, an untrusted certificate)
 // is an error.
 func NewVerifier(ctx context.Context, cfg Config) (v *Verifier, err error) {
-	if err := checkHTTPSURL(cfg.Issuer); err != nil {
-		return nil, fmt.Errorf("external: Issuer: %w", err)
+	loopbackIssuer := isLoopbackHTTP(cfg.Issuer)
+	if err := checkHTTPSURL(cfg.Issuer); err != nil && !loopbackIssuer {
+		return nil, fmt.Errorf("external: Issuer: %w, or an http URL on a loopback address", err)
 	}
-	if err := checkHTTPSURL(cfg.Audience); err != nil && !isLoopbackHTTP(cfg.Audience) {
+	if loopbackIssuer {
+		if u, _ := url.Parse(cfg.Issuer); u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return nil, errors.New("external: Issuer: must be a URL without userinfo, query or fragment")
+		}
+	}
+	if err := checkAudience(cfg.Audience); err != nil {
 		return nil, fmt.Errorf("external: Audience: %w", err)
 	}
 	if cfg.Lookup == nil {
@@ -165,7 +200,7 @@ func NewVerifier(ctx context.Context, cfg Config) (v *Verifier, err error) {
 	}
 	algs := cfg.Algorithms
 	if len(algs) == 0 {
-		algs = []jose.SignatureAlgorithm{jose.RS256, jose.ES256}
+		algs = DefaultAlgorithms
 	}
 	for _, a := range algs {
 		switch a {
@@ -183,6 +218,16 @@ func NewVerifier(ctx context.Context, cfg Config) (v *Verifier, err error) {
 			return nil, fmt.Errorf("external: Claims.Roles maps %q to unknown role %q", from, to)
 		}
 	}
+	if len(cfg.Claims.ScopeGrants) > 0 && !cfg.ScopesFromRole {
+		return nil, errors.New("external: Claims.ScopeGrants needs ScopesFromRole")
+	}
+	for from, to := range cfg.Claims.ScopeGrants {
+		for _, sc := range to {
+			if _, ok := scopes.Describe(sc); !ok {
+				return nil, fmt.Errorf("external: Claims.ScopeGrants maps %q to unknown scope %q", from, sc)
+			}
+		}
+	}
 	v = &Verifier{
 		issuer:     cfg.Issuer,
 		audiences:  audiences(cfg.Audience),
@@ -193,6 +238,10 @@ func NewVerifier(ctx context.Context, cfg Config) (v *Verifier, err error) {
 		claims:     cfg.Claims,
 		lookup:     cfg.Lookup,
 		now:        cfg.Now,
+		fromRole:   cfg.ScopesFromRole,
+	}
+	if v.fromRole && v.claims.ScopeGrantClaim == "" {
+		v.claims.ScopeGrantClaim = "groups"
 	}
 	if v.skew == 0 {
 		v.skew = tokens.DefaultSkew
@@ -220,6 +269,7 @@ func NewVerifier(ctx context.Context, cfg Config) (v *Verifier, err error) {
 		v.log = slog.Default()
 	}
 	g := newGetter(cfg.RootCAs, timeout, maxBytes)
+	g.loopbackHTTP = loopbackIssuer
 	if cfg.Introspection != nil {
 		if v.intro, err = newIntrospector(*cfg.Introspection, cfg.RootCAs, timeout, v.now); err != nil {
 			return nil, err
@@ -251,12 +301,29 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
-// audiences is the canonical resource URL and its trailing-slash twin.
+// audiences is the configured audience and, for an http(s) URL, its trailing-slash twin.
 func audiences(aud string) []string {
+	if !strings.HasPrefix(aud, "https://") && !strings.HasPrefix(aud, "http://") {
+		return []string{aud}
+	}
 	if t := strings.TrimSuffix(aud, "/"); t != aud {
 		return []string{aud, t}
 	}
 	return []string{aud, aud + "/"}
+}
+
+// checkAudience accepts any string a provider may write in aud (a URL, a client id, a GUID, an
+// api:// URI): not empty, no white space or control characters, bounded.
+func checkAudience(aud string) error {
+	if aud == "" || len(aud) > maxAudienceLen {
+		return fmt.Errorf("must be 1 to %d characters", maxAudienceLen)
+	}
+	for _, r := range aud {
+		if r <= ' ' || r == 0x7f || unicode.IsSpace(r) || unicode.IsControl(r) {
+			return errors.New("must have no white space or control characters")
+		}
+	}
+	return nil
 }
 
 func checkHTTPSURL(s string) error {
@@ -267,7 +334,8 @@ func checkHTTPSURL(s string) error {
 	return nil
 }
 
-// isLoopbackHTTP admits http://127.0.0.1… and http://localhost… resource URLs (local runs).
+// isLoopbackHTTP admits http://127.0.0.1…, http://[::1]… and http://localhost… URLs (a
+// provider on the same host; local runs).
 func isLoopbackHTTP(s string) bool {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "http" {
@@ -334,6 +402,13 @@ func (v *Verifier) verifyJWT(ctx context.Context, token string) (tokenClaims, er
 	}
 	keys, err := v.keys.candidates(ctx, h.KeyID, jose.SignatureAlgorithm(h.Algorithm))
 	if err != nil {
+		var ue *unavailableError
+		if errors.As(err, &ue) {
+			if errors.Is(err, ErrKeyNotYetFetched) && !v.plausible(tok) {
+				return tokenClaims{}, invalid("unknown kid, and the unverified claims would be refused anyway")
+			}
+			return tokenClaims{}, err
+		}
 		return tokenClaims{}, unavailable(err, v.keys.minInterval)
 	}
 	if len(keys) == 0 {
@@ -363,6 +438,20 @@ func (v *Verifier) verifyJWT(ctx context.Context, token string) (tokenClaims, er
 	return tokenClaims{issuer: c.Issuer, subject: c.Subject, audience: c.Audience, raw: raw}, nil
 }
 
+// plausible reports whether a token whose key is not known yet would pass the issuer, time
+// and audience checks if the key were genuine (its claims read without verification): only
+// such a token is worth a "retry after the next key refresh"; any other is refused at once.
+func (v *Verifier) plausible(tok *jwt.JSONWebToken) bool {
+	var c jwt.Claims
+	if err := tok.UnsafeClaimsWithoutVerification(&c); err != nil || c.Expiry == nil {
+		return false
+	}
+	if c.ValidateWithLeeway(jwt.Expected{Issuer: v.issuer, Time: v.now()}, v.skew) != nil {
+		return false
+	}
+	return len(c.Audience) == 0 || slices.ContainsFunc(v.audiences, func(a string) bool { return slices.Contains(c.Audience, a) })
+}
+
 // authorize applies the audience rule, the required claims and the claim mapping, and looks
 // the subject up.
 func (v *Verifier) authorize(ctx context.Context, tc tokenClaims) (principal.Principal, error) {
@@ -387,7 +476,14 @@ func (v *Verifier) authorize(ctx context.Context, tc tokenClaims) (principal.Pri
 	}
 	user, err := v.lookup(ctx, tc.issuer, tc.subject)
 	if errors.Is(err, ErrUnknownSubject) {
-		return principal.Principal{}, invalid("no local user for this subject")
+		// The subject is what the operator needs to link the account (identity link).
+		return principal.Principal{}, authn.Deny("this account of the identity provider is not linked to a Neemias user; "+
+			"an administrator links it with `neemias-mcp identity link`", "issuer", tc.issuer, "subject", tc.subject,
+			"client_id", v.clientID(tc.raw))
+	}
+	if errors.Is(err, ErrDisabledUser) {
+		return principal.Principal{}, authn.Deny("the Neemias user linked to this account is disabled",
+			"issuer", tc.issuer, "subject", tc.subject, "user_id", user.ID)
 	}
 	if err != nil {
 		return principal.Principal{}, fmt.Errorf("external: looking up the token's subject: %w", err)
@@ -400,12 +496,22 @@ func (v *Verifier) authorize(ctx context.Context, tc tokenClaims) (principal.Pri
 		return principal.Principal{}, err
 	}
 	role, err := v.role(tc.raw, user)
+	if errors.Is(err, errAmbiguousRole) {
+		return principal.Principal{}, authn.Deny("the identity provider's groups of this account map to more than one Neemias role; "+
+			"an administrator must leave one", "issuer", tc.issuer, "subject", tc.subject, "user_id", user.ID, "claim", v.claims.Role)
+	}
 	if err != nil {
 		return principal.Principal{}, err
 	}
 	requested, err := v.scopes(tc.raw)
 	if err != nil {
 		return principal.Principal{}, err
+	}
+	fromRole := v.fromRole && !knowsAnyScope(requested)
+	if fromRole {
+		if requested, err = v.roleScopes(tc.raw, role); err != nil {
+			return principal.Principal{}, err
+		}
 	}
 	p := principal.Principal{
 		UserID:   user.ID,
@@ -415,7 +521,7 @@ func (v *Verifier) authorize(ctx context.Context, tc tokenClaims) (principal.Pri
 		ClientID: v.clientID(tc.raw),
 	}
 	if missingAud {
-		if !knowsAnyScope(requested) {
+		if fromRole || !knowsAnyScope(requested) {
 			return principal.Principal{}, invalid("token without audience carries none of this server's scopes")
 		}
 		// Logged with the client and the local user id only: no token, no claim values.
@@ -495,13 +601,38 @@ func (v *Verifier) role(raw map[string]json.RawMessage, u User) (string, error) 
 		case 1:
 			role = mapped[0]
 		default:
-			return "", invalid("role claim maps to more than one role")
+			return "", errAmbiguousRole
 		}
 	}
 	if _, ok := scopes.RoleScopes(role); !ok {
 		return "", invalid("no known role")
 	}
 	return role, nil
+}
+
+// errAmbiguousRole: the role claim maps to more than one role (a 403 saying so).
+var errAmbiguousRole = errors.New("role claim maps to more than one role")
+
+// roleScopes is what ScopesFromRole grants a token without any of our scopes: the role's
+// non-sensitive scopes, and the scopes ScopeGrants maps from the token's groups (the caller
+// narrows them to the role's).
+func (v *Verifier) roleScopes(raw map[string]json.RawMessage, role string) (capability.ScopeSet, error) {
+	var names []string
+	for _, s := range scopes.All() {
+		if !s.Sensitive {
+			names = append(names, s.Name)
+		}
+	}
+	if len(v.claims.ScopeGrants) > 0 {
+		vals, err := roleValues(raw, v.claims.ScopeGrantClaim)
+		if err != nil {
+			return capability.ScopeSet{}, invalid("scope grant claim: %v", err)
+		}
+		for _, val := range vals {
+			names = append(names, v.claims.ScopeGrants[val]...)
+		}
+	}
+	return capability.NewScopeSet(names...), nil
 }
 
 func (v *Verifier) scopes(raw map[string]json.RawMessage) (capability.ScopeSet, error) {

@@ -110,7 +110,7 @@ func TestIntrospection(t *testing.T) {
 		}, "invalid"},
 		{"another resource", 200, func() any { return active(e, "user-volunteer", map[string]any{"aud": "https://other.example/mcp"}) }, "invalid"},
 		{"no aud, no list", 200, func() any { return active(e, "user-volunteer", map[string]any{"aud": nil}) }, "invalid"},
-		{"unknown subject", 200, func() any { return active(e, "stranger", nil) }, "invalid"},
+		{"unknown subject", 200, func() any { return active(e, "stranger", nil) }, "denied"},
 		{"no iss (optional)", 200, func() any { return active(e, "user-volunteer", map[string]any{"iss": nil}) }, ""},
 		{"endpoint 500", 500, func() any { return `{"error":"server_error","error_description":"sub user-volunteer"}` }, "status 500"},
 		{"malformed answer", 200, func() any { return `not json user-volunteer` }, "malformed answer"},
@@ -129,6 +129,8 @@ func TestIntrospection(t *testing.T) {
 				}
 			case tc.want == "invalid":
 				wantInvalid(t, err, tc.name)
+			case tc.want == "denied":
+				wantDenied(t, err, tc.name)
 			default:
 				if !errors.Is(err, external.ErrIntrospectionUnavailable) || errors.Is(err, authn.ErrInvalidToken) || !strings.Contains(err.Error(), tc.want) {
 					t.Errorf("err = %v, want ErrIntrospectionUnavailable saying %q", err, tc.want)

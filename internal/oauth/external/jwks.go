@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,10 +21,18 @@ import (
 // middleware answers 503 (fail closed).
 var ErrKeysUnavailable = errors.New("external: identity provider keys unavailable")
 
+// ErrKeyNotYetFetched reports a token whose kid the cached key set does not hold, when the
+// set was refreshed too recently to be fetched again: the key may be the provider's newest
+// (rotated in since), so the token is neither accepted nor called invalid; the answer is 503
+// with a Retry-After that reaches the next allowed refresh. A kid a refresh already looked
+// for in vain is refused at once (401).
+var ErrKeyNotYetFetched = errors.New("external: the token's signing key is not in the provider's key set as last fetched; retry after the next refresh")
+
 const (
 	maxKeys       = 100
 	minRSABits    = 2048
 	maxCandidates = 4 // keys tried for a token without kid
+	maxMissing    = 1024
 )
 
 // keySet caches the provider's JWKS. It fetches when a token names a kid it does not hold or
@@ -43,6 +52,9 @@ type keySet struct {
 	lastAttempt time.Time
 	lastErr     error // of the last attempt; nil when it succeeded
 	inflight    chan struct{}
+	// missing are the kids looked for in vain since the last successful fetch (a
+	// refresh already ran for them): refused at once until the next one.
+	missing map[string]bool
 }
 
 // candidates returns the keys that may have signed a token with kid and alg. A nil result
@@ -56,7 +68,7 @@ func (s *keySet) candidates(ctx context.Context, kid string, alg jose.SignatureA
 	if len(keys) > 0 && !stale {
 		return keys, nil
 	}
-	s.refresh(ctx)
+	fetched := s.refresh(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if keys := match(s.keys, kid, alg); len(keys) > 0 {
@@ -68,7 +80,25 @@ func (s *keySet) candidates(ctx context.Context, kid string, alg jose.SignatureA
 	if len(s.keys) == 0 {
 		return nil, fmt.Errorf("%w: no usable key", ErrKeysUnavailable)
 	}
-	return nil, nil
+	if kid == "" {
+		return nil, nil
+	}
+	if fetched {
+		if s.missing == nil {
+			s.missing = map[string]bool{}
+		}
+		if len(s.missing) < maxMissing {
+			s.missing[kid] = true
+		}
+		return nil, nil
+	}
+	if s.missing[kid] {
+		return nil, nil // looked for at the last refresh: not the provider's
+	}
+	// Never looked for, and no refresh allowed yet: a key rotated in moments ago must not get
+	// a 401 (the client would log in again); retry once the next refresh may run.
+	wait := s.minInterval - s.now().Sub(s.lastAttempt)
+	return nil, unavailable(ErrKeyNotYetFetched, wait)
 }
 
 // state reports whether any key is held, and the last attempt's error (nil if it succeeded
@@ -80,20 +110,22 @@ func (s *keySet) state() (haveKeys bool, lastErr error) {
 }
 
 // refresh fetches the key set unless one was attempted within minInterval; concurrent callers
-// share one fetch.
-func (s *keySet) refresh(ctx context.Context) {
+// share one fetch. It reports whether a fetch ran for this call (its own or the shared one
+// it waited for), successful or not.
+func (s *keySet) refresh(ctx context.Context) bool {
 	s.mu.Lock()
 	if ch := s.inflight; ch != nil {
 		s.mu.Unlock()
 		select {
 		case <-ch:
+			return true
 		case <-ctx.Done():
+			return false
 		}
-		return
 	}
 	if !s.lastAttempt.IsZero() && s.now().Sub(s.lastAttempt) < s.minInterval {
 		s.mu.Unlock()
-		return
+		return false
 	}
 	ch := make(chan struct{})
 	s.inflight = ch
@@ -106,6 +138,8 @@ func (s *keySet) refresh(ctx context.Context) {
 
 	s.mu.Lock()
 	if err == nil {
+		// The provider's set as it is now: keys it dropped stop verifying here and then.
+		s.missing = dropped(s.keys, keys) // refused at once from now on
 		s.keys, s.fetchedAt, s.lastErr = keys, s.now(), nil
 	} else {
 		s.lastErr = err
@@ -113,6 +147,7 @@ func (s *keySet) refresh(ctx context.Context) {
 	s.inflight = nil
 	s.mu.Unlock()
 	close(ch)
+	return true
 }
 
 func (s *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
@@ -129,6 +164,21 @@ func (s *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 		return nil, fmt.Errorf("JWKS: %w", err)
 	}
 	return keys, nil
+}
+
+// dropped returns the kids of old that are not in current.
+func dropped(old, current []jose.JSONWebKey) map[string]bool {
+	var out map[string]bool
+	for _, k := range old {
+		if k.KeyID == "" || slices.ContainsFunc(current, func(c jose.JSONWebKey) bool { return c.KeyID == k.KeyID }) {
+			continue
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[k.KeyID] = true
+	}
+	return out
 }
 
 // parseJWKS keeps the usable verification keys: asymmetric (RSA of at least 2048 bits, ECDSA

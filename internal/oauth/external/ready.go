@@ -17,6 +17,7 @@ type discoverer struct {
 
 	mu   sync.Mutex
 	jwks string
+	meta discovery
 }
 
 func (d *discoverer) jwksURI(ctx context.Context) (string, error) {
@@ -29,9 +30,24 @@ func (d *discoverer) jwksURI(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	d.jwks = m.JWKSURI
+	d.jwks, d.meta = m.JWKSURI, m
 	return d.jwks, nil
 }
+
+// Endpoints returns the provider's authorization and token endpoints as its discovery
+// document names them, or ok false while discovery has not succeeded yet (nothing is fetched
+// here: the key set's refreshes drive discovery).
+func (v *Verifier) Endpoints() (authorization, token string, ok bool) {
+	v.disc.mu.Lock()
+	defer v.disc.mu.Unlock()
+	if v.disc.jwks == "" {
+		return "", "", false
+	}
+	return v.disc.meta.AuthorizationEndpoint, v.disc.meta.TokenEndpoint, true
+}
+
+// Issuer is the provider's issuer identifier.
+func (v *Verifier) Issuer() string { return v.issuer }
 
 // unavailableError is a verification that could not be decided because the provider (keys,
 // introspection) is unreachable; the middleware answers 503 with Retry-After.

@@ -8,6 +8,7 @@ package oidctest
 import (
 	"crypto"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
@@ -68,6 +69,17 @@ type Issuer struct {
 // New starts an issuer with one published RS256 key and one published ES256 key.
 func New(tb testing.TB) *Issuer {
 	tb.Helper()
+	return start(tb, true)
+}
+
+// NewPlain is New served over plain http (a provider on loopback, like Dex's dev issuer).
+func NewPlain(tb testing.TB) *Issuer {
+	tb.Helper()
+	return start(tb, false)
+}
+
+func start(tb testing.TB, useTLS bool) *Issuer {
+	tb.Helper()
 	i := &Issuer{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", i.discovery)
@@ -76,7 +88,11 @@ func New(tb testing.TB) *Issuer {
 		i.canaryHits.Add(1)
 		i.writeKeys(w)
 	})
-	i.srv = httptest.NewTLSServer(mux)
+	if useTLS {
+		i.srv = httptest.NewTLSServer(mux)
+	} else {
+		i.srv = httptest.NewServer(mux)
+	}
 	tb.Cleanup(i.srv.Close)
 	i.URL = i.srv.URL
 	i.defaultKey = i.AddKey(tb, jose.RS256, true)
@@ -112,16 +128,23 @@ func (i *Issuer) CanaryHits() int64 { return i.canaryHits.Load() }
 func (i *Issuer) DefaultKey() *Key   { return i.defaultKey }
 func (i *Issuer) DefaultECKey() *Key { return i.defaultECKey }
 
-// AddKey generates a key for alg (RS256 or ES256); published keys appear in the JWKS.
+// AddKey generates a key for alg (RS*, PS*, ES256/384/512 or EdDSA); published keys appear
+// in the JWKS.
 func (i *Issuer) AddKey(tb testing.TB, alg jose.SignatureAlgorithm, published bool) *Key {
 	tb.Helper()
 	var priv crypto.Signer
 	var err error
 	switch alg {
-	case jose.RS256, jose.PS256:
+	case jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512:
 		priv, err = rsa.GenerateKey(rand.Reader, 2048)
 	case jose.ES256:
 		priv, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	case jose.ES384:
+		priv, err = ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	case jose.ES512:
+		priv, err = ecdsa.GenerateKey(elliptic.P521(), rand.Reader)
+	case jose.EdDSA:
+		_, priv, err = ed25519.GenerateKey(rand.Reader)
 	default:
 		tb.Fatalf("oidctest: unsupported alg %s", alg)
 	}

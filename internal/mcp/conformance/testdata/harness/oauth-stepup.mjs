@@ -3,8 +3,11 @@
 // with the browser played by this script (the consent and login pages are answered with plain
 // HTTP and a cookie jar, the way a person clicks through them).
 //
-//   node oauth-stepup.mjs URL EMAIL PASSWORD [--sdk v1|v2] [--no-refresh-token]
+//   node oauth-stepup.mjs URL EMAIL PASSWORD [--sdk v1|v2] [--no-refresh-token] [--upstream]
 //
+// --upstream: log in through the church's provider (the login page's provider button, then
+//   the provider's own password form, as Dex's local connector shows it: fields login and
+//   password) instead of the local e-mail and password.
 // --no-refresh-token: the provider keeps no refresh token, as Claude's clients often do not
 //   use theirs. SDK 1.32.2 needs it to step up at all: with a refresh token it refreshes
 //   (which cannot widen the scope) instead of re-authorizing, then gives up
@@ -27,6 +30,7 @@ if (!url || !email || !password) {
 }
 const sdk = rest.includes('--sdk') ? rest[rest.indexOf('--sdk') + 1] : 'v1';
 const keepRefreshToken = !rest.includes('--no-refresh-token');
+const upstream = rest.includes('--upstream');
 
 let Client, StreamableHTTPClientTransport, UnauthorizedError;
 if (sdk === 'v2') {
@@ -38,6 +42,8 @@ if (sdk === 'v2') {
 }
 
 const report = { sdk, keepRefreshToken, authorizations: [], tokenScopes: [], errors: [] };
+
+const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
 // The "browser": a cookie jar and manual redirects.
 const jar = new Map();
@@ -51,7 +57,7 @@ async function get(u, init = {}) {
     const i = pair.indexOf('=');
     jar.set(pair.slice(0, i).trim(), pair.slice(i + 1).trim());
   }
-  return { status: res.status, location: res.headers.get('location'), body: await res.text() };
+  return { status: res.status, location: res.headers.get('location'), body: await res.text(), url: u };
 }
 const hidden = (body, name) => {
   const m = body.match(new RegExp(`name="${name}" value="([^"]*)"`));
@@ -68,13 +74,20 @@ async function authorizeInBrowser(authURL) {
   let r = await get(authURL.href);
   for (let hops = 0; hops < 10; hops++) {
     if (r.status < 300 || r.status >= 400 || !r.location) throw new Error(`authorization stopped at HTTP ${r.status}: ${r.body.slice(0, 200)}`);
-    const next = new URL(r.location, authURL);
-    if (next.searchParams.has('code') || next.searchParams.has('error')) {
+    const next = new URL(r.location, r.url ?? authURL); // relative to the page that redirected (the provider's too)
+    // The client's redirect URI ends the flow (not the provider's redirect to our /login/callback).
+    if (next.href.startsWith(REDIRECT_URI) && (next.searchParams.has('code') || next.searchParams.has('error'))) {
       if (next.searchParams.has('error')) throw new Error(`authorization error: ${next.searchParams.get('error')}`);
       return next.searchParams;
     }
     const page = await get(next.href);
-    if (next.pathname.endsWith('/login') && page.status === 200) { // a login session answers with a redirect to consent
+    const ours = next.origin === authURL.origin; // the provider's pages are on another origin
+    if (!ours && upstream && page.status === 200 && page.body.includes('name="login"') && page.body.includes('name="password"')) {
+      entry.passwordAsked = true; // the provider's own password form
+      r = await post(next.href, { login: email, password });
+    } else if (ours && next.pathname.endsWith('/login') && page.status === 200 && upstream) { // the provider's button
+      r = await post(new URL('/login/upstream', next).href, { id: hidden(page.body, 'id'), csrf: hidden(page.body, 'csrf') });
+    } else if (next.pathname.endsWith('/login') && page.status === 200) { // a login session answers with a redirect to consent
       entry.passwordAsked = true;
       r = await post(new URL('/login', next).href, { id: hidden(page.body, 'id'), csrf: hidden(page.body, 'csrf'), email, password });
     } else if (next.pathname.endsWith('/consent') && page.status === 200) {
@@ -89,7 +102,7 @@ async function authorizeInBrowser(authURL) {
 
 class Provider {
   constructor() { this.pending = undefined; }
-  get redirectUrl() { return 'http://127.0.0.1:9/callback'; }
+  get redirectUrl() { return REDIRECT_URI; }
   get clientMetadata() {
     return { client_name: `Neemias step-up test (${sdk})`, redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
   }
