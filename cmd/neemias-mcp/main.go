@@ -229,6 +229,7 @@ func serve(ctx context.Context, cmd *cobra.Command, cfg config.Serve, as oauth.O
 		RatePerSecond: cfg.RateLimit, RateBurst: cfg.RateBurst, RateLimitOff: cfg.RateLimit == 0, CheckinWindowDays: cfg.CheckinWindowDays,
 		Metrics: ob.metrics, MetricsOnMain: cfg.MetricsOnMain(), Tracer: ob.tracer,
 		MCPHost: cfg.MCPHost, APIHost: cfg.APIHost, TokenCheckCache: cfg.TokenCheckCache, Upstreams: ups,
+		MCPEngineOnly: cfg.MCPEngineOnly,
 	}, st)
 	if err != nil {
 		return err

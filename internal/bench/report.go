@@ -35,7 +35,7 @@ func PrintReport(w io.Writer, r *Results) {
 		fmt.Fprintln(w, "\ntool output the model reads (characters / 4 = tokens; docs/tool-output.md):")
 		PrintToolCosts(w, r.ToolCosts)
 	}
-	fmt.Fprintln(w, "\ngoals (issues 8 and 21):")
+	fmt.Fprintln(w, "\ngoals (issues 8, 21 and 23):")
 	for _, g := range r.Goals {
 		mark := "missed"
 		if g.Met {

@@ -76,6 +76,9 @@ type Serve struct {
 	// TokenCheckCache is how long a token's passed revocation check is reused (0: every
 	// request checks); a revocation or disable elsewhere takes effect within it.
 	TokenCheckCache time.Duration
+	// MCPEngineOnly serves every MCP request through the go-sdk engine, the fast path off
+	// (internal/mcp fastpath.go): an escape hatch.
+	MCPEngineOnly bool
 }
 
 // MetricsOnMain reports whether the main listener serves /metrics: only when asked for
@@ -119,6 +122,7 @@ func (s *Serve) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&s.Drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the graceful shutdown")
 	fs.IntVar(&s.CheckinWindowDays, "checkin-window-days", logic.DefaultCheckinWindowDays, "how many days back a check-in may be registered")
 	fs.DurationVar(&s.TokenCheckCache, "token-check-cache", DefaultTokenCheckCache, "how long a token's passed revocation check (grant not revoked, dev token's user enabled) is reused: a revocation or disable made elsewhere takes effect within it on every replica; 0 checks every request (at most 1m)")
+	fs.BoolVar(&s.MCPEngineOnly, "mcp-engine-only", false, "serve every MCP request through the go-sdk engine, with the fast path of tools/call, resources/read and the lists off (an escape hatch; the answers are the same)")
 	MarkSecret(fs, "database-url")
 }
 

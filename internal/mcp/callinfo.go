@@ -26,6 +26,39 @@ type call struct {
 	modern         bool
 }
 
+// invocation is what a tools/call or resources/read handler reads of its request: taken from
+// the SDK's request by the engine's handlers (readInvocation, callInvocation), or from the
+// envelope by the fast path (fastpath.go), so that both run the same result-building code.
+type invocation struct {
+	session        *sdk.ServerSession // nil on the fast path, which never serves a capability that needs it
+	target         string             // the URI of a read; the tool name of a call
+	args           json.RawMessage    // a call's arguments as sent (nil when absent)
+	progressToken  any
+	inputResponses sdk.InputResponseMap
+	requestState   string
+	clientCaps     *sdk.ClientCapabilities
+	modern         bool
+}
+
+func readInvocation(req *sdk.ReadResourceRequest) invocation {
+	return invocation{session: req.Session, target: req.Params.URI, progressToken: req.Params.GetProgressToken(),
+		inputResponses: req.Params.InputResponses, requestState: req.Params.RequestState,
+		clientCaps: req.ClientCapabilities(), modern: isModernRequest(req)}
+}
+
+func callInvocation(req *sdk.CallToolRequest) invocation {
+	return invocation{session: req.Session, target: req.Params.Name, args: req.Params.Arguments, progressToken: req.Params.GetProgressToken(),
+		inputResponses: req.Params.InputResponses, requestState: req.Params.RequestState,
+		clientCaps: req.ClientCapabilities(), modern: isModernRequest(req)}
+}
+
+// call is the runtime's record of in, for the helpers below.
+func (in invocation) call(h *Handler, method string, args json.RawMessage) *call {
+	return &call{h: h, session: in.session, method: method, target: in.target, args: args,
+		progressToken: in.progressToken, inputResponses: in.inputResponses, requestState: in.requestState,
+		clientCaps: in.clientCaps, modern: in.modern}
+}
+
 type callKey struct{}
 
 func withCall(ctx context.Context, c *call) context.Context {
@@ -40,6 +73,10 @@ func callFrom(ctx context.Context) (*call, bool) {
 // errNoCall is returned by the helpers below outside a capability invocation.
 var errNoCall = errors.New("mcp: no MCP request on this context")
 
+// errNoSession is returned by Log and Progress when the request is served without the engine's
+// session: a capability that calls them belongs in Options.SessionCapabilities.
+var errNoSession = errors.New("mcp: this request has no session (list the capability in Options.SessionCapabilities)")
+
 // Log sends a notifications/message to the client on the current request's stream. Clients
 // receive it only if they asked for logs (legacy: logging/setLevel; 2026-07-28: _meta logLevel).
 // Never log personal data: messages leave the server.
@@ -47,6 +84,9 @@ func Log(ctx context.Context, level sdk.LoggingLevel, logger string, data any) e
 	c, ok := callFrom(ctx)
 	if !ok {
 		return errNoCall
+	}
+	if c.session == nil {
+		return errNoSession
 	}
 	return c.session.Log(ctx, &sdk.LoggingMessageParams{Level: level, Logger: logger, Data: data})
 }
@@ -60,6 +100,9 @@ func Progress(ctx context.Context, progress, total float64, message string) erro
 	}
 	if c.progressToken == nil {
 		return nil
+	}
+	if c.session == nil {
+		return errNoSession
 	}
 	return c.session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
 		ProgressToken: c.progressToken, Progress: progress, Total: total, Message: message,

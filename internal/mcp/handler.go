@@ -38,6 +38,7 @@ type Handler struct {
 	state    *StateSealer
 	stateTTL time.Duration
 	engine   *sdk.StreamableHTTPHandler
+	fast     *fastPath // nil: every request goes to the engine (Options.EngineOnly)
 	chain    http.Handler
 
 	mu      sync.Mutex
@@ -123,6 +124,7 @@ func NewHandler(opts Options) (*Handler, error) {
 		return nil, err
 	}
 
+	h.fast = h.newFastPath()
 	h.engine = sdk.NewStreamableHTTPHandler(h.serverFor, &sdk.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: false, // SSE: in JSON mode the SDK loses mid-call progress and log notifications
@@ -370,6 +372,9 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		r = r.WithContext(pipeline.WithPermit(r.Context(), permit))
+	}
+	if r = h.serveFast(w, r, env, era, body); r == nil {
+		return // answered without the engine, as the engine would have (fastpath.go)
 	}
 	// Session and resumption headers mean nothing to a stateless server (but for the UI
 	// session id, read above): ignore them (the SDK would refuse Last-Event-ID on a POST).

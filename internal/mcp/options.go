@@ -93,6 +93,15 @@ type Options struct {
 	// fixtures' prompts); production wiring leaves it nil.
 	Extend func(*sdk.Server)
 
+	// EngineOnly turns the fast path off (fastpath.go): every request goes to the SDK engine.
+	// The zero value leaves it on. It is the reference side of the differential test
+	// (wire_fastpath_diff_test.go) and an escape hatch (serve --mcp-engine-only).
+	EngineOnly bool
+	// SessionCapabilities reports the capabilities whose handlers talk to the client while
+	// they run (mcp.Log, mcp.Progress): their requests are always served by the engine, which
+	// has the session. nil: none (no capability of the spec does; the conformance fixtures do).
+	SessionCapabilities func(capabilityID string) bool
+
 	// Observe, when set, is told the JSON-RPC method of every request and the W3C trace
 	// context of its _meta (traceparent, tracestate; "" when absent), and returns the context
 	// the request continues with: how metrics and traces learn what HTTP alone cannot say.

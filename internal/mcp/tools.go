@@ -14,43 +14,60 @@ import (
 	"github.com/neemias/neemias-mcp/internal/pipeline"
 )
 
-// toolHandler is the glue of one tool: the permit of the HTTP-level scope check, the
-// pipeline's Invoke (validation, call, redaction, one encoding), result shaping
-// (structuredContent plus the same JSON as a text block, handoff fields given to the person),
-// error mapping. The tool's handoff fields are found here, once per registration, so a tool
-// without any (every read) never looks inside its JSON.
+// toolHandler is the engine's handler of tool e: its side of e's call (toolCall), built once
+// per entry. A result the fast path already built and handed over (fastpath.go) is returned as
+// it is, so the capability never runs twice.
 func (h *Handler) toolHandler(e *entry) sdk.ToolHandler {
+	call := h.fast.toolCallOf(h, e)
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if o, ok := handedOver(ctx, "tools/call", req.Params.Name); ok {
+			return o.tool, o.err
+		}
+		res, _, err := call(ctx, callInvocation(req))
+		return res, err
+	}
+}
+
+// toolCallFunc builds the result of one tools/call. raw reports a result the capability
+// returned as an *sdk.CallToolResult of its own (Options.Gate's escape hatch: upstream tools,
+// fixtures), which the fast path leaves to the engine.
+type toolCallFunc func(ctx context.Context, in invocation) (res *sdk.CallToolResult, raw bool, err error)
+
+// toolCall is the glue of one tool, the one function the engine's handler and the fast path
+// both call: the permit of the HTTP-level scope check, the pipeline's Invoke (validation,
+// call, redaction, one encoding), result shaping (structuredContent plus the text the model
+// reads, handoff fields given to the person), error mapping. The tool's handoff fields are
+// found here, once per entry, so a tool without any (every read) never looks inside its JSON.
+func (h *Handler) toolCall(e *entry) toolCallFunc {
 	handoff := handoffFields(&e.Capability)
 	_, viewed := h.viewFor(e)
 	viewed = viewed || e.appView != nil
-	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	return func(ctx context.Context, in invocation) (*sdk.CallToolResult, bool, error) {
 		permit, ok := pipeline.PermitFrom(ctx, e.ID)
 		if !ok { // serveMCP authorizes every tools/call before the SDK sees it; fail closed
-			return nil, h.internal(ctx, e, errors.New("tools/call reached the handler without a permit"))
+			return nil, false, h.internal(ctx, e, errors.New("tools/call reached the handler without a permit"))
 		}
-		args := req.Params.Arguments
+		args := in.args
 		if len(bytes.TrimSpace(args)) == 0 || string(args) == "null" {
 			args = json.RawMessage(`{}`)
 		}
-		ctx = withCall(ctx, &call{
-			h: h, session: req.Session, method: "tools/call", target: e.Name, args: args,
-			progressToken: req.Params.GetProgressToken(), inputResponses: req.Params.InputResponses,
-			requestState: req.Params.RequestState, clientCaps: req.ClientCapabilities(), modern: isModernRequest(req),
-		})
+		ctx = withCall(ctx, in.call(h, "tools/call", args))
 		res, err := h.opts.Gate.Invoke(ctx, permit, args)
 		if err != nil {
-			return h.toolError(ctx, e, err)
+			r, err := h.toolError(ctx, e, err)
+			return r, false, err
 		}
 		if raw, ok := res.Value.(*sdk.CallToolResult); ok {
-			return raw, nil
+			return raw, true, nil
 		}
 		if len(handoff) > 0 {
-			return h.handoffResult(ctx, e, req, handoff, viewed, res)
+			r, err := h.handoffResult(ctx, e, in, handoff, viewed, res)
+			return r, false, err
 		}
 		return &sdk.CallToolResult{
 			Content:           []sdk.Content{&sdk.TextContent{Text: h.resultText(ctx, e, res.Value, res.JSON, "")}},
 			StructuredContent: res.JSON,
-		}, nil
+		}, false, nil
 	}
 }
 
@@ -133,12 +150,12 @@ func handoffFields(c *capability.Capability) []handoffField {
 // go to the text as for any other client rather than to no one. A result that holds none of
 // them (a retry returns no new pick-up code) is the plain one. The JSON failing to split is an
 // internal error: the values are never let through.
-func (h *Handler) handoffResult(ctx context.Context, e *entry, req *sdk.CallToolRequest, fields []handoffField, viewed bool, res pipeline.Result) (*sdk.CallToolResult, error) {
+func (h *Handler) handoffResult(ctx context.Context, e *entry, in invocation, fields []handoffField, viewed bool, res pipeline.Result) (*sdk.CallToolResult, error) {
 	data, values, err := takeHandoffs(res.JSON, fields)
 	if err != nil {
 		return nil, h.internal(ctx, e, fmt.Errorf("removing the handoff fields of %q: %w", e.ID, err))
 	}
-	ui := len(values) > 0 && viewed && wantsUI(ctx, req.ClientCapabilities())
+	ui := len(values) > 0 && viewed && wantsUI(ctx, in.clientCaps)
 	out := &sdk.CallToolResult{
 		Content:           []sdk.Content{&sdk.TextContent{Text: h.resultText(ctx, e, res.Value, data, handoffText(values, ui))}},
 		StructuredContent: data,

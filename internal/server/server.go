@@ -71,6 +71,8 @@ type Config struct {
 	// disable` command) takes effect within it on every replica; one this process makes, at
 	// once. Zero checks every request (the CLI's --token-check-cache defaults to 1s).
 	TokenCheckCache time.Duration
+	// MCPEngineOnly turns internal/mcp's fast path off (mcp.Options.EngineOnly).
+	MCPEngineOnly bool
 	// RateStore keeps the buckets of the edge's rate limits (per user on /mcp and REST, per
 	// address on the OAuth endpoints). Nil, what `serve` uses: the rate_limits table, shared by
 	// the replicas (ratelimit.Postgres); ratelimit.Memory limits each process on its own (tests
@@ -327,6 +329,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		RateLimit:      limiter,
 		Observe:        observeMCP(cfg),
 		Logger:         cfg.Logger,
+		EngineOnly:     cfg.MCPEngineOnly,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: MCP handler: %w", err)

@@ -44,6 +44,12 @@ func (demoHandler) Complete(context.Context, string, string, string) ([]string, 
 // counts. It is what the fixture-free conformance scenarios run against; the token is an ADMIN
 // with every scope of that role.
 func NewNeemiasServer(base, token string, logger *slog.Logger) (http.Handler, error) {
+	return NewNeemiasServerWith(base, token, logger, nil)
+}
+
+// NewNeemiasServerWith is NewNeemiasServer with a last say on the options (the differential
+// test's EngineOnly).
+func NewNeemiasServerWith(base, token string, logger *slog.Logger, adjust func(*mcp.Options)) (http.Handler, error) {
 	admin, _ := scopes.RoleScopes("ADMIN")
 	impl := demoHandler{}
 	gate, err := pipeline.New(pipeline.Config{RequiredScope: scopes.Required,
@@ -56,7 +62,7 @@ func NewNeemiasServer(base, token string, logger *slog.Logger) (http.Handler, er
 	if err != nil {
 		return nil, err
 	}
-	h, err := mcp.NewHandler(mcp.Options{
+	opts := mcp.Options{
 		Gate: gate,
 		Name: "neemias-mcp", Title: "Neemias MCP (conformance demo)", Version: "0.1.0",
 		Capabilities: capapi.Capabilities(),
@@ -70,7 +76,11 @@ func NewNeemiasServer(base, token string, logger *slog.Logger) (http.Handler, er
 		AllowedHosts:        httpx.LoopbackHosts(),
 		AllowedOrigins:      httpx.LoopbackOrigins(),
 		Logger:              logger,
-	})
+	}
+	if adjust != nil {
+		adjust(&opts)
+	}
+	h, err := mcp.NewHandler(opts)
 	if err != nil {
 		return nil, fmt.Errorf("building the Neemias handler: %w", err)
 	}

@@ -72,5 +72,14 @@ func Options() mcp.Options {
 		Logging:       true,
 		Subscriptions: true,
 		Extend:        Extend,
+		// The fixtures that send log and progress notifications while they run need the
+		// engine's session (the fast path has none).
+		SessionCapabilities: func(id string) bool {
+			switch id {
+			case "test_tool_with_logging", "test_tool_with_progress", "test_streaming_elicitation", "test_logging_tool":
+				return true
+			}
+			return false
+		},
 	}
 }

@@ -18,6 +18,12 @@ import (
 // http://host:port): /mcp, its /sse alias and the RFC 9728 metadata documents. Only token is
 // accepted (interim static verifier).
 func NewServer(base, token string, logger *slog.Logger) (http.Handler, error) {
+	return NewServerWith(base, token, logger, nil)
+}
+
+// NewServerWith is NewServer with a last say on the options (the differential test's
+// EngineOnly).
+func NewServerWith(base, token string, logger *slog.Logger, adjust func(*mcp.Options)) (http.Handler, error) {
 	opts := Options()
 	opts.Verifier = authntest.Static{Tokens: map[string]principal.Principal{token: {
 		UserID:   uuid.MustParse("00000000-0000-4000-8000-000000000001"),
@@ -28,6 +34,9 @@ func NewServer(base, token string, logger *slog.Logger) (http.Handler, error) {
 	opts.AllowedHosts = httpx.LoopbackHosts()
 	opts.AllowedOrigins = httpx.LoopbackOrigins()
 	opts.Logger = logger
+	if adjust != nil {
+		adjust(&opts)
+	}
 	h, err := mcp.NewHandler(opts)
 	if err != nil {
 		return nil, fmt.Errorf("building handler: %w", err)

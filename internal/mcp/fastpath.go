@@ -1,0 +1,509 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/neemias/neemias-mcp/internal/capability"
+	"github.com/neemias/neemias-mcp/internal/principal"
+)
+
+// The fast path answers the requests that are most of the traffic — tools/call of the spec's
+// tools and read-tool twins, resources/read, and the lists — without the SDK engine, after
+// serveMCP's checks and the scope check, and writes exactly what the engine's stateless
+// streamable handler would have written: the same result JSON, one SSE "message" event, the
+// same status and headers. What it does not fully understand goes to the engine unchanged:
+// initialize, completion, prompts, ping, server/discover, any request with a progress token,
+// a cursor, inputResponses, requestState, a logLevel or clientInfo in _meta, any unknown
+// parameter, Mcp-Param-* headers, app-only tools, ui:// reads, the capabilities of
+// Options.SessionCapabilities, and requests whose routing headers the engine would refuse.
+//
+// Why it is not a second implementation: tools/call and resources/read run the very functions
+// the engine's handlers run (toolCall, readResult; invocation carries what they read of the
+// request); the lists are the engine's own answers, asked once per caller-visible set and
+// variant and kept (listKey); and every outcome the fast path does not encode itself (an
+// error, a capability's own raw SDK result, content it does not know) is handed over to the
+// engine, whose handler returns the outcome already built instead of invoking the capability
+// again (handedOver). What the fast path does write is the SDK's post-processing of a result
+// (cache hints, resultType and _meta serverInfo in 2026-07-28, the SSE frame), pinned by the
+// differential test (wire_fastpath_diff_test.go, FuzzFastPathEquivalence) against the engine
+// on the same registry and store.
+type fastPath struct {
+	calls map[*entry]toolCallFunc // every tool's call, built once
+	// engine are the entries always served by the engine.
+	engine map[*entry]bool
+	// serverInfo is 2026-07-28's result _meta, {"io.modelcontextprotocol/serverInfo": impl}.
+	impl       *sdk.Implementation
+	serverInfo []byte
+	lists      sync.Map // listKey -> []byte: the engine's result of that list
+	// answered counts the requests answered without the engine (the differential test reads
+	// it, to know the fast path was taken).
+	answered atomic.Int64
+}
+
+// newFastPath precomputes the fast path over h's entries; nil when Options.EngineOnly.
+func (h *Handler) newFastPath() *fastPath {
+	if h.opts.EngineOnly {
+		return nil
+	}
+	f := &fastPath{calls: map[*entry]toolCallFunc{}, engine: map[*entry]bool{},
+		impl: &sdk.Implementation{Name: h.opts.Name, Title: h.opts.Title, Version: h.opts.Version}}
+	f.serverInfo, _ = json.Marshal(map[string]any{sdk.MetaKeyServerInfo: f.impl})
+	for _, e := range h.entries {
+		if e.Kind == capability.KindTool {
+			f.calls[e] = h.toolCall(e)
+		}
+		if e.appView != nil || bytes.Contains(e.inputRaw, []byte(`"x-mcp-header"`)) ||
+			(h.opts.SessionCapabilities != nil && h.opts.SessionCapabilities(e.ID)) {
+			f.engine[e] = true
+		}
+	}
+	return f
+}
+
+// toolCallOf returns e's call: the one built for the fast path, or a new one.
+func (f *fastPath) toolCallOf(h *Handler, e *entry) toolCallFunc {
+	if f != nil {
+		if c, ok := f.calls[e]; ok {
+			return c
+		}
+	}
+	return h.toolCall(e)
+}
+
+// handover is an outcome the fast path built and leaves to the engine to write.
+type handover struct {
+	method, target string
+	tool           *sdk.CallToolResult
+	read           *sdk.ReadResourceResult
+	err            error
+}
+
+type handoverKey struct{}
+
+// handedOver returns the outcome the fast path built for this request, if it built one.
+func handedOver(ctx context.Context, method, target string) (*handover, bool) {
+	o, ok := ctx.Value(handoverKey{}).(*handover)
+	if !ok || o.method != method || o.target != target {
+		return nil, false
+	}
+	return o, true
+}
+
+// fastRequest is what the fast path reads of a request's params.
+type fastRequest struct {
+	name, uri string
+	args      json.RawMessage
+	meta      sdk.Meta
+}
+
+// allowed are the params members the fast path understands, by method.
+var allowed = map[string][]string{
+	"tools/call":               {"name", "arguments", "_meta"},
+	"resources/read":           {"uri", "_meta"},
+	"tools/list":               {"_meta"},
+	"resources/list":           {"_meta"},
+	"resources/templates/list": {"_meta"},
+}
+
+// allowedMeta are the _meta members the fast path understands: those the engine reads only
+// to classify the request, or not at all.
+var allowedMeta = []string{metaProtocolVersion, metaClientCapabilities, "traceparent", "tracestate"}
+
+// parseFast reads body's params for method; false when it holds anything the fast path does not
+// understand.
+func parseFast(method string, body []byte) (fastRequest, bool) {
+	var out fastRequest
+	keys, ok := allowed[method]
+	if !ok {
+		return out, false
+	}
+	var msg struct {
+		Params json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return out, false
+	}
+	p := bytes.TrimSpace(msg.Params)
+	if len(p) == 0 || string(p) == "null" {
+		// tools/call and resources/read require params (the engine refuses without).
+		return out, method != "tools/call" && method != "resources/read"
+	}
+	var params map[string]json.RawMessage
+	if p[0] != '{' || json.Unmarshal(p, &params) != nil {
+		return out, false
+	}
+	for k := range params {
+		if !contains(keys, k) {
+			return out, false
+		}
+	}
+	if raw, ok := params["name"]; ok && (json.Unmarshal(raw, &out.name) != nil || out.name == "") {
+		return out, false
+	}
+	if raw, ok := params["uri"]; ok && (json.Unmarshal(raw, &out.uri) != nil || out.uri == "") {
+		return out, false
+	}
+	if (method == "tools/call" && out.name == "") || (method == "resources/read" && out.uri == "") {
+		return out, false
+	}
+	out.args = params["arguments"]
+	if raw, ok := params["_meta"]; ok {
+		var meta map[string]json.RawMessage
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &meta) != nil {
+			return out, false
+		}
+		for k := range meta {
+			if !contains(allowedMeta, k) {
+				return out, false
+			}
+		}
+		if len(meta) > 0 && json.Unmarshal(raw, &out.meta) != nil {
+			return out, false
+		}
+	}
+	return out, true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// serveFast answers r without the engine when it can, and returns nil; otherwise it returns the
+// request to hand to the engine: r itself, or r carrying an outcome already built (handover).
+// serveMCP calls it after every check and the scope check.
+func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, env *envelope, era era, body []byte) *http.Request {
+	f := h.fast
+	if f == nil {
+		return r
+	}
+	if _, ok := allowed[env.method]; !ok {
+		return r
+	}
+	req, ok := parseFast(env.method, body)
+	if !ok {
+		return r
+	}
+	modern := era == eraModern
+	if modern && !engineHeadersMatch(r.Header, env.method, req.name+req.uri) {
+		return r
+	}
+	for k := range r.Header {
+		if strings.HasPrefix(k, "Mcp-Param-") {
+			return r
+		}
+	}
+	// What the engine's request reports of the client's capabilities: _meta's, else the
+	// session's (2026-07-28: _meta's, required; 2025: none).
+	caps := (&sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Meta: req.meta}}).ClientCapabilities()
+	if modern && caps == nil {
+		return r // the engine refuses a 2026-07-28 request without valid client capabilities
+	}
+	ctx := r.Context()
+	p, _ := principal.From(ctx)
+	switch env.method {
+	case "tools/call":
+		e := h.tools[req.name]
+		if e == nil || f.engine[e] || !h.opts.Gate.Listed(p, e.ID) {
+			return r
+		}
+		res, raw, err := f.calls[e](ctx, invocation{target: req.name, args: req.args, clientCaps: caps, modern: modern})
+		if err == nil && !raw {
+			if b, ok := f.encodeTool(res, modern); ok {
+				writeSSE(w, env.id, b)
+				f.answered.Add(1)
+				return nil
+			}
+		}
+		return r.WithContext(context.WithValue(ctx, handoverKey{}, &handover{method: env.method, target: req.name, tool: res, err: err}))
+	case "resources/read":
+		if strings.HasPrefix(req.uri, "ui://") {
+			return r
+		}
+		e, _ := h.matchRead(req.uri)
+		if e == nil || f.engine[e] || !h.opts.Gate.Listed(p, e.ID) {
+			return r
+		}
+		res, raw, err := h.readResult(ctx, invocation{target: req.uri, clientCaps: caps, modern: modern})
+		if err == nil && !raw {
+			if b, ok := f.encodeRead(ctx, h, e, req.uri, res, modern); ok {
+				writeSSE(w, env.id, b)
+				f.answered.Add(1)
+				return nil
+			}
+		}
+		return r.WithContext(context.WithValue(ctx, handoverKey{}, &handover{method: env.method, target: req.uri, read: res, err: err}))
+	}
+	// The lists.
+	ui := len(h.opts.Views) > 0 && wantsUI(ctx, caps)
+	key := listKey{server: h.serverFor(r), method: env.method, ui: ui, version: r.Header.Get("MCP-Protocol-Version")}
+	b, ok := f.lists.Load(key)
+	if !ok {
+		res, ok := h.askEngine(r, body)
+		if !ok {
+			return r
+		}
+		b, _ = f.lists.LoadOrStore(key, res)
+	}
+	writeSSE(w, env.id, b.([]byte))
+	f.answered.Add(1)
+	return nil
+}
+
+// engineHeadersMatch reports whether the engine accepts a 2026-07-28 request's Mcp-Method and
+// Mcp-Name headers (go-sdk validateMcpHeaders): present, and equal to the body's.
+func engineHeadersMatch(hd http.Header, method, name string) bool {
+	if hd.Get("Mcp-Method") != method {
+		return false
+	}
+	if method == "tools/call" || method == "resources/read" {
+		return name != "" && hd.Get("Mcp-Name") == name
+	}
+	return true
+}
+
+// listKey names one list answer: the SDK server of the caller's visible capabilities, the
+// method, the MCP Apps variant and the protocol version (the era).
+type listKey struct {
+	server  *sdk.Server
+	method  string
+	ui      bool
+	version string
+}
+
+// askEngine serves r (a list request) through the engine into memory and returns the result
+// JSON of its answer; false for anything but one SSE message holding a result.
+func (h *Handler) askEngine(r *http.Request, body []byte) ([]byte, bool) {
+	req := r.Clone(r.Context())
+	req.Header.Del("Mcp-Session-Id")
+	req.Header.Del("Last-Event-ID")
+	req.Body = http.NoBody
+	if len(body) > 0 {
+		req.Body = readCloser{bytes.NewReader(body)}
+	}
+	req.ContentLength = int64(len(body))
+	rec := &memoryWriter{header: http.Header{}}
+	h.engine.ServeHTTP(rec, req)
+	data, ok := bytes.CutPrefix(rec.body.Bytes(), []byte("event: message\ndata: "))
+	if rec.status != 0 && rec.status != http.StatusOK || !ok || !bytes.HasSuffix(data, []byte("\n\n")) ||
+		bytes.Contains(data[:len(data)-2], []byte("\n")) {
+		return nil, false
+	}
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(data, &msg) != nil || len(msg.Result) == 0 || msg.Error != nil {
+		return nil, false
+	}
+	return bytes.Clone(msg.Result), true
+}
+
+type readCloser struct{ *bytes.Reader }
+
+func (readCloser) Close() error { return nil }
+
+// memoryWriter is the http.ResponseWriter askEngine records the engine's answer with.
+type memoryWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (m *memoryWriter) Header() http.Header { return m.header }
+func (m *memoryWriter) WriteHeader(status int) {
+	if m.status == 0 {
+		m.status = status
+	}
+}
+func (m *memoryWriter) Write(b []byte) (int, error) { return m.body.Write(b) }
+func (m *memoryWriter) Flush()                      {}
+
+// writeSSE writes the response to a request with id and the result JSON as the engine's
+// stateless streamable handler does (go-sdk streamable.go servePOST and writeEvent): its
+// headers, then one "message" event holding {"jsonrpc":"2.0","id":…,"result":…}, flushed.
+// The id is the client's own bytes (rpcid.go).
+func writeSSE(w http.ResponseWriter, id json.RawMessage, result []byte) {
+	hd := w.Header()
+	hd.Set("Cache-Control", "no-cache, no-transform")
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Connection", "keep-alive")
+	const head, mid = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":", ",\"result\":"
+	buf := make([]byte, 0, len(head)+len(id)+len(mid)+len(result)+3)
+	buf = append(append(append(append(append(buf, head...), id...), mid...), result...), "}\n\n"...)
+	_, _ = w.Write(buf)
+	_ = http.NewResponseController(w).Flush()
+}
+
+// encodeTool is the JSON the engine sends for a tool result the toolCall built (go-sdk
+// Server.callTool and ServerSession.handle: in 2026-07-28 resultType "complete" and _meta
+// serverInfo). false for a result holding anything else than text content.
+func (f *fastPath) encodeTool(res *sdk.CallToolResult, modern bool) ([]byte, bool) {
+	if res == nil || res.InputRequests != nil || res.RequestState != "" {
+		return nil, false
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, 256+estimate(res)))
+	buf.WriteByte('{')
+	if !f.writeMeta(buf, res.Meta, modern) {
+		return nil, false
+	}
+	buf.WriteString(`"content":[`)
+	for i, c := range res.Content {
+		tc, ok := c.(*sdk.TextContent)
+		if !ok || tc.Meta != nil || tc.Annotations != nil {
+			return nil, false
+		}
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString(`{"type":"text","text":`)
+		if !writeString(buf, tc.Text) {
+			return nil, false
+		}
+		buf.WriteByte('}')
+	}
+	buf.WriteByte(']')
+	if res.StructuredContent != nil {
+		raw, ok := res.StructuredContent.(json.RawMessage)
+		if !ok || len(raw) == 0 {
+			return nil, false
+		}
+		buf.WriteString(`,"structuredContent":`)
+		buf.Write(raw)
+	}
+	if res.IsError {
+		buf.WriteString(`,"isError":true`)
+	}
+	if modern {
+		buf.WriteString(`,"resultType":"complete"`)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), true
+}
+
+// encodeRead is the JSON the engine sends for a read result readResult built (go-sdk
+// Server.readResource: the cache hints through Options' SetCacheable, then contents' URI and
+// MIME type filled in; in 2026-07-28 resultType and _meta serverInfo).
+func (f *fastPath) encodeRead(ctx context.Context, h *Handler, e *entry, uri string, res *sdk.ReadResourceResult, modern bool) ([]byte, bool) {
+	if res == nil || res.InputRequests != nil || res.RequestState != "" || res.Contents == nil {
+		return nil, false
+	}
+	c := res.Cacheable
+	h.setCacheable(ctx, &sdk.ReadResourceRequest{Params: &sdk.ReadResourceParams{URI: uri}}, &c)
+	if c.CacheScope == "" {
+		c.CacheScope = "public" // Cacheable.normalize
+	}
+	n := 0
+	for _, rc := range res.Contents {
+		n += len(rc.Text)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, 256+n+n/16))
+	buf.WriteByte('{')
+	if !f.writeMeta(buf, res.Meta, modern) {
+		return nil, false
+	}
+	buf.WriteString(`"ttlMs":`)
+	buf.WriteString(strconv.Itoa(c.TTLMs))
+	buf.WriteString(`,"cacheScope":`)
+	writeString(buf, c.CacheScope)
+	buf.WriteString(`,"contents":[`)
+	for i, rc := range res.Contents {
+		if rc == nil || rc.Blob != nil || rc.Meta != nil {
+			return nil, false
+		}
+		u, mt := rc.URI, rc.MIMEType
+		if u == "" {
+			u = uri
+		}
+		if mt == "" {
+			mt = e.mimeType()
+		}
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString(`{"uri":`)
+		writeString(buf, u)
+		if mt != "" {
+			buf.WriteString(`,"mimeType":`)
+			writeString(buf, mt)
+		}
+		if rc.Text != "" {
+			buf.WriteString(`,"text":`)
+			if !writeString(buf, rc.Text) {
+				return nil, false
+			}
+		}
+		buf.WriteByte('}')
+	}
+	buf.WriteByte(']')
+	if modern {
+		buf.WriteString(`,"resultType":"complete"`)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), true
+}
+
+// writeMeta writes the result's "_meta" member and a comma, if it has one: meta as it is, plus
+// serverInfo in 2026-07-28 (go-sdk annotateServerInfo, which keeps a serverInfo already there).
+func (f *fastPath) writeMeta(buf *bytes.Buffer, meta sdk.Meta, modern bool) bool {
+	if len(meta) == 0 && !modern {
+		return true
+	}
+	buf.WriteString(`"_meta":`)
+	if len(meta) == 0 {
+		buf.Write(f.serverInfo)
+	} else {
+		m := make(map[string]any, len(meta)+1)
+		for k, v := range meta {
+			m[k] = v
+		}
+		if _, ok := m[sdk.MetaKeyServerInfo]; !ok && modern {
+			m[sdk.MetaKeyServerInfo] = f.impl
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			return false
+		}
+		buf.Write(b)
+	}
+	buf.WriteByte(',')
+	return true
+}
+
+// writeString writes s as a JSON string the way encoding/json does (HTML characters escaped,
+// invalid UTF-8 replaced), as the SDK's result encoding does.
+func writeString(buf *bytes.Buffer, s string) bool {
+	enc := json.NewEncoder(buf)
+	if enc.Encode(s) != nil {
+		return false
+	}
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+	return true
+}
+
+func estimate(res *sdk.CallToolResult) int {
+	n := 0
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			n += len(tc.Text) + len(tc.Text)/16
+		}
+	}
+	if raw, ok := res.StructuredContent.(json.RawMessage); ok {
+		n += len(raw)
+	}
+	return n
+}
