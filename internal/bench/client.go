@@ -123,6 +123,10 @@ func (c *Client) mcp(op, v string) *request {
 		method = "tools/list"
 	case OpCheckin:
 		method, name, r.tool = "tools/call", "neemias_checkin_register", true
+	case OpCheckinsTool:
+		method, name, r.tool = "tools/call", "neemias_checkins_by_date", true
+		params["name"] = name
+		params["arguments"] = map[string]any{"date": f.BusiestDay.Format(time.DateOnly), "limit": 5000}
 	}
 	if method == "resources/read" {
 		params["uri"] = name
@@ -137,7 +141,7 @@ func (c *Client) mcp(op, v string) *request {
 			h.Set("Mcp-Name", name)
 		}
 	}
-	if method != "tools/call" {
+	if method != "tools/call" || op == OpCheckinsTool {
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 		r.body = func(int) []byte { return b }
 		return r

@@ -19,16 +19,21 @@ const (
 	OpAttendance  = "attendance/summary"
 	OpToolsList   = "tools/list"
 	OpCheckin     = "checkin_register"
+	// OpCheckinsTool is the busiest day's check-ins through the read tool
+	// (tools/call neemias_checkins_by_date): MCP only, compared with REST's checkins/{date}.
+	OpCheckinsTool = "checkins read tool"
 )
 
 // AllOps is every operation, in report order.
-var AllOps = []string{OpCheckins, OpRosterChild, OpAttendance, OpToolsList, OpCheckin}
+var AllOps = []string{OpCheckins, OpCheckinsTool, OpRosterChild, OpAttendance, OpToolsList, OpCheckin}
 
 // ReadOps are the operations the cost-growth mode measures besides the check-in.
 var ReadOps = []string{OpCheckins, OpRosterChild, OpAttendance}
 
-// isMCP reports whether target speaks MCP (only those have tools/list).
+// isMCP reports whether target speaks MCP (only those have tools/list and the read tool).
 func isMCP(target string) bool { return target == TargetMCP2026 || target == TargetMCP2025 }
 
 // hasOp reports whether target implements op.
-func hasOp(target, op string) bool { return op != OpToolsList || isMCP(target) }
+func hasOp(target, op string) bool {
+	return (op != OpToolsList && op != OpCheckinsTool) || isMCP(target)
+}

@@ -49,7 +49,7 @@ func TestSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := len(AllTargets)*len(AllOps) - 3; len(res.Cells) != want { // tools/list: MCP only
+	if want := len(AllTargets)*len(AllOps) - 6; len(res.Cells) != want { // tools/list and the read tool: MCP only
 		t.Errorf("%d cells, want %d", len(res.Cells), want)
 	}
 	for _, c := range res.Cells {
@@ -63,8 +63,8 @@ func TestSmoke(t *testing.T) {
 	if len(res.Scale) != 2 || res.Scale[1].Plans[OpCheckins] == "" {
 		t.Errorf("cost growth: %d scales, plan %q", len(res.Scale), res.Scale[len(res.Scale)-1].Plans[OpCheckins])
 	}
-	if len(res.Goals) != 16 { // issue 8's and 21's 8, issue 23's 8
-		t.Errorf("%d goals, want 16", len(res.Goals))
+	if len(res.Goals) != 17 { // issue 8's and 21's 8, issue 23's 9
+		t.Errorf("%d goals, want 17", len(res.Goals))
 	}
 	// The seed's questions were measured for both roles (the budgets are TestToolOutputBudget's).
 	roles := map[string]int{}
