@@ -23,6 +23,7 @@ import (
 
 	"github.com/neemias/neemias-mcp/internal/authn"
 	"github.com/neemias/neemias-mcp/internal/errs"
+	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/pipeline"
 	"github.com/neemias/neemias-mcp/internal/principal"
 )
@@ -185,7 +186,7 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 				l.method = Unknown
 			}
 		}
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		sw := httpx.RecordStatus(w)
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), labelsKey{}, l)))
 		l.mu.Lock()
 		defer l.mu.Unlock()
@@ -194,12 +195,12 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 		}
 		outcome := l.outcome
 		if outcome == "" {
-			outcome = outcomeOf(sw.status)
+			outcome = outcomeOf(sw.Status())
 		}
 		m.requests.WithLabelValues(l.surface, l.method, l.capability, outcome).Inc()
 		m.duration.WithLabelValues(l.surface, l.method, l.capability).Observe(time.Since(start).Seconds())
-		denied := sw.status == http.StatusForbidden && l.authReason == "denied" // valid token, account refused
-		if (sw.status == http.StatusUnauthorized || denied) && (l.surface == SurfaceMCP || l.surface == SurfaceREST) {
+		denied := sw.Status() == http.StatusForbidden && l.authReason == "denied" // valid token, account refused
+		if (sw.Status() == http.StatusUnauthorized || denied) && (l.surface == SurfaceMCP || l.surface == SurfaceREST) {
 			reason := l.authReason
 			if reason == "" {
 				reason = "missing"
@@ -326,34 +327,6 @@ func AuthReason(err error) string {
 	}
 	return "invalid"
 }
-
-// statusWriter remembers the status; it passes Flush through for SSE.
-type statusWriter struct {
-	http.ResponseWriter
-	status      int
-	wroteHeader bool
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if !w.wroteHeader {
-		w.status, w.wroteHeader = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	w.wroteHeader = true
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // KnownMCPMethod reports whether method is one counted by name.
 func KnownMCPMethod(method string) bool { return slices.Contains(mcpMethods, method) }

@@ -28,6 +28,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/neemias/neemias-mcp/internal/errs"
+	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/metrics"
 	"github.com/neemias/neemias-mcp/internal/pipeline"
 )
@@ -97,15 +98,15 @@ func Middleware(tp trace.TracerProvider, next http.Handler) http.Handler {
 		ctx, span := tr.Start(ctx, r.Method+" "+route, trace.WithSpanKind(trace.SpanKindServer),
 			trace.WithAttributes(attribute.String("http.request.method", r.Method), attribute.String("neemias.surface", surface)))
 		defer span.End()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		sw := httpx.RecordStatus(w)
 		inner := &innerSpan{}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(ctx, innerKey{}, inner)))
 		if inner.span != nil {
 			inner.span.End()
 		}
-		span.SetAttributes(attribute.Int("http.response.status_code", sw.status))
-		if sw.status >= 500 {
-			span.SetStatus(codes.Error, http.StatusText(sw.status))
+		span.SetAttributes(attribute.Int("http.response.status_code", sw.Status()))
+		if sw.Status() >= 500 {
+			span.SetStatus(codes.Error, http.StatusText(sw.Status()))
 		}
 	})
 }
@@ -164,29 +165,3 @@ func WrapCall(tp trace.TracerProvider, call pipeline.CallFunc) pipeline.CallFunc
 		return out, err
 	}
 }
-
-type statusWriter struct {
-	http.ResponseWriter
-	status      int
-	wroteHeader bool
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if !w.wroteHeader {
-		w.status, w.wroteHeader = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	w.wroteHeader = true
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
