@@ -35,16 +35,6 @@ const (
 	OK      = "ok"
 )
 
-// Surfaces.
-const (
-	SurfaceMCP      = "mcp"
-	SurfaceREST     = "rest"
-	SurfaceOAuth    = "oauth"
-	SurfaceMetadata = "metadata"
-	SurfaceHealth   = "health"
-	SurfaceOther    = "other"
-)
-
 // mcpMethods are the JSON-RPC methods counted by name; any other is "unknown".
 var mcpMethods = []string{
 	"initialize", "ping", "tools/list", "tools/call", "resources/list", "resources/read",
@@ -152,26 +142,6 @@ func SetMCPMethod(ctx context.Context, method string) {
 	}
 }
 
-// Surface classifies a request path.
-func Surface(path string) string {
-	switch {
-	case path == "/mcp" || path == "/mcp/" || path == "/sse": // the endpoint and its aliases (server/endpoints.go)
-		return SurfaceMCP
-	case strings.HasPrefix(path, "/api/"):
-		return SurfaceREST
-	case strings.HasPrefix(path, "/.well-known/oauth-protected-resource"):
-		return SurfaceMetadata
-	case path == "/healthz" || path == "/readyz" || path == "/metrics":
-		return SurfaceHealth
-	case strings.HasPrefix(path, "/.well-known/"), path == "/authorize", path == "/token", path == "/register",
-		path == "/revoke", path == "/jwks", path == "/userinfo", path == "/end_session",
-		strings.HasPrefix(path, "/login"), strings.HasPrefix(path, "/consent"), strings.HasPrefix(path, "/oauth/"),
-		strings.HasPrefix(path, "/set-password"):
-		return SurfaceOAuth
-	}
-	return SurfaceOther
-}
-
 // Middleware counts and times every request it wraps.
 func (m *Metrics) Middleware(next http.Handler) http.Handler {
 	if m == nil {
@@ -179,8 +149,8 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		l := &labels{surface: Surface(r.URL.Path), capability: None}
-		if l.surface != SurfaceMCP {
+		l := &labels{surface: httpx.Surface(r.URL.Path), capability: None}
+		if l.surface != httpx.SurfaceMCP {
 			l.method = r.Method
 			if !slices.Contains(httpMethods, l.method) {
 				l.method = Unknown
@@ -200,7 +170,7 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 		m.requests.WithLabelValues(l.surface, l.method, l.capability, outcome).Inc()
 		m.duration.WithLabelValues(l.surface, l.method, l.capability).Observe(time.Since(start).Seconds())
 		denied := sw.Status() == http.StatusForbidden && l.authReason == "denied" // valid token, account refused
-		if (sw.Status() == http.StatusUnauthorized || denied) && (l.surface == SurfaceMCP || l.surface == SurfaceREST) {
+		if (sw.Status() == http.StatusUnauthorized || denied) && (l.surface == httpx.SurfaceMCP || l.surface == httpx.SurfaceREST) {
 			reason := l.authReason
 			if reason == "" {
 				reason = "missing"

@@ -19,6 +19,7 @@ import (
 	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/internal/apikey"
 	"github.com/neemias/neemias-mcp/internal/authn"
+	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/metrics"
 	"github.com/neemias/neemias-mcp/internal/oauth/external"
 	"github.com/neemias/neemias-mcp/internal/pipeline"
@@ -210,13 +211,13 @@ func hostRouting(mcpHost, apiHost string, next http.Handler) http.Handler {
 		if h, _, err := net.SplitHostPort(host); err == nil {
 			host = h
 		}
-		surface := metrics.Surface(r.URL.Path)
-		allowed := surface == metrics.SurfaceHealth
+		surface := httpx.Surface(r.URL.Path)
+		allowed := surface == httpx.SurfaceHealth
 		switch host {
 		case mcpHost:
-			allowed = allowed || surface == metrics.SurfaceMCP || surface == metrics.SurfaceOAuth || surface == metrics.SurfaceMetadata
+			allowed = allowed || surface == httpx.SurfaceMCP || surface == httpx.SurfaceOAuth || surface == httpx.SurfaceMetadata
 		case apiHost:
-			allowed = allowed || (surface == metrics.SurfaceREST)
+			allowed = allowed || (surface == httpx.SurfaceREST)
 		}
 		if !allowed {
 			http.NotFound(w, r)

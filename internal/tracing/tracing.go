@@ -90,9 +90,9 @@ func Middleware(tp trace.TracerProvider, next http.Handler) http.Handler {
 	tr := tp.Tracer(Name)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-		surface := metrics.Surface(r.URL.Path)
+		surface := httpx.Surface(r.URL.Path)
 		route := r.URL.Path
-		if surface == metrics.SurfaceREST || surface == metrics.SurfaceOther {
+		if surface == httpx.SurfaceREST || surface == httpx.SurfaceOther {
 			route = surface // paths of REST carry ids; other paths are anyone's free text
 		}
 		ctx, span := tr.Start(ctx, r.Method+" "+route, trace.WithSpanKind(trace.SpanKindServer),
