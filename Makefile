@@ -70,6 +70,27 @@ test-deps: ## Install what the tests need beyond Go: Debian's chromium for the c
 test: test-deps ## Run every test (needs PostgreSQL on 127.0.0.1:5432 or DATABASE_URL; Node/npm for client tests)
 	$(GO) test -count=1 ./...
 
+# The failover tests (issue 24; cmd/neemias-mcp/failover_ha_test.go, build tag ha) start the real
+# engines on loopback ports: etcd, a two-node Patroni cluster, HAProxy and PgBouncer. They take
+# about five minutes (Patroni's 30 s TTL, four scenarios), so they are outside make test.
+HA_DEBS := patroni etcd-server etcd-client haproxy pgbouncer
+
+.PHONY: test-deps-ha
+test-deps-ha: ## Install what make test-ha needs beyond Go: Debian's patroni, etcd-server, etcd-client, haproxy, pgbouncer (and postgresql when absent)
+	@missing="$$(for p in $(HA_DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done)"; \
+	ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	missing="$$(echo $$missing)"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing $$missing (Debian packages) for the failover tests"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+.PHONY: test-ha
+test-ha: test-deps-ha ## Failover under load with the real engines (Patroni, etcd, HAProxy, PgBouncer); prints the figures
+	$(GO) test -count=1 -tags ha -timeout 30m -v -run 'TestFailover' ./cmd/neemias-mcp
+
 .PHONY: lint
 lint: ## go vet and gofmt
 	$(GO) vet ./...

@@ -315,8 +315,8 @@ func demoChildren(t *testing.T, pool *pgxpool.Pool, n int) []uuid.UUID {
 // statement cache (named prepared statements) cannot be used through it in transaction mode;
 // the URL then asks pgx for default_query_exec_mode=cache_describe (unnamed prepared
 // statements, still one round trip per query). From 1.21 on, max_prepared_statements lets the
-// default cache through unchanged.
-func pgBouncer(t *testing.T, dbURL string) string {
+// default cache through unchanged. settings are further pgbouncer.ini lines.
+func pgBouncer(t *testing.T, dbURL string, settings ...string) string {
 	t.Helper()
 	bin := findPgBouncer()
 	if bin == "" {
@@ -381,6 +381,9 @@ logfile = %s
 `, u.Hostname(), u.Port(), port, filepath.Join(dir, "users.txt"), filepath.Join(dir, "pgbouncer.log"))
 	if modern {
 		cfg += "max_prepared_statements = 200\n"
+	}
+	for _, line := range settings {
+		cfg += line + "\n"
 	}
 	if err := os.WriteFile(filepath.Join(dir, "users.txt"), []byte(`"postgres" ""`+"\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -147,6 +147,9 @@ func readiness(c readinessChecks) http.Handler {
 			fail("database", "unavailable")
 			report["migrations"] = "unknown"
 		} else {
+			if reason := notWritable(ctx, c.st.Pool()); reason != "" { // readiness_writable.go
+				fail("database", reason)
+			}
 			var current int64
 			err := c.st.Pool().QueryRow(ctx, `SELECT coalesce(max(version_id), 0) FROM goose_db_version WHERE is_applied`).Scan(&current)
 			switch {

@@ -13,8 +13,9 @@ import (
 )
 
 // unavailable reports whether err says the database cannot be reached or dropped the
-// connection (restart, failover, a pooler without servers) rather than refusing the
-// statement: such a request may be retried once the database is back.
+// connection (restart, failover, a pooler without servers), or is a standby refusing a write
+// (a proxy that still routes to a demoted primary or a node whose promotion is not done),
+// rather than refusing the statement: such a request may be retried once the database is back.
 func unavailable(err error) bool {
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
@@ -24,6 +25,8 @@ func unavailable(err error) bool {
 		case pg.Code == "57P01", pg.Code == "57P02", pg.Code == "57P03": // admin/crash shutdown, cannot connect now
 			return true
 		case pg.Code == "53300": // too many connections
+			return true
+		case pg.Code == "25006": // read-only transaction: a standby (a failover or switchover under way)
 			return true
 		}
 		return false

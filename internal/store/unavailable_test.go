@@ -15,6 +15,7 @@ import (
 func TestUnavailableErrorsAreRetryable(t *testing.T) {
 	for _, err := range []error{
 		&pgconn.PgError{Code: "57P01"}, &pgconn.PgError{Code: "57P03"}, &pgconn.PgError{Code: "08006"}, &pgconn.PgError{Code: "53300"},
+		&pgconn.PgError{Code: "25006"}, // a write on a standby during a failover
 		fmt.Errorf("store: acquire: %w", &net.OpError{Op: "dial", Err: errors.New("connection refused")}),
 		fmt.Errorf("store: begin: %w", io.ErrUnexpectedEOF),
 	} {
