@@ -25,15 +25,11 @@ tools: $(SQLC) $(OGEN) ## Build the pinned generators (sqlc, ogen) into ./bin
 
 .PHONY: generate
 generate: $(SQLC) $(OGEN) ## Regenerate everything from spec/capabilities.yaml
-	$(GO) run ./cmd/capgen generate
-	@# sqlc writes into gen/.db.new first; gen/db is replaced only when it succeeded, so a broken
-	@# query leaves the previous gen/db in place (and go build working).
-	rm -rf gen/.db.new && sed 's#"../gen/db"#"../gen/.db.new"#' queries/sqlc.yaml > queries/.sqlc.new.yaml
-	cd queries && $(SQLC) generate -f .sqlc.new.yaml; status=$$?; rm -f .sqlc.new.yaml; \
-		if [ $$status -ne 0 ]; then rm -rf ../gen/.db.new; exit $$status; fi
-	rm -rf gen/db && mv gen/.db.new gen/db
-	$(OGEN) --target gen/openapi/oas --package oas --clean gen/openapi/openapi.json 2>&1 | { grep -v -e '^INFO' -e 'Ensuring "status" matching HTTP status' || true; }; exit $${PIPESTATUS[0]}
-	@test -z "$$(gofmt -l gen)" || { echo "generated Go is not gofmt'd:"; gofmt -l gen; exit 1; }
+	@# One transaction (capgen.Apply): capgen stages its files, runs sqlc (gen/db) and ogen
+	@# (gen/openapi/oas) on them in a temporary directory, checks gofmt, and moves the result in
+	@# only when every step succeeded, so a broken spec, query or document leaves every generated
+	@# file as it was. Files capgen no longer writes are deleted (gen/capgen-files.txt lists them).
+	$(GO) run ./cmd/capgen generate --sqlc $(SQLC) --ogen $(OGEN)
 
 .PHONY: scaffold
 scaffold: ## Create a stub in internal/logic for every capability without one; report orphans

@@ -38,7 +38,7 @@ func newRoot() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&o.root, "root", ".", "repository root")
 	root.PersistentFlags().StringVar(&o.specPath, "spec", "spec/capabilities.yaml", "spec path, relative to --root")
-	root.AddCommand(generateCmd(o), checkCmd(o), scaffoldCmd(o), inspectCmd(o), validateCmd(o))
+	root.AddCommand(generateCmd(o), checkCmd(o), scaffoldCmd(o), inspectCmd(o), validateCmd(o), nextMigrationCmd(o))
 	return root
 }
 
@@ -87,9 +87,14 @@ func (o *options) load(stderr io.Writer) (*capgen.Model, error) {
 }
 
 func generateCmd(o *options) *cobra.Command {
-	return &cobra.Command{
+	var tools capgen.Tools
+	c := &cobra.Command{
 		Use:   "generate",
-		Short: "Write every file capgen owns (types, registry, dispatch, scopes, JSON Schemas, OpenAPI, queries, migration, docs, server.json, spec schema)",
+		Short: "Write every file capgen owns (types, registry, dispatch, scopes, JSON Schemas, OpenAPI, queries, migration, docs, server.json, spec schema), then gen/db and gen/openapi/oas with --sqlc and --ogen, all or nothing",
+		Long: "generate builds every output in memory, writes it to a staging directory, runs sqlc and ogen\n" +
+			"there (with --sqlc and --ogen; make generate passes both) and moves the result into the tree\n" +
+			"only when every step succeeded: a broken spec, query or OpenAPI document leaves every\n" +
+			"generated file as it was. Files capgen wrote before and no longer writes are deleted.",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			m, err := o.load(cmd.ErrOrStderr())
 			if err != nil {
@@ -99,7 +104,37 @@ func generateCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return capgen.Write(o.root, files)
+			tools.Log = cmd.ErrOrStderr()
+			return capgen.Apply(o.root, files, tools)
+		},
+	}
+	c.Flags().StringVar(&tools.SQLC, "sqlc", "", "sqlc binary: also generate gen/db (make generate passes bin/sqlc)")
+	c.Flags().StringVar(&tools.Ogen, "ogen", "", "ogen binary: also generate gen/openapi/oas (make generate passes bin/ogen)")
+	return c
+}
+
+// nextMigrationCmd prints the number (or, given a name, the file) of the next migration.
+func nextMigrationCmd(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:     "next-migration [NAME]",
+		Short:   "Print the next free migration number under queries/schema (one above the highest), or with NAME the file to create",
+		Example: "  capgen next-migration               # NNNNN, the highest number under queries/schema plus one\n  capgen next-migration checkin_notes # queries/schema/NNNNN_checkin_notes.sql",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				p, err := capgen.NextMigrationFile(o.root, args[0])
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), p)
+				return nil
+			}
+			n, err := capgen.NextMigration(o.root)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%05d\n", n)
+			return nil
 		},
 	}
 }

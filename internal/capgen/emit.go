@@ -76,8 +76,9 @@ var Emitters = []Emitter{
 	EmitterFunc(specSchemaFiles),
 }
 
-// Generate runs every emitter over the model. The result is sorted by path and fully
-// deterministic; two emitters claiming one path is a generator bug.
+// Generate runs every emitter over the model, and adds the manifest of what they wrote
+// ([ManifestPath]). The result is sorted by path and fully deterministic; two emitters
+// claiming one path is a generator bug.
 func Generate(m *Model) ([]File, error) { return generate(m, Emitters) }
 
 func generate(m *Model, emitters []Emitter) ([]File, error) {
@@ -96,6 +97,11 @@ func generate(m *Model, emitters []Emitter) ([]File, error) {
 			files = append(files, f)
 		}
 	}
+	if seen[ManifestPath] {
+		return nil, fmt.Errorf("%s: emitted by an emitter; it is capgen's list of its files", ManifestPath)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	files = append(files, manifest(files))
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, nil
 }

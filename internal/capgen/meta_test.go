@@ -35,7 +35,12 @@ func TestGeneratedFilesSaySo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"queries/generated/capabilities.sql", "docs/scope-matrix.md", "docs/inspect/admin.md", "spec/capabilities.schema.json", "docs/views.md", ViewsPackage + "/views_gen.go"} {
+	// Every file capgen writes outside gen/, as Generate lists them (not a list kept by hand).
+	for _, f := range realFiles(t) {
+		p := f.Path
+		if strings.HasPrefix(p, "gen/") {
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(repoRoot, p))
 		if err != nil {
 			t.Errorf("%s: %v", p, err)

@@ -3,15 +3,19 @@ package capgen
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/neemias/neemias-mcp/internal/capgen/spec"
 )
 
 // TestWalkthrough performs docs/adding-a-capability.md on a copy of the repository: the YAML,
@@ -44,6 +48,17 @@ func TestWalkthrough(t *testing.T) {
 	spec = appendToSection(t, spec, "tools", toolBlock)
 	if err := os.WriteFile(specPath, spec, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	// The migration's number is the one capgen prints on this tree, as section 7.3 says.
+	for path, body := range files {
+		if name, ok := strings.CutPrefix(path, SchemaDir+"/"+migrationPlaceholder+"_"); ok {
+			next := strings.TrimSpace(run(t, root, "go", "run", "./cmd/capgen", "next-migration", strings.TrimSuffix(name, ".sql")))
+			if _, err := os.Stat(filepath.Join(root, next)); err == nil || !strings.HasPrefix(next, SchemaDir+"/") {
+				t.Fatalf("capgen next-migration printed %q, which exists or is not under %s", next, SchemaDir)
+			}
+			delete(files, path)
+			files[next] = body
+		}
 	}
 	// The tool's SQL and migration exist before generating (sqlc reads them); its Go after
 	// scaffolding.
@@ -142,6 +157,84 @@ func TestWalkthrough(t *testing.T) {
 		if out := run(t, root, "go", "test", "-count=1", "-v", "-run", c.pattern, c.pkg); !strings.Contains(out, c.want) {
 			t.Errorf("go test -run %q %s did not run what the page promises (no %q):\n%s", c.pattern, c.pkg, c.want, out)
 		}
+	}
+}
+
+// migrationPlaceholder stands for the next migration number in the page's file names.
+const migrationPlaceholder = "NNNNN"
+
+// walkthroughSpec is the real spec with the page's resource and tool appended, as
+// TestWalkthrough writes it, after edit changed them.
+func walkthroughSpec(t *testing.T, doc []byte, edit func(string) string) []byte {
+	t.Helper()
+	yamlBlock := edit(fenced(t, doc, "walkthrough:spec", "yaml"))
+	toolBlock := edit(fenced(t, doc, "walkthrough:tool-spec", "yaml"))
+	src, err := os.ReadFile(filepath.Join(repoRoot, "spec", "capabilities.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return appendToSection(t, appendToSection(t, src, "resources", yamlBlock), "tools", toolBlock)
+}
+
+// mistakeMarker is a mistake the page shows the loader's message for: OLD replaced by NEW in
+// the page's YAML, then the message in backquotes, its line written LINE.
+var mistakeMarker = regexp.MustCompile("<!-- walkthrough:mistake \"([^\"]+)\" => \"([^\"]+)\" -->\\s*`(spec/capabilities\\.yaml:LINE:[^`]+)`")
+
+// TestWalkthroughQuotesTheLoader: every loader message docs/adding-a-capability.md quotes is
+// the one the loader prints for the mistake it names, word for word (the line aside: it is
+// where the reader's block sits), and the page names the next migration number through
+// capgen, never as a number of its own.
+func TestWalkthroughQuotesTheLoader(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "adding-a-capability.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := walkthroughSpec(t, doc, func(s string) string { return s })
+	blocks := fenced(t, doc, "walkthrough:spec", "yaml") + "\n" + fenced(t, doc, "walkthrough:tool-spec", "yaml")
+	rel, err := SchemaRelations(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := mistakeMarker.FindAllSubmatch(doc, -1)
+	if len(marks) < 3 {
+		t.Fatalf("the page shows %d loader messages with a <!-- walkthrough:mistake \"OLD\" => \"NEW\" --> marker; want its 3 (scope, colon, view)", len(marks))
+	}
+	if n := strings.Count(string(doc), "`spec/capabilities.yaml:"); n != len(marks)+1 { // +1: the sensitive scope of 7.4, pinned in spec's diagnostics_test
+		t.Errorf("the page quotes %d loader messages but marks %d with the mistake that produces it; mark each", n, len(marks))
+	}
+	lineNo := regexp.MustCompile(`^spec/capabilities\.yaml:\d+:`)
+	for _, m := range marks {
+		old, bad, want := string(m[1]), string(m[2]), string(m[3])
+		if strings.Count(blocks, old) != 1 {
+			t.Errorf("mistake %q: the page's YAML has %d of %q, want exactly 1", bad, strings.Count(blocks, old), old)
+			continue
+		}
+		src := walkthroughSpec(t, doc, func(s string) string { return strings.Replace(s, old, bad, 1) })
+		var got []string
+		s, err := spec.Parse("spec/capabilities.yaml", src)
+		if err == nil {
+			err = s.CheckRelations(rel)
+		}
+		var ds spec.Diagnostics
+		if errors.As(err, &ds) {
+			for _, d := range ds {
+				got = append(got, lineNo.ReplaceAllString(d.String(), "spec/capabilities.yaml:LINE:"))
+			}
+		}
+		if !slices.Contains(got, want) {
+			t.Errorf("the page quotes, for %q:\n  %s\nthe loader prints:\n  %s", bad, want, strings.Join(got, "\n  "))
+		}
+	}
+	if _, err := spec.Parse("spec/capabilities.yaml", good); err != nil {
+		t.Errorf("the page's YAML must load on the real spec:\n%v", err)
+	}
+	for path := range docFiles(t, doc) {
+		if strings.HasPrefix(path, SchemaDir+"/") && !strings.HasPrefix(path, SchemaDir+"/"+migrationPlaceholder+"_") {
+			t.Errorf("the page writes %s: name it %s/%s_<name>.sql, the number capgen next-migration prints", path, SchemaDir, migrationPlaceholder)
+		}
+	}
+	if !bytes.Contains(doc, []byte("go run ./cmd/capgen next-migration")) {
+		t.Error("the page does not say how to get the next migration number (go run ./cmd/capgen next-migration)")
 	}
 }
 

@@ -155,8 +155,8 @@ func decodeFile(file string, src []byte) (*Spec, *decoder) {
 		d.errorf(Pos{1, 1}, "start from the example in docs/spec-reference.md", "the spec is empty")
 		return nil, d
 	case err != nil:
-		p, msg := syntaxError(src, err)
-		d.errorf(p, "fix the YAML syntax", "invalid YAML: %s", msg)
+		p, msg, hint := syntaxError(src, err)
+		d.errorf(p, hint, "invalid YAML: %s", msg)
 		return nil, d
 	}
 	for {
@@ -194,17 +194,21 @@ func emptyDocument(doc *yaml.Node) bool {
 
 // syntaxError locates a YAML syntax error. yaml.v3 names only a line, often the one where the
 // enclosing block starts; goccy/go-yaml's parser points at the offending token, so its position
-// and wording win when it fails too, at or after that line.
-func syntaxError(src []byte, err error) (Pos, string) {
+// and wording win when it fails too, at or after that line. An unquoted ": " in text, the
+// usual cause, is named as such, at the colon.
+func syntaxError(src []byte, err error) (Pos, string, string) {
 	line, msg := yamlErrorLine(err)
 	p := Pos{line, 1}
 	var gerr goyaml.Error
 	if _, perr := parseGoccy(src); errors.As(perr, &gerr) {
 		if tk := gerr.GetToken(); tk != nil && tk.Position != nil && tk.Position.Line >= line && tk.Position.Column >= 1 {
-			return Pos{tk.Position.Line, tk.Position.Column}, gerr.GetMessage()
+			p, msg = Pos{tk.Position.Line, tk.Position.Column}, gerr.GetMessage()
 		}
 	}
-	return p, msg
+	if cp, key, ok := colonInText(src, p.Line, line); ok {
+		return cp, fmt.Sprintf("the text of %s has \": \", and %s", key, colonMsg), colonHint
+	}
+	return p, msg, "fix the YAML syntax"
 }
 
 // parseGoccy runs goccy/go-yaml's parser, which is only asked where an error is; a panic in it
@@ -366,6 +370,11 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 		if n.Tag == "!!null" {
 			return // as if empty: validation says whether the string may be
 		}
+		if mappingIsText(n) {
+			d.bad[path] = true
+			d.errorf(colonPos(n.Content[0]), colonHint, "%s must be a string, got a mapping: its text has \": \", and %s", describe(path), colonMsg)
+			return
+		}
 		if n.Kind != yaml.ScalarNode {
 			d.badValue(n, path, "write a string", "%s must be a string, got %s", describe(path), kindName(n))
 			return
@@ -412,6 +421,10 @@ func (d *decoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 	var meant []string // keys suggested for misspelt ones
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
+		var prevKey, prevVal *yaml.Node
+		if i >= 2 {
+			prevKey, prevVal = n.Content[i-2], n.Content[i-1]
+		}
 		if !d.key(k, path) {
 			continue
 		}
@@ -427,6 +440,19 @@ func (d *decoder) structValue(n *yaml.Node, v reflect.Value, path string) {
 				d.errorf(nodePos(k), hint, "%s in %s: %s", k.Value, describe(path), msg)
 				continue
 			}
+		}
+		if !ok && (textKey(k, val) || continuesText(prevVal, k, val)) {
+			// Text that a ": " turned into a key, most likely the next line of the string
+			// above it, written at the key's own indentation.
+			hint := colonHint
+			if prevKey != nil && prevKey.Kind == yaml.ScalarNode {
+				if j, known := fields[prevKey.Value]; known && t.Field(j).Type.Kind() == reflect.String {
+					hint = fmt.Sprintf("if it continues %s, quote the text or write it as a block with >-, its lines indented below %s:", prevKey.Value, prevKey.Value)
+					d.bad[join(path, prevKey.Value)] = true // not also "is empty"
+				}
+			}
+			d.errorf(colonPos(k), hint, "%s in %s reads as a key, not as text: %s", quoteText(k, val), describe(path), colonMsg)
+			continue
 		}
 		if !ok {
 			if s := suggest(k.Value, names); s != "" {

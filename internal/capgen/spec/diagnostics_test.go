@@ -227,6 +227,29 @@ var brokenCases = []struct {
 	{"yaml_unclosed_flow", []string{
 		`testdata/broken/yaml_unclosed_flow.yaml:35:5: invalid YAML: ',' or ']' must be specified; fix the YAML syntax`,
 	}},
+	// A ": " in unquoted text, in each disguise YAML gives it (a syntax error, a mapping where
+	// a string belongs, a key nobody declared): named as what it is, never as an unknown key.
+	{"colon_in_description", []string{
+		`testdata/broken/colon_in_description.yaml:32:33: invalid YAML: the text of description has ": ", and a colon followed by a space inside unquoted text starts a mapping; quote the text or write it as a block with >-`,
+	}},
+	{"colon_in_continuation_line", []string{
+		`testdata/broken/colon_in_continuation_line.yaml:33:11: invalid YAML: the text of description has ": ", and a colon followed by a space inside unquoted text starts a mapping; quote the text or write it as a block with >-`,
+	}},
+	{"colon_in_flow_mapping", []string{
+		`testdata/broken/colon_in_flow_mapping.yaml:66:69: invalid YAML: the text of description has ": ", and a colon followed by a space inside unquoted text starts a mapping; quote the text or write it as a block with >-`,
+	}},
+	{"colon_in_description_next_line", []string{
+		`testdata/broken/colon_in_description_next_line.yaml:33:22: resources.thing.description must be a string, got a mapping: its text has ": ", and a colon followed by a space inside unquoted text starts a mapping; quote the text or write it as a block with >-`,
+	}},
+	{"colon_in_unindented_continuation", []string{
+		`testdata/broken/colon_in_unindented_continuation.yaml:33:9: "Note: the uuid." in resources.thing reads as a key, not as text: a colon followed by a space inside unquoted text starts a mapping; if it continues description, quote the text or write it as a block with >-, its lines indented below description:`,
+	}},
+	{"colon_in_unindented_text", []string{
+		`testdata/broken/colon_in_unindented_text.yaml:33:20: "One thing by id: the uuid." in resources.thing reads as a key, not as text: a colon followed by a space inside unquoted text starts a mapping; if it continues description, quote the text or write it as a block with >-, its lines indented below description:`,
+	}},
+	{"colon_in_block_dedent", []string{
+		`testdata/broken/colon_in_block_dedent.yaml:34:9: "Note: the uuid." in resources.thing reads as a key, not as text: a colon followed by a space inside unquoted text starts a mapping; if it continues description, quote the text or write it as a block with >-, its lines indented below description:`,
+	}},
 	{"scalar_for_mapping", []string{
 		`testdata/broken/scalar_for_mapping.yaml:37:7: resources.thing.input must be a mapping, got the scalar "id"; write a mapping of name: value`,
 	}},
@@ -320,10 +343,10 @@ var brokenCases = []struct {
 		`testdata/broken/list_document.yaml:2:1: the spec must be a mapping, got a list; write a mapping of key: value`,
 	}},
 	{"example_unknown_ref", []string{
-		`testdata/broken/example_unknown_ref.yaml:67:19: tool "demo_thing_rename": example of "id" refers to unknown fixture value $chlid (did you mean "$child"?); use a literal or one of the fixture's named values: $birth_date, $checkin, $child, $child_handle, $class, $day, $duplicate_child, $duplicate_guardian, $fresh_name, $guardian, $leaving_child, $pickup_adult, $pickup_adult_id, $pickup_code`,
+		`testdata/broken/example_unknown_ref.yaml:67:19: tool "demo_thing_rename": example of "id" refers to unknown fixture value $chlid (did you mean "$child"?); use a literal or one of the fixture's named values: ` + fixtureNames,
 	}},
 	{"example_missing_required", []string{
-		`testdata/broken/example_missing_required.yaml:67:5: tool "demo_thing_rename": required input "name" has no example; add example: {name: …} with a literal or one of $birth_date, $checkin, $child, $child_handle, $class, $day, $duplicate_child, $duplicate_guardian, $fresh_name, $guardian, $leaving_child, $pickup_adult, $pickup_adult_id, $pickup_code, for the matrix tests`,
+		`testdata/broken/example_missing_required.yaml:67:5: tool "demo_thing_rename": required input "name" has no example; add example: {name: …} with a literal or one of ` + fixtureNames + `, for the matrix tests`,
 	}},
 	{"example_unknown_input", []string{
 		`testdata/broken/example_unknown_input.yaml:38:22: resource "thing": example of unknown input "idd" (did you mean "id"?); give examples of declared inputs only`,
@@ -332,6 +355,16 @@ var brokenCases = []struct {
 		`testdata/broken/alias_bomb.yaml:42:121: the spec expands to more than 50000 values; use fewer YAML aliases (*name) or write the values out`,
 	}},
 }
+
+// fixtureNames is how the two example messages list ExampleNames: derived, so a new fixture
+// name needs no edit here.
+var fixtureNames = func() string {
+	var out []string
+	for _, n := range ExampleNames {
+		out = append(out, "$"+n)
+	}
+	return strings.Join(out, ", ")
+}()
 
 func TestDiagnostics(t *testing.T) {
 	for _, tc := range brokenCases {

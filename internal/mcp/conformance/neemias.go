@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -21,9 +22,11 @@ import (
 	"github.com/neemias/neemias-mcp/internal/principal"
 )
 
-// demoHandler answers the one read the fixture-free scenarios exercise (roster counts, the
-// first resource listed) from memory; every other capability is reported as not implemented
-// before it reaches the handler, so the nil embedded interface is never called.
+// demoHandler answers roster counts from memory with a realistic output. Every other resource
+// of the registry is answered with the smallest output its schema accepts ([outputInstance]),
+// so the caching scenario, which reads whichever resource resources/list names first, passes
+// whatever resources the spec adds; tools are reported as not implemented before they reach
+// the handler, so the nil embedded interface is never called.
 type demoHandler struct{ capapi.Handler }
 
 func (demoHandler) RosterChildren(context.Context, *capapi.RosterChildrenInput) (*capapi.RosterChildrenOutput, error) {
@@ -52,12 +55,19 @@ func NewNeemiasServer(base, token string, logger *slog.Logger) (http.Handler, er
 func NewNeemiasServerWith(base, token string, logger *slog.Logger, adjust func(*mcp.Options)) (http.Handler, error) {
 	admin, _ := scopes.RoleScopes("ADMIN")
 	impl := demoHandler{}
+	reads := map[string]bool{}
+	for _, c := range capapi.Capabilities() {
+		reads[c.ID] = c.IsRead()
+	}
 	gate, err := pipeline.New(pipeline.Config{RequiredScope: scopes.Required,
 		Call: func(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
-			if p.Capability() != capapi.CapRosterChildren {
-				return nil, errs.ErrNotImplemented
+			switch id := p.Capability(); {
+			case id == capapi.CapRosterChildren:
+				return dispatch.Call(ctx, impl, p, args)
+			case reads[id]:
+				return outputInstance(schemas.Output(id))
 			}
-			return dispatch.Call(ctx, impl, p, args)
+			return nil, errs.ErrNotImplemented
 		}})
 	if err != nil {
 		return nil, err
@@ -88,4 +98,82 @@ func NewNeemiasServerWith(base, token string, logger *slog.Logger, adjust func(*
 	mux.Handle("/mcp", h)
 	mux.Handle("/sse", h)
 	return mux, nil
+}
+
+// outputInstance is the smallest JSON value the output schema accepts: every required
+// property, a string of its format (a uuid, a date, a date-time), 0, false, empty lists.
+func outputInstance(schema json.RawMessage) (json.RawMessage, error) {
+	var s jsonSchema
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, fmt.Errorf("conformance: reading an output schema: %w", err)
+	}
+	return json.Marshal(s.instance())
+}
+
+type jsonSchema struct {
+	Type       any                    `json:"type"`
+	Format     string                 `json:"format"`
+	Enum       []any                  `json:"enum"`
+	Const      any                    `json:"const"`
+	MinLength  int                    `json:"minLength"`
+	Minimum    *float64               `json:"minimum"`
+	Properties map[string]*jsonSchema `json:"properties"`
+	Required   []string               `json:"required"`
+	Items      *jsonSchema            `json:"items"`
+	MinItems   int                    `json:"minItems"`
+}
+
+func (s *jsonSchema) instance() any {
+	if s.Const != nil {
+		return s.Const
+	}
+	if len(s.Enum) > 0 {
+		return s.Enum[0]
+	}
+	typ, _ := s.Type.(string)
+	if list, ok := s.Type.([]any); ok && len(list) > 0 {
+		typ, _ = list[0].(string)
+	}
+	switch typ {
+	case "object":
+		out := map[string]any{}
+		for _, name := range s.Required {
+			if p := s.Properties[name]; p != nil {
+				out[name] = p.instance()
+			}
+		}
+		return out
+	case "array":
+		out := []any{}
+		for range s.MinItems {
+			if s.Items != nil {
+				out = append(out, s.Items.instance())
+			}
+		}
+		return out
+	case "integer", "number":
+		if s.Minimum != nil {
+			return *s.Minimum
+		}
+		return 0
+	case "boolean":
+		return false
+	case "null":
+		return nil
+	case "string":
+		switch s.Format {
+		case "uuid":
+			return "00000000-0000-4000-8000-000000000000"
+		case "date":
+			return "2026-01-04"
+		case "date-time":
+			return "2026-01-04T09:00:00Z"
+		case "email":
+			return "demo@example.com"
+		case "uri":
+			return "https://example.com/"
+		}
+		return strings.Repeat("x", max(s.MinLength, 1))
+	}
+	return map[string]any{}
 }
