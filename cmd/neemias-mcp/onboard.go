@@ -16,6 +16,7 @@ import (
 
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/onboard"
+	"github.com/neemias/neemias-mcp/internal/password"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
@@ -346,7 +347,7 @@ type linkFlags struct {
 
 func (l *linkFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&l.publicURL, "public-url", "http://127.0.0.1:8080", "the server's base URL, as serve --public-url has it: the link goes to its /set-password page")
-	c.Flags().DurationVar(&l.ttl, "expires-in", onboard.DefaultPasswordCodeTTL, "how long the link stays valid (from 5m to 720h)")
+	c.Flags().DurationVar(&l.ttl, "expires-in", password.DefaultCodeTTL, "how long the link stays valid (from 5m to 720h)")
 }
 
 // check validates the flags when a link will be printed.

@@ -39,7 +39,7 @@
 // (gen/scopes.Grant), and a refresh can only narrow them.
 //
 // /set-password (setpassword.go) is where a person redeems the one-time link an operator
-// printed (internal/onboard owns the codes, migration 00008) and chooses a local password,
+// printed (internal/password keeps the codes, migration 00008) and chooses a local password,
 // with the login page's headers, CSRF, cookie and rate-limit conventions.
 //
 // All state is in PostgreSQL (migration 00007: oauth_clients, oauth_auth_requests,

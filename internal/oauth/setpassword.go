@@ -9,18 +9,18 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/neemias/neemias-mcp/internal/onboard"
+	"github.com/neemias/neemias-mcp/internal/password"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
 // PathSetPassword is the page where a person redeems the one-time set-password link an
-// operator printed (`neemias-mcp user add`, `user reset-password`; internal/onboard owns the
+// operator printed (`neemias-mcp user add`, `user reset-password`; internal/password keeps the
 // codes). It follows the login page's conventions: the pages' anti-framing, no-store and
 // no-referrer headers (render), Portuguese with English, a CSRF token bound to a
 // browser cookie (HttpOnly, SameSite=Lax, __Host- and Secure under an https issuer), the
 // login's per-address limiter, and one answer for every code that cannot be used, which
 // tells nothing about the account. The code is never logged.
-const PathSetPassword = onboard.PathSetPassword
+const PathSetPassword = password.PathSetPassword
 
 // setPasswordView is the set-password page.
 type setPasswordView struct {
@@ -88,7 +88,7 @@ func (a *AS) showSetPassword(w http.ResponseWriter, r *http.Request) {
 	if !a.setPasswordLimit(w, r) {
 		return
 	}
-	email, err := onboard.PasswordCodeAccount(r.Context(), a.cfg.Store, code)
+	email, err := password.CodeAccount(r.Context(), a.cfg.Store, code)
 	if err != nil {
 		a.setPasswordCodeError(w, r, err)
 		return
@@ -116,16 +116,16 @@ func (a *AS) postSetPassword(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	code := strings.TrimSpace(r.PostForm.Get("code"))
-	email, err := onboard.PasswordCodeAccount(ctx, a.cfg.Store, code)
+	email, err := password.CodeAccount(ctx, a.cfg.Store, code)
 	if err != nil {
 		a.setPasswordCodeError(w, r, err)
 		return
 	}
-	password := r.PostForm.Get("password")
+	pw := r.PostForm.Get("password")
 	v := a.setPasswordForm(secret)
 	v.Code, v.Email = code, email
-	switch err := store.CheckNewPassword(password); {
-	case password != r.PostForm.Get("password2"):
+	switch err := store.CheckNewPassword(pw); {
+	case pw != r.PostForm.Get("password2"):
 		v.ErrorPt, v.ErrorEn = "As duas senhas não são iguais. Nada foi alterado.", "The two passwords differ. Nothing was changed."
 	case errors.Is(err, store.ErrPasswordTooShort):
 		v.ErrorPt, v.ErrorEn = "A senha é curta demais: use pelo menos "+strconv.Itoa(store.MinPasswordLen)+" caracteres. Nada foi alterado.",
@@ -137,7 +137,7 @@ func (a *AS) postSetPassword(w http.ResponseWriter, r *http.Request) {
 		a.render(w, http.StatusBadRequest, "setpassword", v)
 		return
 	}
-	if err := onboard.RedeemPasswordCode(ctx, a.cfg.Store, code, password); err != nil {
+	if err := password.Redeem(ctx, a.cfg.Store, code, pw); err != nil {
 		a.setPasswordCodeError(w, r, err)
 		return
 	}
@@ -152,7 +152,7 @@ func (a *AS) setPasswordForm(secret string) setPasswordView {
 
 // setPasswordCodeError answers a code that cannot be used, whatever the reason, with one page.
 func (a *AS) setPasswordCodeError(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, onboard.ErrPasswordCodeInvalid) {
+	if errors.Is(err, password.ErrCodeInvalid) {
 		a.log.InfoContext(r.Context(), "set-password: a code that cannot be used")
 		a.render(w, http.StatusBadRequest, "error", errorView{
 			Title: "Link inválido ou vencido",

@@ -12,6 +12,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/oauth"
 	"github.com/neemias/neemias-mcp/internal/oauth/oauthtest"
 	"github.com/neemias/neemias-mcp/internal/onboard"
+	"github.com/neemias/neemias-mcp/internal/password"
 	"github.com/neemias/neemias-mcp/internal/seed"
 )
 
@@ -41,7 +42,7 @@ func (p setPasswordPage) submit(password, again string) oauthtest.Page {
 func (e *env) addLocal(t *testing.T, email string) (onboard.User, string, string) {
 	t.Helper()
 	u, pc, err := onboard.AddLocalUser(context.Background(), e.st, seed.DemoChurchSlug,
-		onboard.NewUser{Email: email, Role: "CADASTRO"}, onboard.DefaultPasswordCodeTTL)
+		onboard.NewUser{Email: email, Role: "CADASTRO"}, password.DefaultCodeTTL)
 	if err != nil {
 		t.Fatal(err)
 	}

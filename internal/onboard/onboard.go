@@ -17,6 +17,7 @@ import (
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/audit"
+	"github.com/neemias/neemias-mcp/internal/password"
 	"github.com/neemias/neemias-mcp/internal/store"
 )
 
@@ -334,11 +335,11 @@ const (
 // users of the machine and the shell history see it. Like a redeemed link, it revokes the
 // account's unused set-password codes and ends its sessions (OAuth grants revoked, pending
 // logins dropped).
-func SetPassword(ctx context.Context, st *store.Store, churchSlug, email, password string) error {
-	if err := store.CheckNewPassword(password); err != nil {
+func SetPassword(ctx context.Context, st *store.Store, churchSlug, email, pw string) error {
+	if err := store.CheckNewPassword(pw); err != nil {
 		return err
 	}
-	hash, err := store.HashPassword(password)
+	hash, err := store.HashPassword(pw)
 	if err != nil {
 		return err
 	}
@@ -354,10 +355,10 @@ func SetPassword(ctx context.Context, st *store.Store, churchSlug, email, passwo
 		if u.DisabledAt != nil {
 			return fmt.Errorf("the account %q is disabled; a disabled account cannot log in", u.Email)
 		}
-		if err := setPassword(ctx, db.New(tx), ch.ID, u.ID, hash); err != nil {
+		if err := password.Set(ctx, db.New(tx), ch.ID, u.ID, hash); err != nil {
 			return err
 		}
-		return record(ctx, tx, ch.ID, ActionSetPassword, u.ID)
+		return record(ctx, tx, ch.ID, password.ActionSetPassword, u.ID)
 	})
 }
 

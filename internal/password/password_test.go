@@ -1,4 +1,4 @@
-package onboard_test
+package password_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/neemias/neemias-mcp/internal/onboard"
+	"github.com/neemias/neemias-mcp/internal/password"
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
 )
@@ -62,7 +63,7 @@ func TestPasswordCodes(t *testing.T) {
 	add := func(t *testing.T) (onboard.User, onboard.PasswordCode) {
 		t.Helper()
 		n++
-		u, pc, err := onboard.AddLocalUser(ctx, st, "central", onboard.NewUser{Email: "p" + string(rune('a'+n)) + "@c.example", Role: "CADASTRO"}, onboard.DefaultPasswordCodeTTL)
+		u, pc, err := onboard.AddLocalUser(ctx, st, "central", onboard.NewUser{Email: "p" + string(rune('a'+n)) + "@c.example", Role: "CADASTRO"}, password.DefaultCodeTTL)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,20 +82,20 @@ func TestPasswordCodes(t *testing.T) {
 		if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM password_setup_codes WHERE encode(code_hash, 'escape') LIKE '%' || $1 || '%'`, pc.Code).Scan(&plain); err != nil || plain != 0 {
 			t.Errorf("the code is stored in clear: %d %v", plain, err)
 		}
-		email, err := onboard.PasswordCodeAccount(ctx, st, pc.Code)
+		email, err := password.CodeAccount(ctx, st, pc.Code)
 		if err != nil || email != u.Email {
 			t.Fatalf("account of the code: %q %v", email, err)
 		}
-		if err := onboard.RedeemPasswordCode(ctx, st, pc.Code, "uma senha bem longa"); err != nil {
+		if err := password.Redeem(ctx, st, pc.Code, "uma senha bem longa"); err != nil {
 			t.Fatal(err)
 		}
 		if used, _, has := codeState(t, st, pc.Code); !used || !has {
 			t.Errorf("after use: used %v, password %v", used, has)
 		}
-		if err := onboard.RedeemPasswordCode(ctx, st, pc.Code, "outra senha bem longa"); !errors.Is(err, onboard.ErrPasswordCodeInvalid) {
+		if err := password.Redeem(ctx, st, pc.Code, "outra senha bem longa"); !errors.Is(err, password.ErrCodeInvalid) {
 			t.Errorf("second use: %v", err)
 		}
-		if _, err := onboard.PasswordCodeAccount(ctx, st, pc.Code); !errors.Is(err, onboard.ErrPasswordCodeInvalid) {
+		if _, err := password.CodeAccount(ctx, st, pc.Code); !errors.Is(err, password.ErrCodeInvalid) {
 			t.Errorf("account of a used code: %v", err)
 		}
 		want := []string{"user.password_link.use allowed neemias-set-password", "user.password_link.refused denied neemias-set-password"}
@@ -147,11 +148,11 @@ func TestPasswordCodes(t *testing.T) {
 			u, pc := add(t)
 			code := tc.spoil(t, pc)
 			_, _, hadPassword := codeState(t, st, pc.Code)
-			if _, err := onboard.PasswordCodeAccount(ctx, st, code); !errors.Is(err, onboard.ErrPasswordCodeInvalid) {
+			if _, err := password.CodeAccount(ctx, st, code); !errors.Is(err, password.ErrCodeInvalid) {
 				t.Errorf("account of the code: %v", err)
 			}
-			err := onboard.RedeemPasswordCode(ctx, st, code, "uma senha bem longa")
-			if !errors.Is(err, onboard.ErrPasswordCodeInvalid) || err.Error() != onboard.ErrPasswordCodeInvalid.Error() {
+			err := password.Redeem(ctx, st, code, "uma senha bem longa")
+			if !errors.Is(err, password.ErrCodeInvalid) || err.Error() != password.ErrCodeInvalid.Error() {
 				t.Errorf("redeem: %v", err)
 			}
 			if used, _, has := codeState(t, st, pc.Code); used || has != hadPassword {
@@ -172,7 +173,7 @@ func TestPasswordCodes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, pc := add(t)
-			if err := onboard.RedeemPasswordCode(ctx, st, pc.Code, tc.password); !errors.Is(err, tc.want) {
+			if err := password.Redeem(ctx, st, pc.Code, tc.password); !errors.Is(err, tc.want) {
 				t.Errorf("err %v, want %v", err, tc.want)
 			}
 			if used, revoked, has := codeState(t, st, pc.Code); used || revoked || has {
