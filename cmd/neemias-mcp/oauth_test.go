@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neemias/neemias-mcp/internal/freeport"
 	"github.com/neemias/neemias-mcp/internal/oauth/oauthtest"
 	"github.com/neemias/neemias-mcp/internal/seed"
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
@@ -129,18 +129,9 @@ func startServe(t *testing.T, args ...string) {
 // freePorts returns n loopback addresses that were free a moment ago.
 func freePorts(t *testing.T, n int) []string {
 	t.Helper()
-	var out []string
-	var lns []net.Listener
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, ln.Addr().String())
-	}
-	for _, ln := range lns {
-		ln.Close()
+	out, err := freeport.Addrs(n)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/neemias/neemias-mcp/internal/config"
+	"github.com/neemias/neemias-mcp/internal/freeport"
 	"github.com/neemias/neemias-mcp/internal/oauth/oauthtest"
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
 )
@@ -52,12 +52,10 @@ func TestOnboardingWalkthrough(t *testing.T) {
 		return out
 	}
 	// The server's address, known first: the links are printed under its public URL.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeport.Addr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	base := "http://" + addr
 	var cliOut strings.Builder // everything the commands print, to check the codes appear once
 	link := func(out string) (string, string) {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/neemias/neemias-mcp/internal/freeport"
 	"github.com/neemias/neemias-mcp/internal/seed"
 )
 
@@ -41,21 +41,10 @@ func BuildServer(ctx context.Context, moduleDir, dir string) (string, error) {
 	return bin, nil
 }
 
-// freePort asks the kernel for a free loopback port. Another process could take it before the
-// server binds it; on loopback in a bench run that is a risk worth taking for a fixed URL.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("bench: free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
 // StartServer runs `serve` on a free port with the rate limit off, logging to dir, and waits
 // for /healthz to answer 200.
 func StartServer(ctx context.Context, bin, dbURL, dir string) (*ServerProc, error) {
-	port, err := freePort()
+	port, err := freeport.Port()
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@
 package devdb
 
 import (
+	"github.com/neemias/neemias-mcp/internal/freeport"
+
 	"context"
 	"errors"
 	"fmt"
@@ -148,15 +150,6 @@ func runAs() (*syscall.Credential, string, error) {
 	return nil, "", errors.New("running as root and no unprivileged user (postgres, nobody) to run PostgreSQL as")
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 func startPrivate(ctx context.Context, o Options) (*DB, error) {
 	bin, err := binDir()
 	if err != nil {
@@ -202,7 +195,7 @@ func startPrivate(ctx context.Context, o Options) (*DB, error) {
 			return nil, fmt.Errorf("initdb in %s as %s: %w\n%s", dataDir, orMe(who), err, out)
 		}
 	}
-	port, err := freePort()
+	port, err := freeport.Port()
 	if err != nil {
 		return nil, fmt.Errorf("finding a free port: %w", err)
 	}

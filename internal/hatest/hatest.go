@@ -31,6 +31,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/neemias/neemias-mcp/internal/freeport"
 	"github.com/neemias/neemias-mcp/internal/testsupport"
 )
 
@@ -95,18 +96,14 @@ func pgMajor(p string) int {
 // Ports returns n distinct free loopback ports.
 func Ports(t testing.TB, n int) []int {
 	t.Helper()
-	var lns []net.Listener
-	var out []int
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, ln.Addr().(*net.TCPAddr).Port)
+	addrs, err := freeport.Addrs(n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, ln := range lns {
-		ln.Close()
+	out := make([]int, n)
+	for i, a := range addrs {
+		_, p, _ := net.SplitHostPort(a)
+		out[i], _ = strconv.Atoi(p)
 	}
 	return out
 }

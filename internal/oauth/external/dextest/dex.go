@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -20,6 +19,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/neemias/neemias-mcp/internal/freeport"
 	"github.com/neemias/neemias-mcp/internal/testsupport"
 )
 
@@ -87,12 +87,10 @@ type Dex struct {
 func Start(tb testing.TB, cfg Config) *Dex {
 	tb.Helper()
 	bin := Binary(tb)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeport.Addr()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	d := &Dex{Issuer: "http://" + addr + "/dex", out: &testsupport.Buffer{}, done: make(chan struct{})}
 	var users []map[string]any
 	for _, u := range cfg.Users {

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neemias/neemias-mcp/internal/freeport"
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
 	"github.com/neemias/neemias-mcp/internal/testsupport"
 )
@@ -404,18 +405,9 @@ func (h *Hydra) Browse(ctx context.Context, authURL string) (*url.URL, error) {
 
 func freeAddrs(tb testing.TB, n int) []string {
 	tb.Helper()
-	var out []string
-	var lns []net.Listener
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			tb.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, ln.Addr().String())
-	}
-	for _, ln := range lns {
-		ln.Close()
+	out, err := freeport.Addrs(n)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	return out
 }
