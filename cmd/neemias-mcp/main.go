@@ -24,6 +24,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/config"
 	"github.com/neemias/neemias-mcp/internal/devdb"
 	"github.com/neemias/neemias-mcp/internal/logging"
+	"github.com/neemias/neemias-mcp/internal/logic"
 	"github.com/neemias/neemias-mcp/internal/oauth"
 	"github.com/neemias/neemias-mcp/internal/principal"
 	"github.com/neemias/neemias-mcp/internal/seed"
@@ -171,6 +172,7 @@ gives their URLs and credentials and may only tighten the spec's personal-data p
 			return serve(ctx, cmd, cfg, as.options(), x, ups, got)
 		},
 	}
+	cfg.CheckinWindowDays = logic.DefaultCheckinWindowDays // the business rule's default, shown by --help
 	cfg.AddFlags(c.Flags())
 	as.add(c)
 	ext.add(c)

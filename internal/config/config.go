@@ -21,7 +21,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/neemias/neemias-mcp/internal/logging"
-	"github.com/neemias/neemias-mcp/internal/logic"
 )
 
 // EnvPrefix prefixes every setting's environment variable.
@@ -120,7 +119,9 @@ func (s *Serve) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&s.APIHost, "api-host", "", "host name that serves only REST (/api/v1) and its OpenAPI (with --mcp-host)")
 	fs.DurationVar(&s.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight requests may take to finish on SIGTERM")
 	fs.DurationVar(&s.Drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 while requests are still served, before the graceful shutdown")
-	fs.IntVar(&s.CheckinWindowDays, "checkin-window-days", logic.DefaultCheckinWindowDays, "how many days back a check-in may be registered")
+	// The default is the caller's preset (the composition root sets the business rule's,
+	// logic.DefaultCheckinWindowDays); zero means that same default downstream.
+	fs.IntVar(&s.CheckinWindowDays, "checkin-window-days", s.CheckinWindowDays, "how many days back a check-in may be registered")
 	fs.DurationVar(&s.TokenCheckCache, "token-check-cache", DefaultTokenCheckCache, "how long a token's passed revocation check (grant not revoked, dev token's user enabled) is reused: a revocation or disable made elsewhere takes effect within it on every replica; 0 checks every request (at most 1m)")
 	fs.BoolVar(&s.MCPEngineOnly, "mcp-engine-only", false, "serve every MCP request through the go-sdk engine, with the fast path of tools/call, resources/read and the lists off (an escape hatch; the answers are the same)")
 	MarkSecret(fs, "database-url")
@@ -200,8 +201,8 @@ func (s *Serve) Validate() error {
 	if s.TokenCheckCache < 0 || s.TokenCheckCache > MaxTokenCheckCache {
 		bad("token-check-cache", "must be 0 (off) to %s (got %s)", MaxTokenCheckCache, s.TokenCheckCache)
 	}
-	if s.CheckinWindowDays < 1 || s.CheckinWindowDays > 366 {
-		bad("checkin-window-days", "must be 1 to 366 (got %d)", s.CheckinWindowDays)
+	if s.CheckinWindowDays < 0 || s.CheckinWindowDays > 366 {
+		bad("checkin-window-days", "must be 1 to 366, or 0 for the default (got %d)", s.CheckinWindowDays)
 	}
 	if s.ShutdownTimeout <= 0 {
 		bad("shutdown-timeout", "must be positive (got %s)", s.ShutdownTimeout)

@@ -89,7 +89,7 @@ func TestErrorsNameTheSetting(t *testing.T) {
 		{[]string{"--metrics-addr", "9090"}, nil, "--metrics-addr ($NEEMIAS_METRICS_ADDR) must be host:port"},
 		{[]string{"--metrics-addr", "127.0.0.1:9090", "--metrics-public"}, nil, "--metrics-public ($NEEMIAS_METRICS_PUBLIC) and --metrics-addr are exclusive"},
 		{[]string{"--metrics=false", "--metrics-public"}, nil, "--metrics-public ($NEEMIAS_METRICS_PUBLIC) needs --metrics"},
-		{[]string{"--checkin-window-days", "0"}, nil, "--checkin-window-days ($NEEMIAS_CHECKIN_WINDOW_DAYS) must be 1 to 366"},
+		{[]string{"--checkin-window-days", "-1"}, nil, "--checkin-window-days ($NEEMIAS_CHECKIN_WINDOW_DAYS) must be 1 to 366, or 0 for the default"},
 		{nil, map[string]string{"NEEMIAS_RATE_BURST": "many"}, `$NEEMIAS_RATE_BURST: invalid value "many" for --rate-burst`},
 		{nil, map[string]string{"NEEMIAS_DATABASE_URL": "mysql://u:hunter2@x"}, "--database-url ($NEEMIAS_DATABASE_URL) must be a postgres:// URL"},
 	} {
