@@ -9,7 +9,10 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/neemias/neemias-mcp/internal/authn"
 	"github.com/neemias/neemias-mcp/internal/principal"
@@ -23,7 +26,8 @@ import (
 //   - a header that is not one well-formed Bearer credential, or a token the verifier rejects:
 //     401 with `error="invalid_token"`;
 //   - two Authorization headers: 400 with `error="invalid_request"`;
-//   - a verifier failure that is not ErrInvalidToken: 503 (fail closed), logged, not echoed.
+//   - a verifier failure that is not ErrInvalidToken: 503 (fail closed), logged (one warning
+//     per UnavailableLogInterval, with the count), not echoed.
 //
 // Tokens in the query string or form body are ignored (MCP forbids them).
 type Bearer struct {
@@ -49,6 +53,16 @@ type Bearer struct {
 	// is answered.
 	RPCID func(r *http.Request) json.RawMessage
 }
+
+// unavailableLog lets one "token verification unavailable" line through per interval, for
+// the whole process (MCP and REST alike); unavailableRefused counts the refusals it stands for.
+var (
+	unavailableLog     = rate.NewLimiter(rate.Every(UnavailableLogInterval), 1)
+	unavailableRefused atomic.Int64
+)
+
+// UnavailableLogInterval is the least time between two "token verification unavailable" lines.
+const UnavailableLogInterval = 10 * time.Second
 
 // Wrap returns next behind the bearer check.
 func (b Bearer) Wrap(next http.Handler) http.Handler {
@@ -92,7 +106,13 @@ func (b Bearer) Wrap(next http.Handler) http.Handler {
 				b.challenge(w, r, http.StatusUnauthorized, "invalid_token", "the access token is invalid or expired")
 				return
 			}
-			b.logger().ErrorContext(r.Context(), "token verification failed", "error", err)
+			// An outage (the database or the provider down) fails every request alike: one
+			// warning per interval says so, with how many were refused since the last one,
+			// instead of an ERROR line per request.
+			if n := unavailableRefused.Add(1); unavailableLog.Allow() {
+				unavailableRefused.Add(-n)
+				b.logger().WarnContext(r.Context(), "token verification unavailable: requests refused with 503", "error", err, "refused", n)
+			}
 			var ra interface{ RetryAfter() time.Duration } // a provider briefly unreachable
 			if errors.As(err, &ra) {
 				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(ra.RetryAfter().Seconds()))))
