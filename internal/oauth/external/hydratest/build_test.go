@@ -10,7 +10,7 @@ import (
 // TestBinary builds (or reuses) Hydra and checks the binary reports the pinned version.
 func TestBinary(t *testing.T) {
 	bin := hydratest.Binary(t)
-	if d := hydratest.BuildDuration; d > 0 {
+	if d := hydratest.BuildDuration(); d > 0 {
 		t.Logf("built Hydra %s in %v", hydratest.Version, d)
 	}
 	out, err := exec.Command(bin, "version").CombinedOutput()
