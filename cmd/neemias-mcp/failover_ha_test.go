@@ -409,10 +409,12 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// sample is one probe: a node's writability or a replica's readiness.
+// sample is one probe: a node's writability or a replica's readiness. unknown marks a
+// writability probe that timed out: it tells neither way and is left out of the windows.
 type sample struct {
 	start, end time.Time
 	ok         bool
+	unknown    bool
 }
 
 func pollWritable(n *hatest.Node, out *[]sample, stop <-chan struct{}) {
@@ -423,7 +425,9 @@ func pollWritable(n *hatest.Node, out *[]sample, stop <-chan struct{}) {
 		default:
 		}
 		s := sample{start: time.Now()}
-		s.ok = n.Writable(context.Background())
+		var known bool
+		s.ok, known = n.Writable(context.Background())
+		s.unknown = !known
 		s.end = time.Now()
 		samplesMu.Lock()
 		*out = append(*out, s)
@@ -440,9 +444,11 @@ func lastWritable(s *[]sample) bool {
 	return len(*s) > 0 && (*s)[len(*s)-1].ok
 }
 
+// firstAfter and lastBefore look at known answers only (sample.unknown).
+
 func firstAfter(s []sample, t time.Time, ok bool) sample {
 	for _, x := range s {
-		if x.start.After(t) && x.ok == ok {
+		if x.start.After(t) && x.ok == ok && !x.unknown {
 			return x
 		}
 	}
@@ -452,7 +458,7 @@ func firstAfter(s []sample, t time.Time, ok bool) sample {
 func lastBefore(s []sample, t time.Time, ok bool) sample {
 	var out sample
 	for _, x := range s {
-		if x.start.Before(t) && x.ok == ok {
+		if x.start.Before(t) && x.ok == ok && !x.unknown {
 			out = x
 		}
 	}

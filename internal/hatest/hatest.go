@@ -415,17 +415,29 @@ func (n *Node) URL(db string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable&connect_timeout=2", n.PGPort, db)
 }
 
-// Writable reports whether the node's PostgreSQL answers and is not in recovery.
-func (n *Node) Writable(ctx context.Context) bool {
+// Writable reports whether the node's PostgreSQL answers and is not in recovery, and whether
+// the answer is known: a probe that timed out (a loaded machine, a node busy shutting down)
+// tells nothing either way, while a refused connection or a node in recovery is a definite
+// "not writable". The test decides when no node accepted writes from known answers only.
+func (n *Node) Writable(ctx context.Context) (writable, known bool) {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, n.URL("postgres"))
 	if err != nil {
-		return false
+		return false, ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) && !timedOut(err)
 	}
 	defer conn.Close(context.Background())
 	var recovery bool
-	return conn.QueryRow(ctx, "SELECT pg_is_in_recovery()").Scan(&recovery) == nil && !recovery
+	if err := conn.QueryRow(ctx, "SELECT pg_is_in_recovery()").Scan(&recovery); err != nil {
+		return false, ctx.Err() == nil && !timedOut(err)
+	}
+	return !recovery, true
+}
+
+// timedOut reports whether err is a timeout (net.Error), which says nothing about the node.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // Primary is the node whose Patroni says it is the primary; it fails the test after timeout.
