@@ -90,7 +90,7 @@ func generateCmd(o *options) *cobra.Command {
 	var tools capgen.Tools
 	c := &cobra.Command{
 		Use:   "generate",
-		Short: "Write every file capgen owns (types, registry, dispatch, scopes, JSON Schemas, OpenAPI, queries, migration, docs, server.json, spec schema), then gen/db and gen/openapi/oas with --sqlc and --ogen, all or nothing",
+		Short: "Write every file capgen owns (types, catalog, scopes, JSON Schemas, OpenAPI, queries, migration, docs, server.json, spec schema), then gen/db and gen/openapi/oas with --sqlc and --ogen, all or nothing",
 		Long: "generate builds every output in memory, writes it to a staging directory, runs sqlc and ogen\n" +
 			"there (with --sqlc and --ogen; make generate passes both) and moves the result into the tree\n" +
 			"only when every step succeeded: a broken spec, query or OpenAPI document leaves every\n" +

@@ -17,8 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
-	"github.com/neemias/neemias-mcp/gen/dispatch"
-	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/audit"
 	"github.com/neemias/neemias-mcp/internal/capability"
@@ -120,12 +118,10 @@ with --json; key=value pairs given with --json replace its members.`,
 }
 
 // runTool calls capability id with the JSON arguments in as p: the pipeline of the server
-// (gen/dispatch over the logic, the scope check failing closed, refusals audited).
+// (the generated catalog over the logic, the scope check failing closed, refusals audited).
 func runTool(ctx context.Context, st *store.Store, p principal.Principal, id string, in json.RawMessage) (pipeline.Result, error) {
 	svc := logic.New(st, logic.WithLogger(logger()))
-	gate, err := pipeline.New(pipeline.Config{
-		RequiredScope: scopes.Required, RoleScopes: scopes.RoleScopes, Call: dispatch.Bind(svc), OnRefused: svc.OnRefused,
-	})
+	gate, err := pipeline.New(pipeline.Config{Catalog: capapi.Catalog(svc), OnRefused: svc.OnRefused})
 	if err != nil {
 		return pipeline.Result{}, err
 	}
@@ -224,7 +220,8 @@ func (n *schemaNode) members() string {
 // values are not echoed in errors: they may be personal data.
 func toolArgs(id, rawJSON string, pairs []string) (json.RawMessage, error) {
 	var root schemaNode
-	if err := json.Unmarshal(schemas.Input(id), &root); err != nil {
+	e, _ := capapi.Catalog(capapi.UnimplementedHandler{}).Lookup(id)
+	if err := json.Unmarshal(e.InputSchema, &root); err != nil {
 		return nil, fmt.Errorf("the input schema of %s: %w", id, err)
 	}
 	args := map[string]any{}

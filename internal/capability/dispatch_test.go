@@ -11,8 +11,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
-	"github.com/neemias/neemias-mcp/gen/dispatch"
-	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/pipeline"
@@ -82,10 +80,10 @@ func (r *recorder) Complete(context.Context, string, string, string) ([]string, 
 
 var _ capapi.Handler = (*recorder)(nil)
 
-// invoke runs capability id through the pipeline the transports use (gen/scopes.Required, the
-// generated dispatcher over h) for a caller holding granted.
+// invoke runs capability id through the pipeline the transports use (the generated catalog,
+// its typed invokers over h) for a caller holding granted.
 func invoke(h capapi.Handler, id string, args json.RawMessage, granted capability.ScopeSet) (any, error) {
-	gate, err := pipeline.New(pipeline.Config{RequiredScope: scopes.Required, Call: dispatch.Bind(h)})
+	gate, err := pipeline.New(pipeline.Config{Catalog: capapi.Catalog(h)})
 	if err != nil {
 		return nil, err
 	}

@@ -6,39 +6,6 @@ import (
 	"slices"
 )
 
-// Registry is the immutable set of a spec's capabilities, in spec order: gen/capapi holds one
-// built from generated data, and every read returns deep copies, so no caller can change what
-// the server enforces.
-type Registry struct{ caps []Capability }
-
-// NewRegistry returns a registry of caps (copied).
-func NewRegistry(caps []Capability) Registry {
-	r := Registry{caps: make([]Capability, len(caps))}
-	for i, c := range caps {
-		r.caps[i] = Clone(c)
-	}
-	return r
-}
-
-// All returns every capability in spec order.
-func (r Registry) All() []Capability {
-	out := make([]Capability, len(r.caps))
-	for i, c := range r.caps {
-		out[i] = Clone(c)
-	}
-	return out
-}
-
-// Lookup returns the capability with spec id id; ok is false for an unknown id.
-func (r Registry) Lookup(id string) (Capability, bool) {
-	for _, c := range r.caps {
-		if c.ID == id {
-			return Clone(c), true
-		}
-	}
-	return Capability{}, false
-}
-
 // ScopeInfo describes a scope for consent pages and docs.
 type ScopeInfo struct {
 	Name        string
@@ -57,39 +24,22 @@ type RoleScopes struct {
 	Scopes []string
 }
 
-// ScopeMatrix is the spec's scope matrix as immutable data: the scope each capability needs
-// and the scopes each role may hold. Every lookup fails closed: an unknown capability, role or
-// scope gets nothing.
+// ScopeMatrix is the spec's scopes and the scopes each role may hold, as immutable data (the
+// scope each capability needs is its [Catalog] entry's). Every lookup fails closed: an unknown
+// role or scope gets nothing.
 type ScopeMatrix struct {
-	scopes   []ScopeInfo
-	required map[string]string // capability id → scope
-	roles    []RoleScopes
+	scopes []ScopeInfo
+	roles  []RoleScopes
 }
 
-// NewScopeMatrix builds a matrix from the spec's scopes, the scope of each capability id, and
-// the roles in spec order (all copied).
-func NewScopeMatrix(scopes []ScopeInfo, required map[string]string, roles []RoleScopes) ScopeMatrix {
-	m := ScopeMatrix{scopes: slices.Clone(scopes), required: make(map[string]string, len(required))}
-	for id, s := range required {
-		m.required[id] = s
-	}
+// NewScopeMatrix builds a matrix from the spec's scopes and the roles in spec order (all
+// copied).
+func NewScopeMatrix(scopes []ScopeInfo, roles []RoleScopes) ScopeMatrix {
+	m := ScopeMatrix{scopes: slices.Clone(scopes)}
 	for _, r := range roles {
 		m.roles = append(m.roles, RoleScopes{Role: r.Role, Scopes: slices.Clone(r.Scopes)})
 	}
 	return m
-}
-
-// Required returns the scope capability id needs; ok is false for an unknown capability,
-// which callers must treat as deny.
-func (m ScopeMatrix) Required(id string) (scope string, ok bool) {
-	scope, ok = m.required[id]
-	return scope, ok
-}
-
-// Allowed reports whether granted covers capability id. Unknown capabilities are denied.
-func (m ScopeMatrix) Allowed(id string, granted ScopeSet) bool {
-	scope, ok := m.required[id]
-	return ok && granted.Has(scope)
 }
 
 // RoleScopes returns the scopes role may hold; ok is false for an unknown role.

@@ -2,39 +2,65 @@ package capability
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestRegistryReturnsCopies(t *testing.T) {
-	src := []Capability{{ID: "a", RowFilters: []string{"church"}, Audit: Audit{IDInputs: []string{"id"}}}, {ID: "b"}}
-	r := NewRegistry(src)
+func TestCatalogReturnsCopiesAndFailsClosed(t *testing.T) {
+	noop := func(context.Context, ScopeSet, json.RawMessage) (any, error) { return nil, nil }
+	src := []Entry{
+		{Capability: Capability{ID: "a", Scope: "things:read", RowFilters: []string{"church"}, Audit: Audit{IDInputs: []string{"id"}}}, Operation: "A", Invoke: noop},
+		{Capability: Capability{ID: "b", Scope: "things:read"}, Invoke: noop},
+	}
+	c, err := NewCatalog([]RoleScopes{{Role: "MEMBER", Scopes: []string{"things:read"}}}, src...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	src[0].RowFilters[0] = "changed by the caller"
-	all := r.All()
+	all := c.All()
 	all[0].RowFilters[0], all[0].Audit.IDInputs[0] = "changed", "changed"
-	got, ok := r.Lookup("a")
+	got, ok := c.Lookup("a")
 	if !ok || got.RowFilters[0] != "church" || got.Audit.IDInputs[0] != "id" {
-		t.Fatalf("Lookup(a) = %+v, %v: the registry was mutated through a copy", got, ok)
+		t.Fatalf("Lookup(a) = %+v, %v: the catalog was mutated through a copy", got, ok)
 	}
 	if ids := []string{all[0].ID, all[1].ID}; !cmp.Equal(ids, []string{"a", "b"}) {
 		t.Errorf("All() order = %v", ids)
 	}
-	if _, ok := r.Lookup("unknown"); ok {
+	if _, ok := c.Lookup("unknown"); ok {
 		t.Error("Lookup of an unknown id succeeded")
+	}
+	if _, ok := c.Scope("unknown"); ok {
+		t.Error("Scope of an unknown id succeeded")
+	}
+	if e, ok := c.Operation("A"); !ok || e.ID != "a" {
+		t.Errorf("Operation(A) = %q, %v", e.ID, ok)
+	}
+	if c.RoleCanHold("GUEST", "things:read") || !c.RoleCanHold("MEMBER", "things:read") {
+		t.Error("RoleCanHold does not follow the roles")
+	}
+	if _, err := c.With(Entry{Capability: Capability{ID: "a", Scope: "x"}, Invoke: noop}); err == nil {
+		t.Error("With accepted a duplicate id")
+	}
+	if _, err := c.With(Entry{Capability: Capability{ID: "c"}, Invoke: noop}); err == nil {
+		t.Error("With accepted an entry without a scope")
+	}
+	w, err := c.With(Entry{Capability: Capability{ID: "c", Scope: "x"}, AuditAs: "upstream:c", Invoke: noop})
+	if err != nil || len(w.All()) != 3 || len(c.All()) != 2 || w.AuditName("c") != "upstream:c" {
+		t.Errorf("With = %v, %v: want a new catalog of three, the old one unchanged", w, err)
 	}
 }
 
 func testMatrix() ScopeMatrix {
 	return NewScopeMatrix(
 		[]ScopeInfo{{Name: "things:read", Description: "Read things"}, {Name: "secrets:read", Sensitive: true}},
-		map[string]string{"things": "things:read", "secrets": "secrets:read"},
 		[]RoleScopes{{Role: "ADMIN", Scopes: []string{"things:read", "secrets:read"}}, {Role: "MEMBER", Scopes: []string{"things:read"}}},
 	)
 }
 
-// TestScopeMatrixFailsClosed: unknown capabilities, roles and scopes get nothing.
+// TestScopeMatrixFailsClosed: unknown roles and scopes get nothing.
 func TestScopeMatrixFailsClosed(t *testing.T) {
 	m := testMatrix()
 	all := NewScopeSet("things:read", "secrets:read")
@@ -43,11 +69,6 @@ func TestScopeMatrixFailsClosed(t *testing.T) {
 		got  any
 		want any
 	}{
-		{"required known", must(m.Required("things")), "things:read"},
-		{"required unknown", ok(m.Required("nope")), false},
-		{"allowed", m.Allowed("secrets", all), true},
-		{"allowed without the scope", m.Allowed("secrets", NewScopeSet("things:read")), false},
-		{"allowed unknown capability", m.Allowed("nope", all), false},
 		{"role scopes unknown", ok(m.RoleScopes("GUEST")), false},
 		{"grant intersects", m.Grant("MEMBER", all).String(), "things:read"},
 		{"grant unknown role", m.Grant("GUEST", all).String(), ""},

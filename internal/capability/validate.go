@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -272,45 +271,9 @@ func article(t string) string {
 	return "a " + t
 }
 
-// ValidatorSet compiles validators lazily, once per capability, from a schema lookup such as
-// the generated schemas.Input.
-type ValidatorSet struct {
-	lookup func(id string) json.RawMessage
-	mu     sync.Mutex
-	byID   map[string]*Validator
-}
-
-// NewValidatorSet returns a set backed by lookup.
-func NewValidatorSet(lookup func(id string) json.RawMessage) *ValidatorSet {
-	return &ValidatorSet{lookup: lookup, byID: map[string]*Validator{}}
-}
-
-// For returns the compiled validator of capability id.
-func (s *ValidatorSet) For(id string) (*Validator, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if v, ok := s.byID[id]; ok {
-		return v, nil
-	}
-	raw := s.lookup(id)
-	if raw == nil {
-		return nil, fmt.Errorf("no input schema for capability %q", id)
-	}
-	v, err := NewValidator(raw)
-	if err != nil {
-		return nil, fmt.Errorf("capability %q: %w", id, err)
-	}
-	s.byID[id] = v
-	return v, nil
-}
-
-// Decode validates args against the capability's schema, then decodes them strictly into dst
-// (a pointer to the generated input type). Every failure a caller can fix is an *errs.Invalid.
-func (s *ValidatorSet) Decode(id string, args json.RawMessage, dst any) error {
-	v, err := s.For(id)
-	if err != nil {
-		return err
-	}
+// Decode validates args against v's schema, then decodes them strictly into dst (a pointer to
+// the generated input type). Every failure a caller can fix is an *errs.Invalid.
+func (v *Validator) Decode(args json.RawMessage, dst any) error {
 	if err := v.Validate(args); err != nil {
 		return err
 	}

@@ -91,14 +91,14 @@ func TestOneLineEditChangesOnlyItsDependents(t *testing.T) {
 			name:      "one tool's description",
 			old:       "Searches are limited per caller.",
 			new:       "Searches are rate-limited per caller.",
-			wantFiles: []string{"gen/capapi/handler_gen.go", "gen/capapi/registry_gen.go", "gen/openapi/openapi.json", "gen/schemas/openapi.json"},
+			wantFiles: []string{"gen/capapi/catalog_gen.go", "gen/capapi/handler_gen.go", "gen/openapi/openapi.json", "gen/schemas/openapi.json"},
 		},
 		{
 			// A resource's summary template is data of the registry only.
 			name:      "one resource's summary",
 			old:       `    summary: '{{plural .total "check-in" "check-ins"}} on {{.date}} in {{plural .total_classes "class" "classes"}} (today is {{.today}}, {{.time_zone}}){{if .next_offset}}; this page lists {{len .classes}} of them: call again with offset {{.next_offset}} for the next{{end}}.'`,
 			new:       `    summary: '{{plural .total "check-in" "check-ins"}} on {{.date}}, in {{plural .total_classes "class" "classes"}} (today is {{.today}}, {{.time_zone}}){{if .next_offset}}; this page lists {{len .classes}} of them: call again with offset {{.next_offset}} for the next{{end}}.'`,
-			wantFiles: []string{"gen/capapi/registry_gen.go"},
+			wantFiles: []string{"gen/capapi/catalog_gen.go"},
 		},
 		{
 			// A scope's description is the scope table and the OpenAPI security scheme's
@@ -115,7 +115,7 @@ func TestOneLineEditChangesOnlyItsDependents(t *testing.T) {
 			name:      "one handoff note",
 			old:       "          handoff: Give this pick-up code to the guardian now; it is shown only this once, and whoever picks the child up must present it.",
 			new:       "          handoff: Give this pick-up code to the guardian now; it is shown only this once, and whoever picks the child up must show it.",
-			wantFiles: []string{"gen/capapi/registry_gen.go"},
+			wantFiles: []string{"gen/capapi/catalog_gen.go"},
 		},
 	}
 	for _, tt := range tests {

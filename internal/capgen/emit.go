@@ -59,12 +59,10 @@ var Emitters = []Emitter{
 	GoTemplate{"gen/capapi/names_gen.go", namesTmpl},
 	GoTemplate{"gen/capapi/types_gen.go", typesTmpl},
 	GoTemplate{"gen/capapi/handler_gen.go", handlerTmpl},
-	GoTemplate{"gen/capapi/registry_gen.go", registryTmpl},
+	GoTemplate{"gen/capapi/catalog_gen.go", catalogTmpl},
 	GoTemplate{"gen/capapi/upstreams_gen.go", upstreamsTmpl},
-	GoTemplate{"gen/dispatch/dispatch_gen.go", dispatchTmpl},
 	GoTemplate{"gen/scopes/scopes_gen.go", scopesTmpl},
 	GoTemplate{"gen/schemas/schemas_gen.go", schemasTmpl},
-	GoTemplate{"gen/restapi/operations_gen.go", restTmpl},
 	TextTemplate{"queries/generated/capabilities.sql", queriesTmpl},
 	TextTemplate{RowFilterMigration, rowFilterMigrationTmpl},
 	TextTemplate{"docs/scope-matrix.md", matrixDocTmpl},
@@ -136,6 +134,19 @@ var funcs = template.FuncMap{
 	"lowerFirst": func(s string) string { return strings.ToLower(s[:1]) + s[1:] },
 	"sqlList":    quoteList,
 	"piiMode":    piiModeWords,
+	"schemaJSON": schemaJSON,
+	"goRaw":      goRaw,
+}
+
+// schemaJSON is the JSON Schema document of st, byte for byte what gen/schemas holds of it.
+func schemaJSON(st *Struct) (string, error) {
+	f, err := jsonFile("schema", st.RootSchema())
+	return string(f.Content), err
+}
+
+// goRaw is s as a Go raw string literal (a backtick inside is spliced in as "` + "`" + `").
+func goRaw(s string) string {
+	return "`" + strings.ReplaceAll(s, "`", "` + \"`\" + `") + "`"
 }
 
 // commentLines wraps text as a Go comment body, one "// " per line, about 96 columns wide.

@@ -2,6 +2,8 @@ package capgen_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,11 +13,9 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
-	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/capgen"
 	goldencapapi "github.com/neemias/neemias-mcp/internal/capgen/testdata/golden/minimal/gen/capapi"
-	goldenschemas "github.com/neemias/neemias-mcp/internal/capgen/testdata/golden/minimal/gen/schemas"
 )
 
 // reflector is how invopop/jsonschema describes a Go type the way capgen's schemas describe a
@@ -53,13 +53,24 @@ func reflectSchema(t *testing.T, v any) string {
 	return string(b) + "\n"
 }
 
-// generatedTree is one generated tree's types and embedded schemas: the repository's, and the
-// golden fixture's (which exercises keywords the real spec does not, such as minimum).
+// generatedTree is one generated tree's types and catalog schemas: the repository's, and the
+// golden fixture's (which exercises keywords the real spec does not, such as minimum); dir
+// holds its gen/schemas JSON files.
 type generatedTree struct {
 	name          string
+	dir           string
 	types         []capapi.TypePair
 	caps          int
 	input, output func(id string) json.RawMessage
+}
+
+// schemasOf are the input and output schemas of a catalog's entries, by id.
+func schemasOf(entries []capability.Entry) (input, output func(id string) json.RawMessage) {
+	in, out := map[string]json.RawMessage{}, map[string]json.RawMessage{}
+	for _, e := range entries {
+		in[e.ID], out[e.ID] = e.InputSchema, e.OutputSchema
+	}
+	return func(id string) json.RawMessage { return in[id] }, func(id string) json.RawMessage { return out[id] }
 }
 
 func trees() []generatedTree {
@@ -67,16 +78,18 @@ func trees() []generatedTree {
 	for _, tp := range goldencapapi.Types() {
 		golden = append(golden, capapi.TypePair{ID: tp.ID, Input: tp.Input, Output: tp.Output})
 	}
+	in, out := schemasOf(capapi.Catalog(capapi.UnimplementedHandler{}).All())
+	gin, gout := schemasOf(goldencapapi.Catalog(goldencapapi.UnimplementedHandler{}).All())
 	return []generatedTree{
-		{"gen", capapi.Types(), len(capapi.Capabilities()), schemas.Input, schemas.Output},
-		{"golden/minimal", golden, len(goldencapapi.Capabilities()), goldenschemas.Input, goldenschemas.Output},
+		{"gen", "../../gen/schemas", capapi.Types(), len(capapi.Capabilities()), in, out},
+		{"golden/minimal", "testdata/golden/minimal/gen/schemas", golden, len(goldencapapi.Capabilities()), gin, gout},
 	}
 }
 
 // TestEmbeddedSchemasMatchGoTypes proves the Go types the server decodes into and the schemas
 // it advertises cannot disagree: capgen builds the schemas from the spec and the Go types from
 // the same model, and reflecting the compiled types with invopop gives exactly the embedded
-// schemas.
+// schemas, which are byte for byte the gen/schemas files.
 func TestEmbeddedSchemasMatchGoTypes(t *testing.T) {
 	for _, tr := range trees() {
 		if len(tr.types) != tr.caps {
@@ -90,6 +103,12 @@ func TestEmbeddedSchemasMatchGoTypes(t *testing.T) {
 			if diff := cmp.Diff(string(tr.output(tp.ID)), out); diff != "" {
 				t.Errorf("%s: %s output schema differs from its Go type (-embedded +reflected):\n%s", tr.name, tp.ID, diff)
 			}
+			for suffix, got := range map[string]json.RawMessage{".input.json": tr.input(tp.ID), ".output.json": tr.output(tp.ID)} {
+				file, err := os.ReadFile(filepath.Join(tr.dir, tp.ID+suffix))
+				if err != nil || string(file) != string(got) {
+					t.Errorf("%s: the catalog's %s%s is not the file's (%v)", tr.name, tp.ID, suffix, err)
+				}
+			}
 		}
 	}
 }
@@ -97,8 +116,8 @@ func TestEmbeddedSchemasMatchGoTypes(t *testing.T) {
 // TestSchemasAreMCPShaped: object roots, no $ref, additionalProperties false — what MCP
 // clients and the go-sdk require of inputSchema/outputSchema.
 func TestSchemasAreMCPShaped(t *testing.T) {
-	for _, c := range capapi.Capabilities() {
-		for kind, raw := range map[string][]byte{"input": schemas.Input(c.ID), "output": schemas.Output(c.ID)} {
+	for _, c := range capapi.Catalog(capapi.UnimplementedHandler{}).All() {
+		for kind, raw := range map[string][]byte{"input": c.InputSchema, "output": c.OutputSchema} {
 			s := string(raw)
 			if s == "" {
 				t.Errorf("%s: no %s schema", c.ID, kind)

@@ -14,7 +14,8 @@ import (
 // new stub is scaffolded and implemented.
 //
 // Methods receive validated input and return domain errors (internal/errs); the pipeline
-// (internal/pipeline) checks scopes before calling them and gen/dispatch redacts their output.
+// (internal/pipeline) checks scopes before calling them and their catalog entry's invoker
+// (capability.Typed) finalizes their output for the caller.
 type Handler interface {
 {{- range .Caps}}
 	// {{.GoName}} handles {{if .IsTool}}tool{{else}}resource{{end}} {{quote .WireName}}.
@@ -47,125 +48,145 @@ func (UnimplementedHandler) Complete(context.Context, string, string, string) ([
 }
 `
 
-const registryTmpl = genHeader + `
+const catalogTmpl = genHeader + `
 package capapi
 
-import "github.com/neemias/neemias-mcp/internal/capability"
-
-// registry is unexported and immutable: callers get deep copies.
-var registry = capability.NewRegistry([]capability.Capability{
-{{- range .Caps}}
-	{
-		ID:          {{.IDConstName}},
-		Name:        {{.ConstName}},
-		Kind:        capability.{{.KindConst}},
-		Title:       {{quote .Title}},
-		Description: {{quote .Description}},
-{{- if not .IsTool}}
-		URITemplate: {{.ConstName}},
-		MIMEType:    "application/json",
-{{- end}}
-		Scope:       {{quote .Scope}},
-{{- if .Annotations}}
-		Annotations: capability.Annotations{ {{- .AnnotationsLiteral -}} },
-{{- end}}
-		RowFilters:  []string{ {{- range .RowFilters}}{{quote .}}, {{end -}} },
-{{- if .Query}}
-		View:        {{quote .Query.From}},
-{{- end}}
-		Audit:       capability.Audit{Action: {{quote .AuditAction}}, Always: {{.Audited}}, IDInputs: []string{ {{- range .AuditIDs}}{{quote .}}, {{end -}} }},
-		Inputs: []capability.Variable{
-{{- range .Input.Fields}}
-			{Name: {{quote .JSONName}}, Type: {{quote .Type}}, Format: {{quote .Format}}, Required: {{.Required}}, Completable: {{.Complete}}},
-{{- end}}
-		},
-		InputPII: []capability.FieldRule{
-{{- range .Input.PIIRules}}
-			{Path: {{quote .Path}}, Category: {{quote .Category}}, VisibleWith: {{quote .VisibleWith}}},
-{{- end}}
-		},
-		OutputPII: []capability.FieldRule{
-{{- range .Output.PIIRules}}
-			{Path: {{quote .Path}}, Category: {{quote .Category}}, VisibleWith: {{quote .VisibleWith}}{{if .Otherwise}}, Otherwise: {{quote .Otherwise}}{{end}}{{if .Handoff}}, Handoff: {{quote .Handoff}}{{end}}},
-{{- end}}
-		},
-{{- with .Output.NotInTextPaths}}
-		NotInText: []string{ {{- range .}}{{quote .}}, {{end -}} },
-{{- end}}
-		TTLMillis:   {{.TTLMillis}},
-{{- if .Example}}
-		Example:     []byte({{quote .Example}}),
-{{- end}}
-{{- if .Summary}}
-		Summary:     {{quote .Summary}},
-{{- end}}
-		Source:      {{quote (.SpecRef $)}},
-	},
-{{- end}}
-})
-
-// Capabilities returns every capability in spec order (resources first, then tools).
-func Capabilities() []capability.Capability { return registry.All() }
-
-// Lookup returns the capability with spec id id.
-func Lookup(id string) (capability.Capability, bool) { return registry.Lookup(id) }
-`
-
-const dispatchTmpl = genHeader + `
-// Package dispatch is the generated glue between the invocation pipeline (internal/pipeline)
-// and the hand-written Handler: input validation against the generated schemas, strict
-// decoding, the typed call, and redaction of the output. It runs only with a pipeline.Permit,
-// so the scope check is the pipeline's, made once per call.
-package dispatch
-
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 
-	"{{.GenImport}}/capapi"
-	"{{.GenImport}}/schemas"
 	"github.com/neemias/neemias-mcp/internal/capability"
-	"github.com/neemias/neemias-mcp/internal/pipeline"
 )
 
-var inputs = capability.NewValidatorSet(schemas.Input)
-
-// Bind returns the pipeline's CallFunc over h.
-func Bind(h capapi.Handler) pipeline.CallFunc {
-	return func(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
-		return Call(ctx, h, p, args)
-	}
+// catalog is the spec's capabilities, one literal each, in spec order (resources first, then
+// tools): metadata, PII and audit facts, the one scope, the input and output JSON Schemas (the
+// same as gen/schemas/<id>.*.json), the REST operation, and bind, which makes the typed
+// invoker (validate, decode, call, finalize) over a [Handler]. It is unexported and
+// immutable: callers get copies.
+var catalog = [...]struct {
+	capability.Entry
+	bind func(Handler, json.RawMessage) capability.Invoker
+}{
+{{- range .Caps}}
+	{
+		Entry: capability.Entry{
+			Capability: capability.Capability{
+				ID:          {{.IDConstName}},
+				Name:        {{.ConstName}},
+				Kind:        capability.{{.KindConst}},
+				Title:       {{quote .Title}},
+				Description: {{quote .Description}},
+{{- if not .IsTool}}
+				URITemplate: {{.ConstName}},
+				MIMEType:    "application/json",
+{{- end}}
+				Scope:       {{quote .Scope}},
+{{- if .Annotations}}
+				Annotations: capability.Annotations{ {{- .AnnotationsLiteral -}} },
+{{- end}}
+				RowFilters:  []string{ {{- range .RowFilters}}{{quote .}}, {{end -}} },
+{{- if .Query}}
+				View:        {{quote .Query.From}},
+{{- end}}
+				Audit:       capability.Audit{Action: {{quote .AuditAction}}, Always: {{.Audited}}, IDInputs: []string{ {{- range .AuditIDs}}{{quote .}}, {{end -}} }},
+				Inputs: []capability.Variable{
+{{- range .Input.Fields}}
+					{Name: {{quote .JSONName}}, Type: {{quote .Type}}, Format: {{quote .Format}}, Required: {{.Required}}, Completable: {{.Complete}}},
+{{- end}}
+				},
+				InputPII: []capability.FieldRule{
+{{- range .Input.PIIRules}}
+					{Path: {{quote .Path}}, Category: {{quote .Category}}, VisibleWith: {{quote .VisibleWith}}},
+{{- end}}
+				},
+				OutputPII: []capability.FieldRule{
+{{- range .Output.PIIRules}}
+					{Path: {{quote .Path}}, Category: {{quote .Category}}, VisibleWith: {{quote .VisibleWith}}{{if .Otherwise}}, Otherwise: {{quote .Otherwise}}{{end}}{{if .Handoff}}, Handoff: {{quote .Handoff}}{{end}}},
+{{- end}}
+				},
+{{- with .Output.NotInTextPaths}}
+				NotInText: []string{ {{- range .}}{{quote .}}, {{end -}} },
+{{- end}}
+				TTLMillis:   {{.TTLMillis}},
+{{- if .Example}}
+				Example:     []byte({{quote .Example}}),
+{{- end}}
+{{- if .Summary}}
+				Summary:     {{quote .Summary}},
+{{- end}}
+				Source:      {{quote (.SpecRef $)}},
+			},
+			InputSchema:  json.RawMessage({{goRaw (schemaJSON .Input)}}),
+			OutputSchema: json.RawMessage({{goRaw (schemaJSON .Output)}}),
+			Operation:    {{quote .GoName}},
+		},
+		bind: func(h Handler, schema json.RawMessage) capability.Invoker {
+			return capability.Typed({{.IDConstName}}, schema, h.{{.GoName}})
+		},
+	},
+{{- end}}
 }
 
-// Call runs the capability of permit p with args (a JSON object) on h: it returns the
-// finalized output (JSON-marshalable), *errs.Invalid for bad input, or the handler's error.
-func Call(ctx context.Context, h capapi.Handler, p pipeline.Permit, args json.RawMessage) (any, error) {
-	if !p.Valid() {
-		return nil, errors.New("dispatch: no permit")
-	}
-	switch id := p.Capability(); id {
-{{- range .Caps}}
-	case capapi.{{.IDConstName}}:
-		in := new(capapi.{{.Input.GoName}})
-		if err := inputs.Decode(id, args, in); err != nil {
-			return nil, err
-		}
-		return capability.Call(ctx, id, in, h.{{.GoName}}, p.Scopes())
+// roles is the spec's scope matrix by role: the scopes each role may ever hold.
+var roles = []capability.RoleScopes{
+{{- range .Roles}}
+	{Role: {{quote .Name}}, Scopes: []string{ {{- range .Scopes}}{{quote .}}, {{end -}} }},
 {{- end}}
+}
+
+// Catalog returns the spec's catalog with every entry's typed invoker bound to h: what the
+// pipeline, MCP and REST serve. Add upstream tools with its With.
+func Catalog(h Handler) *capability.Catalog {
+	entries := make([]capability.Entry, len(catalog))
+	for i, e := range catalog {
+		entries[i] = e.Entry
+		entries[i].Invoke = e.bind(h, e.InputSchema)
 	}
-	return nil, fmt.Errorf("dispatch: capability %q has no case", p.Capability())
+	c, err := capability.NewCatalog(roles, entries...)
+	if err != nil {
+		panic("capapi: " + err.Error()) // capgen checked ids and scopes: a generator bug
+	}
+	return c
+}
+
+// Capabilities returns every capability in spec order (resources first, then tools).
+func Capabilities() []capability.Capability {
+	out := make([]capability.Capability, len(catalog))
+	for i, e := range catalog {
+		out[i] = capability.Clone(e.Capability)
+	}
+	return out
+}
+
+// Lookup returns the capability with spec id id.
+func Lookup(id string) (capability.Capability, bool) {
+	for _, e := range catalog {
+		if e.ID == id {
+			return capability.Clone(e.Capability), true
+		}
+	}
+	return capability.Capability{}, false
+}
+
+// Roles returns the scope matrix by role, in spec order (gen/scopes serves it to OAuth).
+func Roles() []capability.RoleScopes {
+	out := make([]capability.RoleScopes, len(roles))
+	for i, r := range roles {
+		out[i] = capability.RoleScopes{Role: r.Role, Scopes: append([]string(nil), r.Scopes...)}
+	}
+	return out
 }
 `
 
 const scopesTmpl = genHeader + `
-// Package scopes is the scope matrix of the spec as immutable data: which scope each
-// capability needs and which scopes each role may hold. Lookups fail closed: an unknown
-// capability or role gets nothing.
+// Package scopes is the spec's scopes and the scopes each role may hold, as immutable data,
+// for the authorization server and the consent page; the scope each capability needs is its
+// catalog entry's (gen/capapi.Catalog). Lookups fail closed: an unknown role gets nothing.
 package scopes
 
-import "github.com/neemias/neemias-mcp/internal/capability"
+import (
+	"{{.GenImport}}/capapi"
+	"github.com/neemias/neemias-mcp/internal/capability"
+)
 
 // Scope names.
 const (
@@ -187,24 +208,8 @@ var matrix = capability.NewScopeMatrix(
 			WarningEn: {{quote .WarningEn}}{{end}}},
 {{- end}}
 	},
-	map[string]string{
-{{- range .Caps}}
-		{{quote .ID}}: {{quote .Scope}},
-{{- end}}
-	},
-	[]capability.RoleScopes{
-{{- range .Roles}}
-		{Role: {{quote .Name}}, Scopes: []string{ {{- range .Scopes}}{{quote .}}, {{end -}} }},
-{{- end}}
-	},
+	capapi.Roles(),
 )
-
-// Required returns the scope capability id needs; ok is false for an unknown capability,
-// which callers must treat as deny.
-func Required(id string) (scope string, ok bool) { return matrix.Required(id) }
-
-// Allowed reports whether granted covers capability id. Unknown capabilities are denied.
-func Allowed(id string, granted capability.ScopeSet) bool { return matrix.Allowed(id, granted) }
 
 // RoleScopes returns the scopes role may hold; ok is false for an unknown role.
 func RoleScopes(role string) (capability.ScopeSet, bool) { return matrix.RoleScopes(role) }
@@ -228,8 +233,10 @@ func Describe(name string) (Info, bool) { return matrix.Describe(name) }
 `
 
 const schemasTmpl = genHeader + `
-// Package schemas embeds the JSON Schemas (draft 2020-12) of every capability input and
-// output, built by capgen from the spec with invopop/jsonschema's document types; a test
+// Package schemas embeds the REST API's OpenAPI document. Beside it are the JSON Schemas
+// (draft 2020-12) of every capability input and output, built by capgen from the spec with
+// invopop/jsonschema's document types, for tools and people; the server reads them from its
+// catalog (gen/capapi), where capgen writes the same bytes, and a test
 // (internal/capgen/schemas_guard_test.go) proves invopop's reflection of the generated Go
 // types gives exactly these schemas.
 package schemas
@@ -241,12 +248,6 @@ import (
 
 //go:embed *.json
 var files embed.FS
-
-// Input returns the input schema of capability id, or nil.
-func Input(id string) json.RawMessage { return read(id + ".input.json") }
-
-// Output returns the output schema of capability id, or nil.
-func Output(id string) json.RawMessage { return read(id + ".output.json") }
 
 // OpenAPI returns the REST API's OpenAPI document (the same as gen/openapi/openapi.json).
 func OpenAPI() json.RawMessage { return read("openapi.json") }

@@ -81,7 +81,7 @@ func TestWalkthrough(t *testing.T) {
 		"gen/db/capabilities.sql.go":                  {"func (q *Queries) AttendanceByClass("},
 		"gen/openapi/openapi.json":                    {`"/attendance/classes/{class_id}"`, `"operationId": "attendanceByClass"`},
 		"gen/openapi/oas/oas_server_gen.go":           {"AttendanceByClass(ctx context.Context, params AttendanceByClassParams)"},
-		"gen/scopes/scopes_gen.go":                    {`"attendance_by_class": "attendance:read"`},
+		"gen/capapi/catalog_gen.go":                   {`ID: CapAttendanceByClass,`, `Scope: "attendance:read",`, `h.AttendanceByClass)`},
 		"docs/scope-matrix.md":                        {"| `neemias://attendance/classes/{class_id}{?from,to}` | resource_template | `attendance:read` |"},
 		"docs/inspect/voluntario.md":                  {"## resource `neemias://attendance/classes/{class_id}{?from,to}`"},
 		"gen/db/checkin_notes.sql.go":                 {"func (q *Queries) AddCheckinNote("},
@@ -92,7 +92,7 @@ func TestWalkthrough(t *testing.T) {
 		"gen/capapi/types_gen.go":   {"type CheckinNoteInput struct", "type CheckinNoteOutput struct"},
 		"gen/capapi/names_gen.go":   {`CapCheckinNote = "neemias_checkin_note"`},
 		"gen/capapi/handler_gen.go": {"CheckinNote(ctx context.Context, in *CheckinNoteInput) (*CheckinNoteOutput, error)"},
-		"gen/scopes/scopes_gen.go":  {`"neemias_checkin_note": "checkins:write"`},
+		"gen/capapi/catalog_gen.go": {`ID: CapCheckinNote,`, `Operation: "CheckinNote",`, `h.CheckinNote)`},
 	} {
 		expect[file] = append(expect[file], wants...)
 	}

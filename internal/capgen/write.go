@@ -13,7 +13,7 @@ import (
 // OwnedDirs are the directories capgen owns wholly: every file in them is regenerated, and
 // files the spec no longer implies are deleted (subdirectories, such as ogen's gen/openapi/oas,
 // are left alone).
-var OwnedDirs = []string{"gen/capapi", "gen/dispatch", "gen/scopes", "gen/schemas", "gen/openapi", "gen/restapi", "docs/inspect", "queries/generated"}
+var OwnedDirs = []string{"gen/capapi", "gen/scopes", "gen/schemas", "gen/openapi", "docs/inspect", "queries/generated"}
 
 // ManifestPath lists every file capgen wrote, wherever it is (server.json, docs/scope-matrix.md,
 // the 00090 migration, internal/views/views_gen.go, …): the next run deletes those it no longer

@@ -15,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
-	"github.com/neemias/neemias-mcp/gen/dispatch"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/incident"
 	"github.com/neemias/neemias-mcp/internal/logic"
@@ -56,7 +55,7 @@ func TestDeadline(t *testing.T) {
 // so the audit entries are those a real call writes.
 func call(t *testing.T, st *store.Store, user uuid.UUID, role, client, id string, args map[string]any) any {
 	t.Helper()
-	gate, err := pipeline.New(pipeline.Config{RequiredScope: scopes.Required, Call: dispatch.Bind(logic.New(st))})
+	gate, err := pipeline.New(pipeline.Config{Catalog: capapi.Catalog(logic.New(st))})
 	if err != nil {
 		t.Fatal(err)
 	}

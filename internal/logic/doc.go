@@ -3,8 +3,8 @@
 // it) and owned by people from then on. [Service] implements the generated capapi.Handler.
 //
 // By the time a method runs, the pipeline (internal/pipeline) has checked the scope and the
-// generated dispatcher (gen/dispatch) has validated and decoded the input; after it returns,
-// the dispatcher removes the output fields the caller's scopes do not cover. This package
+// capability's generated catalog entry (gen/capapi) has validated and decoded the input; after
+// it returns, the entry's invoker removes the output fields the caller's scopes do not cover. This package
 // depends on nothing that calls it. What is left here is the business logic:
 //
 //   - the caller comes from principal.From; every data access runs in store.InTx with the

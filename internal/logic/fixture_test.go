@@ -15,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
-	"github.com/neemias/neemias-mcp/gen/dispatch"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
@@ -231,7 +230,7 @@ func (e *env) call(ctx context.Context, id string, raw json.RawMessage) (any, er
 // except where a test proves the logic's own defence against a missing principal); hook is the
 // gate's refusal hook (nil: the refusal is not audited, as when the logic is tested alone).
 func (e *env) run(authCtx, invokeCtx context.Context, id string, raw json.RawMessage, hook pipeline.RefusalHook) (any, error) {
-	gate, err := pipeline.New(pipeline.Config{RequiredScope: scopes.Required, Call: dispatch.Bind(e.svc), OnRefused: hook})
+	gate, err := pipeline.New(pipeline.Config{Catalog: capapi.Catalog(e.svc), OnRefused: hook})
 	if err != nil {
 		e.t.Fatal(err)
 	}

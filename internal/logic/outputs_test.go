@@ -7,7 +7,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
-	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/pipeline"
@@ -23,8 +22,8 @@ func TestOutputsConformToTheirSchemas(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.a
-	for _, c := range capapi.Capabilities() {
-		raw := schemas.Output(c.ID)
+	for _, c := range capapi.Catalog(capapi.UnimplementedHandler{}).All() {
+		raw := c.OutputSchema
 		if raw == nil {
 			t.Errorf("%s: no output schema", c.ID)
 			continue
@@ -44,7 +43,7 @@ func TestOutputsConformToTheirSchemas(t *testing.T) {
 		checked := 0
 		for _, role := range scopes.Roles() {
 			full, _ := scopes.RoleScopes(role)
-			if !scopes.Allowed(c.ID, full) {
+			if !full.Has(c.Scope) {
 				continue
 			}
 			variants := []capability.ScopeSet{full}

@@ -74,8 +74,8 @@ func callFrom(ctx context.Context) (*call, bool) {
 var errNoCall = errors.New("mcp: no MCP request on this context")
 
 // errNoSession is returned by Log and Progress when the request is served without the engine's
-// session: a capability that calls them belongs in Options.SessionCapabilities.
-var errNoSession = errors.New("mcp: this request has no session (list the capability in Options.SessionCapabilities)")
+// session: a capability that calls them is marked capability.Entry.Session.
+var errNoSession = errors.New("mcp: this request has no session (mark the capability's catalog entry Session)")
 
 // Log sends a notifications/message to the client on the current request's stream. Clients
 // receive it only if they asked for logs (legacy: logging/setLevel; 2026-07-28: _meta logLevel).

@@ -24,7 +24,7 @@ import (
 // initialize, completion, prompts, ping, server/discover, any request with a progress token,
 // a cursor, inputResponses, requestState, a logLevel or clientInfo in _meta, any unknown
 // parameter, Mcp-Param-* headers, app-only tools, ui:// reads, the capabilities of
-// Options.SessionCapabilities, and requests whose routing headers the engine would refuse.
+// capability.Entry.Session, and requests whose routing headers the engine would refuse.
 //
 // Why it is not a second implementation: tools/call and resources/read run the very functions
 // the engine's handlers run (toolCall, readResult; invocation carries what they read of the
@@ -61,8 +61,7 @@ func (h *Handler) newFastPath() *fastPath {
 		if e.Kind == capability.KindTool {
 			f.calls[e] = h.toolCall(e)
 		}
-		if e.appView != nil || bytes.Contains(e.inputRaw, []byte(`"x-mcp-header"`)) ||
-			(h.opts.SessionCapabilities != nil && h.opts.SessionCapabilities(e.ID)) {
+		if e.appView != nil || bytes.Contains(e.inputRaw, []byte(`"x-mcp-header"`)) || e.session {
 			f.engine[e] = true
 		}
 	}

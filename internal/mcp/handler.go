@@ -55,6 +55,8 @@ type entry struct {
 	// appView is, for an app-only tool (a view's app_tools), the view that calls it; nil
 	// otherwise. App-only tools are the capability of the tool they run under another name.
 	appView *capability.View
+	// session: the handler talks to the client while it runs (capability.Entry.Session).
+	session bool
 }
 
 // NewHandler validates opts, compiles every capability's schemas and URI template, and returns
@@ -86,8 +88,12 @@ func NewHandler(opts Options) (*Handler, error) {
 	h.state = st
 
 	names := map[string]string{}
-	for _, c := range opts.Capabilities {
-		e, err := h.compile(c)
+	catalog := opts.Gate.Catalog().All()
+	caps := make([]capability.Capability, len(catalog))
+	for i, ce := range catalog {
+		c := ce.Capability
+		caps[i] = c
+		e, err := h.compile(ce)
 		if err != nil {
 			return nil, fmt.Errorf("mcp: capability %q (%s): %w", c.ID, c.Source, err)
 		}
@@ -117,7 +123,7 @@ func NewHandler(opts Options) (*Handler, error) {
 		h.tools[twin.Name] = twin
 	}
 
-	if err := checkViews(opts.Views, opts.Capabilities); err != nil {
+	if err := checkViews(opts.Views, caps); err != nil {
 		return nil, err
 	}
 	if err := h.addAppTools(names); err != nil {
@@ -155,7 +161,7 @@ func readTool(r *entry, prefix string) *entry {
 	c.Description = strings.TrimSpace(c.Description) + " The same data as the resource " + r.URITemplate + "."
 	c.Annotations = capability.Annotations{ReadOnly: capability.Bool(true), Destructive: capability.Bool(false),
 		Idempotent: capability.Bool(true), OpenWorld: capability.Bool(false)}
-	return &entry{Capability: c, inputRaw: r.inputRaw, outputRaw: r.outputRaw, summary: r.summary}
+	return &entry{Capability: c, inputRaw: r.inputRaw, outputRaw: r.outputRaw, summary: r.summary, session: r.session}
 }
 
 func kindKey(c capability.Capability) string {
@@ -169,8 +175,6 @@ func checkOptions(o *Options) error {
 	switch {
 	case o.Gate == nil:
 		return errors.New("mcp: Options.Gate is required")
-	case o.InputSchema == nil:
-		return errors.New("mcp: Options.InputSchema is required")
 	case o.Verifier == nil:
 		return errors.New("mcp: Options.Verifier is required")
 	case o.ResourceMetadataURL == "":
@@ -205,9 +209,10 @@ func checkOptions(o *Options) error {
 	return nil
 }
 
-func (h *Handler) compile(c capability.Capability) (*entry, error) {
-	e := &entry{Capability: c}
-	e.inputRaw = h.opts.InputSchema(c.ID)
+func (h *Handler) compile(ce capability.Entry) (*entry, error) {
+	c := ce.Capability
+	e := &entry{Capability: c, session: ce.Session}
+	e.inputRaw = ce.InputSchema
 	if len(e.inputRaw) == 0 {
 		return nil, errors.New("no input schema")
 	}
@@ -220,13 +225,11 @@ func (h *Handler) compile(c capability.Capability) (*entry, error) {
 	if root.Type != "object" {
 		return nil, errors.New(`input schema root must be "type": "object"`)
 	}
-	if h.opts.OutputSchema != nil {
-		if raw := h.opts.OutputSchema(c.ID); len(raw) > 0 {
-			if !json.Valid(raw) {
-				return nil, errors.New("output schema is not valid JSON")
-			}
-			e.outputRaw = raw
+	if raw := ce.OutputSchema; len(raw) > 0 {
+		if !json.Valid(raw) {
+			return nil, errors.New("output schema is not valid JSON")
 		}
+		e.outputRaw = raw
 	}
 	if c.Summary != "" {
 		t, err := capability.ParseSummary(c.Summary)

@@ -74,48 +74,64 @@ var fakeOutput = map[string]string{
 	"neemias_child_enroll":     `{"type":"object","required":["child_id"],"properties":{"child_id":{"type":"string","format":"uuid"}}}`,
 }
 
-var fakeValidators = capability.NewValidatorSet(func(id string) json.RawMessage {
-	if s, ok := fakeInput[id]; ok {
-		return json.RawMessage(s)
-	}
-	return nil
-})
+// fakeSpec is the fake registry a test serves: the capabilities, their output schemas, the
+// call behind the one validator, and the refusal hook. The zero value is the default
+// (fakeCaps, fakeOutput, fakeInvoke, no hook).
+type fakeSpec struct {
+	caps      []capability.Capability
+	output    func(id string) json.RawMessage
+	call      func(ctx context.Context, id string, args json.RawMessage) (any, error)
+	onRefused pipeline.RefusalHook
+}
 
-// fakeGate is the pipeline over the fake registry: scopes from fakeCaps, the one validator,
-// then fakeInvoke.
-func fakeGate() *pipeline.Gate {
-	g, err := pipeline.New(fakeGateConfig())
+// entries are s's catalog entries: each validates its arguments against fakeInput, then calls.
+func (s fakeSpec) entries() []capability.Entry {
+	caps, output, call := s.caps, s.output, s.call
+	if caps == nil {
+		caps = fakeCaps
+	}
+	if output == nil {
+		output = func(id string) json.RawMessage { return json.RawMessage(fakeOutput[id]) }
+	}
+	if call == nil {
+		call = fakeInvoke
+	}
+	var out []capability.Entry
+	for _, c := range caps {
+		id, input := c.ID, json.RawMessage(fakeInput[c.ID])
+		v, err := capability.NewValidator(input)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, capability.Entry{Capability: c, InputSchema: input, OutputSchema: output(id),
+			Invoke: func(ctx context.Context, _ capability.ScopeSet, args json.RawMessage) (any, error) {
+				if err := v.Validate(args); err != nil {
+					return nil, err
+				}
+				return call(ctx, id, args)
+			}})
+	}
+	return out
+}
+
+// gate is the pipeline over s.
+func (s fakeSpec) gate() *pipeline.Gate {
+	cat, err := capability.NewCatalog(nil, s.entries()...)
+	if err != nil {
+		panic(err)
+	}
+	g, err := pipeline.New(pipeline.Config{Catalog: cat, OnRefused: s.onRefused})
 	if err != nil {
 		panic(err)
 	}
 	return g
 }
 
-// fakeGateConfig is fakeGate's configuration (add a refusal hook to it).
-func fakeGateConfig() pipeline.Config {
-	return pipeline.Config{
-		RequiredScope: func(id string) (string, bool) {
-			for _, c := range fakeCaps {
-				if c.ID == id {
-					return c.Scope, true
-				}
-			}
-			return "", false
-		},
-		Call: func(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
-			v, err := fakeValidators.For(p.Capability())
-			if err != nil {
-				return nil, err
-			}
-			if err := v.Validate(args); err != nil {
-				return nil, err
-			}
-			return fakeInvoke(ctx, p.Capability(), args)
-		},
-	}
-}
+// fakeGate is the pipeline over the fake registry: scopes from fakeCaps, the one validator,
+// then fakeInvoke.
+func fakeGate() *pipeline.Gate { return fakeSpec{}.gate() }
 
-// fakeInvoke plays gen/dispatch over an in-memory church with one child.
+// fakeInvoke plays the generated invokers over an in-memory church with one child.
 func fakeInvoke(_ context.Context, id string, args json.RawMessage) (any, error) {
 	var in map[string]any
 	if err := json.Unmarshal(args, &in); err != nil {
@@ -166,11 +182,8 @@ func testOptions(logs io.Writer) mcp.Options {
 	}
 	return mcp.Options{
 		Name: "neemias-test", Version: "0.0.1",
-		Capabilities: fakeCaps,
-		Gate:         fakeGate(),
-		Complete:     fakeComplete,
-		InputSchema:  func(id string) json.RawMessage { return json.RawMessage(fakeInput[id]) },
-		OutputSchema: func(id string) json.RawMessage { return json.RawMessage(fakeOutput[id]) },
+		Gate:     fakeGate(),
+		Complete: fakeComplete,
 		Verifier: authntest.Static{Tokens: map[string]principal.Principal{
 			tokAdmin: principalWith("roster:read", "attendance:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read"),
 			tokVol:   principalWith("roster:read", "checkins:write", "attendance:read"),

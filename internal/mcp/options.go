@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"time"
 
@@ -18,16 +17,15 @@ import (
 // (principal.From): suggestions must be limited to what that caller may see.
 type CompleteFunc func(ctx context.Context, capabilityID, variable, prefix string) ([]string, error)
 
-// Options configures NewHandler. Capabilities, Invoke, InputSchema, Verifier,
-// ResourceMetadataURL and AllowedHosts are required.
+// Options configures NewHandler. Gate, Verifier, ResourceMetadataURL and AllowedHosts are
+// required. What is served is the gate's catalog (pipeline.Gate.Catalog), in its order: each
+// entry's metadata, schemas, scope and invoker.
 type Options struct {
 	// Name, Title and Version identify the server (serverInfo).
 	Name, Title, Version string
 	// Instructions are sent in initialize and server/discover results.
 	Instructions string
 
-	// Capabilities is the registry, in spec order (gen/capapi.Capabilities()).
-	Capabilities []capability.Capability
 	// ReadToolPrefix, when set, makes every resource and resource template also a read-only
 	// tool named ReadToolPrefix + its id (gen/capapi.ToolPrefix), unless the capability says
 	// NoReadTool: most clients (Claude Desktop, Cursor, n8n, LangChain) let the model call
@@ -38,9 +36,10 @@ type Options struct {
 	// of the capabilities they name. With any, the server advertises io.modelcontextprotocol/ui;
 	// clients that declare it see the views and the tools' _meta.ui (see views.go).
 	Views []capability.View
-	// Gate is the invocation pipeline: the scope check (made at the HTTP layer, so a missing
-	// scope is a 403 step-up), validation, the call, redaction and encoding. A capability the
-	// gate does not know is unreachable: not listed, and answered as not found.
+	// Gate is the invocation pipeline over the catalog: the scope check (made at the HTTP
+	// layer, so a missing scope is a 403 step-up), validation, the call, redaction and
+	// encoding. A capability not in its catalog is unreachable: not listed, and answered as
+	// not found.
 	//
 	// Two escape hatches exist for features the capability spec cannot express (used by the
 	// conformance fixtures): a tool's output may be *sdk.CallToolResult and a resource's
@@ -49,12 +48,6 @@ type Options struct {
 	// Complete answers completion/complete for completable template variables; nil disables
 	// completions.
 	Complete CompleteFunc
-	// InputSchema and OutputSchema return the generated JSON Schemas (gen/schemas.Input and
-	// Output) that tools/list shows; validation is the Gate's. InputSchema must return an
-	// object schema for every capability; OutputSchema may return nil for a capability without
-	// declared output.
-	InputSchema  func(capabilityID string) json.RawMessage
-	OutputSchema func(capabilityID string) json.RawMessage
 	// Verifier authenticates bearer tokens.
 	Verifier authn.Verifier
 	// ResourceMetadataURL is the RFC 9728 metadata URL named in every bearer challenge.
@@ -97,10 +90,6 @@ type Options struct {
 	// The zero value leaves it on. It is the reference side of the differential test
 	// (wire_fastpath_diff_test.go) and an escape hatch (serve --mcp-engine-only).
 	EngineOnly bool
-	// SessionCapabilities reports the capabilities whose handlers talk to the client while
-	// they run (mcp.Log, mcp.Progress): their requests are always served by the engine, which
-	// has the session. nil: none (no capability of the spec does; the conformance fixtures do).
-	SessionCapabilities func(capabilityID string) bool
 
 	// Observe, when set, is told the JSON-RPC method of every request and the W3C trace
 	// context of its _meta (traceparent, tracestate; "" when absent), and returns the context

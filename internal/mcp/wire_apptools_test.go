@@ -13,7 +13,6 @@ import (
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/mcp"
-	"github.com/neemias/neemias-mcp/internal/pipeline"
 )
 
 const (
@@ -50,13 +49,9 @@ func (r *refusals) take() []string {
 // neemias_checkin_register, like spec/capabilities.yaml's checkin_sheet; refusals are recorded.
 func appToolOptions(rec *refusals) mcp.Options {
 	opts := viewOptions()
-	cfg := fakeGateConfig()
-	cfg.OnRefused = rec.hook
-	g, err := pipeline.New(cfg)
-	if err != nil {
-		panic(err)
-	}
-	opts.Gate = g
+	spec := viewSpec()
+	spec.onRefused = rec.hook
+	opts.Gate = spec.gate()
 	opts.Views = append(opts.Views, capability.View{
 		ID: "checkin_sheet", URI: sheetURI, Title: "Check-in sheet", Description: "The day's check-ins.",
 		HTML: "<!doctype html><html lang=\"pt-BR\"><title>y</title></html>", Capabilities: []string{"neemias_child_enroll"},

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/neemias/neemias-mcp/internal/errs"
-	"github.com/neemias/neemias-mcp/internal/pipeline"
 )
 
 // detailLabels is an error detail as the logic writes it: the labels an ambiguous name matched,
@@ -48,17 +47,11 @@ func TestErrorDetailShownNotLogged(t *testing.T) {
 		"neemias_child_enroll":     &errs.Conflict{Reason: "the child may not be picked up by this adult", Detail: "restriction: " + detailLabels},
 		"roster_children":          &errs.Invalid{Field: "class", Reason: "matches 2 classes", Detail: detailLabels},
 	}
-	cfg := fakeGateConfig()
-	cfg.Call = func(ctx context.Context, p pipeline.Permit, _ json.RawMessage) (any, error) {
-		err := failures[p.Capability()]
-		opts.Logger.InfoContext(ctx, "capability refused", "capability", p.Capability(), "error", err)
+	opts.Gate = fakeSpec{call: func(ctx context.Context, id string, _ json.RawMessage) (any, error) {
+		err := failures[id]
+		opts.Logger.InfoContext(ctx, "capability refused", "capability", id, "error", err)
 		return nil, err
-	}
-	g, err := pipeline.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Gate = g
+	}}.gate()
 	srv := newServer(t, opts)
 
 	tests := []struct {

@@ -15,8 +15,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
-	"github.com/neemias/neemias-mcp/gen/dispatch"
-	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/authn/authntest"
 	"github.com/neemias/neemias-mcp/internal/capability"
@@ -40,8 +38,7 @@ var roleUsers = map[string]uuid.UUID{
 // pipeline with the scope matrix, the logic, the views), with one token per role.
 func registryHandler(t testing.TB, st *store.Store, adjust func(*mcp.Options)) http.Handler {
 	t.Helper()
-	gate, err := pipeline.New(pipeline.Config{RequiredScope: scopes.Required, RoleScopes: scopes.RoleScopes,
-		Call: dispatch.Bind(logic.New(st))})
+	gate, err := pipeline.New(pipeline.Config{Catalog: capapi.Catalog(logic.New(st))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +49,7 @@ func registryHandler(t testing.TB, st *store.Store, adjust func(*mcp.Options)) h
 	}
 	opts := mcp.Options{
 		Name: capapi.ServerName, Title: capapi.ServerTitle, Version: "diff",
-		Capabilities: capapi.Capabilities(), ReadToolPrefix: capapi.ToolPrefix, Views: views.All(), Gate: gate,
-		InputSchema: schemas.Input, OutputSchema: schemas.Output,
+		ReadToolPrefix: capapi.ToolPrefix, Views: views.All(), Gate: gate,
 		Verifier:            authntest.Static{Tokens: tokens},
 		ResourceMetadataURL: "http://127.0.0.1/.well-known/oauth-protected-resource/mcp",
 		AllowedHosts:        httpx.LoopbackHosts(), AllowedOrigins: httpx.LoopbackOrigins(),

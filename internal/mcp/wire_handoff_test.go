@@ -11,7 +11,6 @@ import (
 
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/mcp"
-	"github.com/neemias/neemias-mcp/internal/pipeline"
 )
 
 const (
@@ -33,7 +32,10 @@ type handoffCheckin struct {
 // neemias_checkin_register) with the spec's handoff rule on the check-in's pickup_code, and a
 // check-in that issues a code for childA and none for handoffAgain. linked links the check-in
 // to the sheet, as the spec does, so an MCP Apps host shows the sheet with its results.
-func handoffOptions(linked bool) mcp.Options {
+func handoffOptions(linked bool) mcp.Options { return handoffOptionsRule(linked, true) }
+
+// handoffOptionsRule is handoffOptions, with the handoff rule only when rule is set.
+func handoffOptionsRule(linked, rule bool) mcp.Options {
 	opts := appToolOptions(&refusals{})
 	if linked {
 		for i, v := range opts.Views {
@@ -42,23 +44,23 @@ func handoffOptions(linked bool) mcp.Options {
 			}
 		}
 	}
-	for i, c := range opts.Capabilities {
-		if c.ID == "neemias_checkin_register" {
+	spec := viewSpec()
+	for i, c := range spec.caps {
+		if c.ID == "neemias_checkin_register" && rule {
 			c.OutputPII = append(c.OutputPII, capability.FieldRule{Path: "pickup_code", Category: capability.PIISecret, Handoff: handoffNote})
-			opts.Capabilities[i] = c
+			spec.caps[i] = c
 		}
 	}
-	opts.OutputSchema = func(id string) json.RawMessage {
+	spec.output = func(id string) json.RawMessage {
 		if id == "neemias_checkin_register" {
 			return json.RawMessage(`{"type":"object","additionalProperties":false,"required":["checkin_id","child_id"],"properties":{
 				"checkin_id":{"type":"string","format":"uuid"},"pickup_code":{"type":"string"},"child_id":{"type":"string","format":"uuid"}}}`)
 		}
 		return json.RawMessage(fakeOutput[id])
 	}
-	cfg := fakeGateConfig()
-	cfg.Call = func(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
-		if p.Capability() != "neemias_checkin_register" {
-			return fakeGateConfig().Call(ctx, p, args)
+	spec.call = func(ctx context.Context, id string, args json.RawMessage) (any, error) {
+		if id != "neemias_checkin_register" {
+			return fakeInvoke(ctx, id, args)
 		}
 		var in struct {
 			ChildID string `json:"child_id"`
@@ -70,11 +72,7 @@ func handoffOptions(linked bool) mcp.Options {
 		}
 		return out, nil
 	}
-	g, err := pipeline.New(cfg)
-	if err != nil {
-		panic(err)
-	}
-	opts.Gate = g
+	opts.Gate = spec.gate()
 	return opts
 }
 
@@ -184,13 +182,7 @@ func callHandoff(t *testing.T, srv *httptest.Server, sid, era string, ui bool, t
 // TestHandoffNeedsTheRule: the registry's rule alone drives the handoff (nothing in the runtime
 // knows the field's name), so the same tool without the rule answers its JSON untouched.
 func TestHandoffNeedsTheRule(t *testing.T) {
-	opts := handoffOptions(true)
-	for i, c := range opts.Capabilities {
-		if c.ID == "neemias_checkin_register" {
-			c.OutputPII = nil
-			opts.Capabilities[i] = c
-		}
-	}
+	opts := handoffOptionsRule(true, false)
 	srv := newServer(t, opts)
 	ex := listVariant(t, srv, "modern", "tools/call", true, tokAdmin, map[string]any{"name": "neemias_checkin_register", "arguments": map[string]any{"child_id": childA}})
 	sc, _ := ex.result()["structuredContent"].(map[string]any)

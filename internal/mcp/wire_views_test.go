@@ -19,11 +19,8 @@ const (
 	uiExt    = "io.modelcontextprotocol/ui"
 )
 
-// viewOptions: the fake registry with summaries, read tools and one view linked to
-// attendance_summary (its read tool), like spec/capabilities.yaml's attendance_chart.
-func viewOptions() mcp.Options {
-	opts := testOptions(nil)
-	opts.ReadToolPrefix = "neemias_"
+// viewSpec is the fake registry with summaries.
+func viewSpec() fakeSpec {
 	caps := make([]capability.Capability, len(fakeCaps))
 	for i, c := range fakeCaps {
 		c = capability.Clone(c)
@@ -35,7 +32,15 @@ func viewOptions() mcp.Options {
 		}
 		caps[i] = c
 	}
-	opts.Capabilities = caps
+	return fakeSpec{caps: caps}
+}
+
+// viewOptions: the fake registry with summaries, read tools and one view linked to
+// attendance_summary (its read tool), like spec/capabilities.yaml's attendance_chart.
+func viewOptions() mcp.Options {
+	opts := testOptions(nil)
+	opts.ReadToolPrefix = "neemias_"
+	opts.Gate = viewSpec().gate()
 	opts.Views = []capability.View{{
 		ID: "attendance_chart", URI: chartURI, Title: "Attendance chart", Description: "Check-ins per day.",
 		HTML: "<!doctype html><html lang=\"pt-BR\"><title>x</title></html>", Capabilities: []string{"attendance_summary"},

@@ -20,20 +20,33 @@ import (
 // another capability on the context, runs nothing.
 func TestGateFailsClosed(t *testing.T) {
 	required := map[string]string{"read_thing": "things:read", "secret": "secrets:read"}
-	roles := map[string]capability.ScopeSet{"ADMIN": capability.NewScopeSet("things:read", "secrets:read"), "MEMBER": capability.NewScopeSet("things:read")}
 	var calls, refusals int
 	var refused []error
+	var entries []capability.Entry
+	for _, id := range []string{"read_thing", "secret"} {
+		entries = append(entries, capability.Entry{Capability: capability.Capability{ID: id, Scope: required[id]},
+			Invoke: func(context.Context, capability.ScopeSet, json.RawMessage) (any, error) {
+				calls++
+				return map[string]string{"ran": id}, nil
+			}})
+	}
+	cat, err := capability.NewCatalog([]capability.RoleScopes{{Role: "ADMIN", Scopes: []string{"things:read", "secrets:read"}}, {Role: "MEMBER", Scopes: []string{"things:read"}}}, entries...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var intercepted []string
 	gate, err := pipeline.New(pipeline.Config{
-		RequiredScope: func(id string) (string, bool) { s, ok := required[id]; return s, ok },
-		RoleScopes:    func(r string) (capability.ScopeSet, bool) { s, ok := roles[r]; return s, ok },
-		Call: func(_ context.Context, p pipeline.Permit, _ json.RawMessage) (any, error) {
-			calls++
-			return map[string]string{"ran": p.Capability()}, nil
-		},
+		Catalog: cat,
 		OnRefused: func(_ context.Context, _ string, _ json.RawMessage, err error) {
 			refusals++
 			refused = append(refused, err)
 		},
+		Interceptors: []pipeline.Interceptor{{Name: "count", Call: func(next pipeline.CallFunc) pipeline.CallFunc {
+			return func(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
+				intercepted = append(intercepted, p.Capability())
+				return next(ctx, p, args)
+			}
+		}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +77,7 @@ func TestGateFailsClosed(t *testing.T) {
 			calls, refusals, refused = 0, 0, nil
 			res, err := gate.Call(tt.ctx, tt.capability, json.RawMessage(`{}`))
 			if tt.wantOK {
-				if err != nil || calls != 1 || string(res.JSON) != `{"ran":"`+tt.capability+`"}` {
+				if err != nil || calls != 1 || string(res.JSON) != `{"ran":"`+tt.capability+`"}` || len(intercepted) == 0 {
 					t.Fatalf("got %s, %v after %d calls; want the call to run once", res.JSON, err, calls)
 				}
 				return

@@ -33,50 +33,79 @@ func (p Permit) Scopes() capability.ScopeSet { return p.caller.Scopes }
 func (p Permit) Valid() bool { return p.capability != "" }
 
 // CallFunc runs the capability of a permit with args, a JSON object not yet validated: it
-// validates, decodes, calls the handler and finalizes the output. gen/dispatch.Bind makes one
-// over the hand-written Handler.
+// validates, decodes, calls the handler and finalizes the output. The gate's own is the
+// catalog entry's invoker; interceptors wrap it.
 type CallFunc func(ctx context.Context, p Permit, args json.RawMessage) (any, error)
 
 // RefusalHook is told of every call the scope check refuses (the server writes the audit
 // entry). args are the call's arguments when the transport has them (nil otherwise).
 type RefusalHook func(ctx context.Context, capabilityID string, args json.RawMessage, err error)
 
+// Interceptor is a named cross-cutting concern of every call (metrics, tracing), as
+// connect-go's interceptors: Call wraps each permitted call, Refused each refusal; either may
+// be nil. The first interceptor is the outermost.
+type Interceptor struct {
+	Name    string
+	Call    func(CallFunc) CallFunc
+	Refused func(RefusalHook) RefusalHook
+}
+
 // Config builds a [Gate].
 type Config struct {
-	// RequiredScope returns the scope a capability needs (gen/scopes.Required); false for an
-	// unknown capability, which is then unreachable. Required.
-	RequiredScope func(capabilityID string) (string, bool)
-	// Call runs a capability (gen/dispatch.Bind(handler)). Required.
-	Call CallFunc
-	// OnRefused, when set, is told of every scope refusal.
+	// Catalog is every capability the gate serves: its scope, its invoker, and the roles of
+	// the scope matrix (with them, lists show what the caller's role can reach, a token with
+	// fewer scopes steps up when it calls one, and a refusal says whether any step-up could
+	// help). A capability not in it is unreachable. Required.
+	Catalog *capability.Catalog
+	// OnRefused, when set, is told of every refusal, under the entry's audit name
+	// (capability.Entry.AuditName).
 	OnRefused RefusalHook
-	// RoleScopes returns the scopes a role may ever hold (gen/scopes.RoleScopes). With it,
-	// lists show what the caller's role can reach (a token with fewer scopes steps up when it
-	// calls one), and a refusal says whether any step-up could help. Nil: the token's scopes
-	// are all a caller can ever have.
-	RoleScopes func(role string) (capability.ScopeSet, bool)
+	// Interceptors wrap every call and refusal, the first outermost.
+	Interceptors []Interceptor
 }
 
 // Gate is the pipeline. It is immutable and safe for concurrent use.
 type Gate struct {
-	required   func(string) (string, bool)
-	call       CallFunc
-	onRefused  RefusalHook
-	roleScopes func(string) (capability.ScopeSet, bool)
+	cat       *capability.Catalog
+	call      CallFunc
+	onRefused RefusalHook
 }
 
 // New returns the gate of c.
 func New(c Config) (*Gate, error) {
-	if c.RequiredScope == nil || c.Call == nil {
-		return nil, errors.New("pipeline: Config.RequiredScope and Config.Call are required")
+	if c.Catalog == nil {
+		return nil, errors.New("pipeline: Config.Catalog is required")
 	}
-	return &Gate{required: c.RequiredScope, call: c.Call, onRefused: c.OnRefused, roleScopes: c.RoleScopes}, nil
+	cat := c.Catalog
+	call := CallFunc(func(ctx context.Context, p Permit, args json.RawMessage) (any, error) {
+		return cat.Invoke(ctx, p.capability, p.Scopes(), args)
+	})
+	var refused RefusalHook
+	if c.OnRefused != nil {
+		audit := c.OnRefused
+		refused = func(ctx context.Context, id string, args json.RawMessage, err error) {
+			audit(ctx, cat.AuditName(id), args, err)
+		}
+	}
+	for i := len(c.Interceptors) - 1; i >= 0; i-- {
+		ic := c.Interceptors[i]
+		if ic.Call != nil {
+			call = ic.Call(call)
+		}
+		if ic.Refused != nil {
+			refused = ic.Refused(refused)
+		}
+	}
+	return &Gate{cat: cat, call: call, onRefused: refused}, nil
 }
+
+// Catalog is the catalog the gate serves.
+func (g *Gate) Catalog() *capability.Catalog { return g.cat }
 
 // Allowed reports whether a caller holding granted may invoke capabilityID: the test lists use
 // to show only what a caller can call. It has no side effects.
 func (g *Gate) Allowed(granted capability.ScopeSet, capabilityID string) bool {
-	scope, ok := g.required(capabilityID)
+	scope, ok := g.cat.Scope(capabilityID)
 	return ok && granted.Has(scope)
 }
 
@@ -84,24 +113,16 @@ func (g *Gate) Allowed(granted capability.ScopeSet, capabilityID string) bool {
 // RoleScopes), else its token's scopes cover it. A listed capability outside the token's
 // scopes is answered with a step-up challenge when called.
 func (g *Gate) Listed(p principal.Principal, capabilityID string) bool {
-	scope, ok := g.required(capabilityID)
+	scope, ok := g.cat.Scope(capabilityID)
 	if !ok {
 		return false
 	}
-	return p.Scopes.Has(scope) || g.roleCanHold(p.Role, scope)
-}
-
-func (g *Gate) roleCanHold(role, scope string) bool {
-	if g.roleScopes == nil {
-		return false
-	}
-	s, ok := g.roleScopes(role)
-	return ok && s.Has(scope)
+	return p.Scopes.Has(scope) || g.cat.RoleCanHold(p.Role, scope)
 }
 
 // Reachable reports whether capabilityID exists for the gate at all (its scope is known).
 func (g *Gate) Reachable(capabilityID string) bool {
-	_, ok := g.required(capabilityID)
+	_, ok := g.cat.Scope(capabilityID)
 	return ok
 }
 
@@ -110,7 +131,7 @@ func (g *Gate) Reachable(capabilityID string) bool {
 // the missing scope, the scopes held and whether the role could ever hold it; a Forbidden is
 // reported to the refusal hook before it is returned.
 func (g *Gate) Authorize(ctx context.Context, capabilityID string, args json.RawMessage) (Permit, error) {
-	scope, ok := g.required(capabilityID)
+	scope, ok := g.cat.Scope(capabilityID)
 	if !ok {
 		return Permit{}, errs.ErrUnknownCapability
 	}
@@ -120,7 +141,7 @@ func (g *Gate) Authorize(ctx context.Context, capabilityID string, args json.Raw
 	}
 	if !p.Scopes.Has(scope) {
 		err := &errs.Forbidden{Capability: capabilityID, Scope: scope, Granted: p.Scopes.List(),
-			Unreachable: g.roleScopes != nil && !g.roleCanHold(p.Role, scope)}
+			Unreachable: g.cat.HasRoles() && !g.cat.RoleCanHold(p.Role, scope)}
 		if g.onRefused != nil {
 			g.onRefused(ctx, capabilityID, args, err)
 		}
@@ -182,7 +203,7 @@ func PermitFrom(ctx context.Context, capabilityID string) (Permit, bool) {
 }
 
 // RequiredScope is the scope capabilityID needs; false for an unknown capability.
-func (g *Gate) RequiredScope(capabilityID string) (string, bool) { return g.required(capabilityID) }
+func (g *Gate) RequiredScope(capabilityID string) (string, bool) { return g.cat.Scope(capabilityID) }
 
 // Refused reports to the refusal hook a call a transport refused before the scope check for a
 // reason of its own (an app-only tool called by a client without MCP Apps): it is audited like

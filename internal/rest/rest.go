@@ -1,5 +1,5 @@
 // Package rest serves the capabilities over REST: ogen's generated router (gen/openapi/oas)
-// finds the operation and gen/restapi names its capability; the arguments (path and query
+// finds the operation and the gate's catalog names its capability (capability.Entry.Operation); the arguments (path and query
 // parameters, or a tool's JSON body) go to the pipeline as they came, validated once by the
 // same validator as MCP's. It is a second transport over the same invocation pipeline as MCP
 // (internal/pipeline) and behind the same edge (internal/httpx): Host/Origin rules, a query
@@ -26,9 +26,7 @@ import (
 	"github.com/go-faster/jx"
 	ogenerrors "github.com/ogen-go/ogen/ogenerrors"
 
-	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/openapi/oas"
-	"github.com/neemias/neemias-mcp/gen/restapi"
 	"github.com/neemias/neemias-mcp/internal/authn"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
@@ -41,7 +39,8 @@ import (
 // Options configure the REST handler. Gate, Verifier, ResourceMetadataURL and AllowedHosts are
 // required.
 type Options struct {
-	// Gate is the invocation pipeline, shared with MCP.
+	// Gate is the invocation pipeline, shared with MCP; its catalog names the capability of
+	// each operation.
 	Gate *pipeline.Gate
 	// Verifier authenticates bearer tokens (the same one MCP uses).
 	Verifier authn.Verifier
@@ -76,9 +75,12 @@ func New(o Options) (http.Handler, error) {
 	if o.PathPrefix == "" {
 		o.PathPrefix = "/api/v1"
 	}
-	rt := &runner{o: o, caps: map[string]*capability.Capability{}}
-	for _, c := range capapi.Capabilities() {
-		rt.caps[c.ID] = &c
+	rt := &runner{o: o, ops: map[string]*capability.Capability{}}
+	for _, e := range o.Gate.Catalog().All() {
+		if e.Operation != "" {
+			c := e.Capability
+			rt.ops[e.Operation] = &c
+		}
 	}
 	srv, err := oas.NewServer(oas.UnimplementedHandler{}, rt,
 		oas.WithPathPrefix(o.PathPrefix),
@@ -118,11 +120,12 @@ func (r *runner) authorize(srv *oas.Server, body httpx.BodyCheck) http.Handler {
 			viaOgen.ServeHTTP(w, req)
 			return
 		}
-		id, ok := restapi.CapabilityOf(route.Name())
+		c, ok := r.ops[route.Name()]
 		if !ok {
 			r.writeError(w, req.Context(), fmt.Errorf("rest: operation %q has no capability", route.Name()))
 			return
 		}
+		id := c.ID
 		permit, err := r.o.Gate.Authorize(req.Context(), id, nil)
 		if err != nil {
 			var f *errs.Forbidden
@@ -137,7 +140,7 @@ func (r *runner) authorize(srv *oas.Server, body httpx.BodyCheck) http.Handler {
 			direct.ServeHTTP(w, req.WithContext(withBodyCapability(ctx, id)))
 			return
 		}
-		r.invokeParams(w, req.WithContext(ctx), route, id, permit)
+		r.invokeParams(w, req.WithContext(ctx), route, c, permit)
 	})
 }
 
@@ -147,13 +150,8 @@ func (r *runner) authorize(srv *oas.Server, body httpx.BodyCheck) http.Handler {
 // parameter decoders are not run, so a bad id reads "id: must be a UUID such as …" on both
 // transports. Query parameters that are not inputs are ignored, as the OpenAPI document's
 // operations would; an input given twice is refused.
-func (r *runner) invokeParams(w http.ResponseWriter, req *http.Request, route oas.Route, id string, permit pipeline.Permit) {
+func (r *runner) invokeParams(w http.ResponseWriter, req *http.Request, route oas.Route, c *capability.Capability, permit pipeline.Permit) {
 	ctx := req.Context()
-	c, ok := r.caps[id]
-	if !ok {
-		r.writeError(w, ctx, fmt.Errorf("rest: capability %q is not in the registry", id))
-		return
-	}
 	vars := map[string]string{}
 	names := pathNames(route.PathPattern())
 	for i, v := range route.Args() {
@@ -256,8 +254,8 @@ func noStore(next http.Handler) http.Handler {
 }
 
 type runner struct {
-	o    Options
-	caps map[string]*capability.Capability // the registry entry of each operation's capability
+	o   Options
+	ops map[string]*capability.Capability // by ogen operation: the capability it serves
 }
 
 // HandleOAuth2 implements oas.SecurityHandler. The edge has verified the bearer token already

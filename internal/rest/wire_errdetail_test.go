@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/internal/authn/authntest"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
@@ -54,24 +55,33 @@ func (b *syncBuffer) String() string {
 func newDetailServer(t *testing.T, logs io.Writer) *httptest.Server {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	gate, err := pipeline.New(pipeline.Config{
-		RequiredScope: func(string) (string, bool) { return "checkins:write", true },
-		Call: func(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
+	call := func(id string) capability.Invoker {
+		return func(ctx context.Context, _ capability.ScopeSet, args json.RawMessage) (any, error) {
 			var in map[string]any
 			_ = json.Unmarshal(args, &in)
 			var err error
 			switch {
-			case p.Capability() == "neemias_checkout_register":
+			case id == "neemias_checkout_register":
 				err = &errs.Conflict{Reason: "this adult may not pick the child up", Detail: "restriction: " + detailLabels}
 			case in["child"] != nil:
 				err = &errs.Invalid{Field: "child", Reason: "matches 2 children", Detail: detailLabels}
 			default:
 				return map[string]any{"checkin_id": uuid.NewString(), "pickup_code": pickupCode}, nil
 			}
-			logger.InfoContext(ctx, "capability refused", "capability", p.Capability(), "error", err)
+			logger.InfoContext(ctx, "capability refused", "capability", id, "error", err)
 			return nil, err
-		},
-	})
+		}
+	}
+	var entries []capability.Entry
+	for _, e := range capapi.Catalog(capapi.UnimplementedHandler{}).All() {
+		e.Scope, e.Invoke = "checkins:write", call(e.ID)
+		entries = append(entries, e)
+	}
+	cat, err := capability.NewCatalog(nil, entries...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate, err := pipeline.New(pipeline.Config{Catalog: cat})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,12 +70,16 @@ func devTokenCheck(st *store.Store, next func(context.Context, *tokens.Claims) e
 	}
 }
 
-// instrument wraps the pipeline's call and refusal hook with traces and metrics.
-func instrument(cfg Config, call pipeline.CallFunc, onRefused pipeline.RefusalHook) (pipeline.CallFunc, pipeline.RefusalHook) {
+// interceptors are the pipeline's cross-cutting concerns, outermost first: metrics (calls
+// and refusals), then traces (a span per call).
+func interceptors(cfg Config) []pipeline.Interceptor {
+	out := []pipeline.Interceptor{{Name: "metrics", Call: cfg.Metrics.WrapCall, Refused: cfg.Metrics.WrapRefusal}}
 	if cfg.Tracer != nil {
-		call = tracing.WrapCall(cfg.Tracer, call)
+		out = append(out, pipeline.Interceptor{Name: "tracing", Call: func(next pipeline.CallFunc) pipeline.CallFunc {
+			return tracing.WrapCall(cfg.Tracer, next)
+		}})
 	}
-	return cfg.Metrics.WrapCall(call), cfg.Metrics.WrapRefusal(onRefused)
+	return out
 }
 
 // observeMCP is the MCP handler's Observe hook: the method for metrics, the span for traces.

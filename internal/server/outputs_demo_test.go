@@ -12,7 +12,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
-	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/seed"
@@ -131,17 +130,17 @@ func TestOutputsConformOnTheDemoData(t *testing.T) {
 			return "POST", "/tools/neemias_consent_revoke", `{"child_id":"` + revoked + `"}`
 		},
 	}
-	for _, c := range capapi.Capabilities() {
+	for _, c := range capapi.Catalog(capapi.UnimplementedHandler{}).All() {
 		t.Run(c.ID, func(t *testing.T) {
 			request, ok := requests[c.ID]
 			if !ok {
-				request, ok = plainRead(c)
+				request, ok = plainRead(c.Capability)
 			}
 			if !ok {
-				t.Fatalf("no demo request for %s: add to requests in internal/server/outputs_demo_test.go\n\t%s", c.ID, requestEntry(c))
+				t.Fatalf("no demo request for %s: add to requests in internal/server/outputs_demo_test.go\n\t%s", c.ID, requestEntry(c.Capability))
 			}
 			var s jsonschema.Schema
-			if err := json.Unmarshal(schemas.Output(c.ID), &s); err != nil {
+			if err := json.Unmarshal(c.OutputSchema, &s); err != nil {
 				t.Fatalf("output schema: %v", err)
 			}
 			resolved, err := s.Resolve(nil)
@@ -155,7 +154,7 @@ func TestOutputsConformOnTheDemoData(t *testing.T) {
 					t.Fatalf("role %s has no demo user", role)
 				}
 				full, _ := scopes.RoleScopes(role)
-				if !scopes.Allowed(c.ID, full) {
+				if !full.Has(c.Scope) {
 					continue
 				}
 				variants := [][]string{full.List()}

@@ -24,8 +24,6 @@ import (
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
-	"github.com/neemias/neemias-mcp/gen/dispatch"
-	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/apikey"
 	"github.com/neemias/neemias-mcp/internal/authn"
@@ -287,13 +285,14 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	// within each call's transaction, whatever RateStore is (logic.PickupAttemptLimit).
 	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From), logic.WithCheckinWindow(cfg.CheckinWindowDays),
 		logic.WithPeopleChanged(ups.peopleChanged))
-	// Refusals of upstream tools are audited under their upstream capability name.
-	refused := ups.refusals(svc.OnRefused)
-	call, onRefused := instrument(cfg, ups.wrap(dispatch.Bind(svc), refused), refused)
+	// The catalog: the spec's capabilities over the logic, then the upstream tools offered
+	// (audited under their upstream capability name).
+	catalog, err := capapi.Catalog(svc).With(ups.entries(svc.OnRefused)...)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	cfg.Metrics.ObservePool(st.Pool())
-	gate, err := pipeline.New(pipeline.Config{
-		RequiredScope: ups.requiredScope(scopes.Required), RoleScopes: scopes.RoleScopes, Call: call, OnRefused: onRefused,
-	})
+	gate, err := pipeline.New(pipeline.Config{Catalog: catalog, OnRefused: svc.OnRefused, Interceptors: interceptors(cfg)})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -312,13 +311,10 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		Instructions: "Children's ministry data of one church: roster counts, one child's record, attendance " +
 			"summaries, the day's check-ins; tools register check-ins, pick-ups and enrollments. Personal data " +
 			"is returned only where your scopes allow.",
-		Capabilities:        ups.capabilities(capapi.Capabilities()),
 		ReadToolPrefix:      capapi.ToolPrefix, // every resource is also a read-only tool
 		Views:               views.All(),       // MCP Apps (io.modelcontextprotocol/ui)
 		Gate:                gate,
 		Complete:            svc.Complete,
-		InputSchema:         ups.inputSchema(schemas.Input),
-		OutputSchema:        ups.outputSchema(schemas.Output),
 		Verifier:            verifier,
 		ResourceMetadataURL: metadataURL,
 		// The 401 challenge's scope hint: what a client should ask for first. Sensitive scopes

@@ -17,6 +17,7 @@ import (
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/pii"
 	"github.com/neemias/neemias-mcp/internal/pipeline"
+	"github.com/neemias/neemias-mcp/internal/principal"
 	"github.com/neemias/neemias-mcp/internal/reqid"
 	"github.com/neemias/neemias-mcp/internal/store"
 	"github.com/neemias/neemias-mcp/internal/upstream"
@@ -27,8 +28,7 @@ import (
 // and have a URL. The zero value (upstreams off) offers nothing and opens no connection.
 type upstreamTools struct {
 	client *upstream.Client
-	loader *pii.Loader                        // the church's known personal values the client scans for
-	tools  map[string]capability.UpstreamTool // by Neemias tool name
+	loader *pii.Loader // the church's known personal values the client scans for
 	order  []capability.UpstreamTool
 	// listed are the upstream's own descriptions of the offered tools (by Neemias tool
 	// name), read at startup: their input schemas and hints are what tools/list shows. A
@@ -163,11 +163,8 @@ func newUpstreamTools(ctx context.Context, cfg upstream.Config, st *store.Store,
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	u := &upstreamTools{client: client, loader: loader, tools: map[string]capability.UpstreamTool{}, order: offered,
+	u := &upstreamTools{client: client, loader: loader, order: offered,
 		listed: map[string]*sdk.Tool{}}
-	for _, t := range offered {
-		u.tools[t.Name] = t
-	}
 	u.list(ctx, log)
 	log.Info("upstream tools offered", "tools", len(offered))
 	return u, nil
@@ -278,85 +275,39 @@ func (u *upstreamTools) peopleChanged(church uuid.UUID) {
 	}
 }
 
-// capabilities are the registry entries of the offered tools (after the spec's own).
-func (u *upstreamTools) capabilities(caps []capability.Capability) []capability.Capability {
+// entries are the catalog entries of the offered tools (after the spec's own): the scope the
+// spec declares, the upstream's input schema (or openSchema), audited under the upstream's
+// capability name "upstream:<id>/<tool>" (what the governed client's own rows carry, so a
+// filter on upstream:% also finds refused attempts; issue 26). A permitted call goes to the
+// governed client; the scope check was the pipeline's, the personal-data scan, retries and the
+// audit entry are the client's. A refusal or failure is a tool error the agent can read (it
+// names the upstream, the detector and the JSON path, never a value) so it continues without
+// the tool. Arguments that are not a JSON object never reach the client: refused is told (the
+// audit row "call.invalid").
+func (u *upstreamTools) entries(refused pipeline.RefusalHook) []capability.Entry {
+	var out []capability.Entry
 	for _, t := range u.order {
-		caps = append(caps, capability.Capability{
-			ID: t.Name, Name: t.Name, Kind: capability.KindTool, Title: t.Title, Description: t.Description,
-			Scope: t.Scope, Annotations: annotations(u.listed[t.Name]), RowFilters: []string{},
-			Audit: capability.Audit{Action: "call", Always: true, IDInputs: []string{}}, Source: t.Source,
+		schema := upstreamSchema(u.listed[t.Name])
+		if schema == nil {
+			schema = openSchema
+		}
+		out = append(out, capability.Entry{
+			Capability: capability.Capability{
+				ID: t.Name, Name: t.Name, Kind: capability.KindTool, Title: t.Title, Description: t.Description,
+				Scope: t.Scope, Annotations: annotations(u.listed[t.Name]), RowFilters: []string{},
+				Audit: capability.Audit{Action: "call", Always: true, IDInputs: []string{}}, Source: t.Source,
+			},
+			InputSchema: schema,
+			AuditAs:     upstream.CapabilityName(t.Upstream, t.Tool),
+			Invoke:      u.invoker(t, refused),
 		})
 	}
-	return caps
+	return out
 }
 
-func (u *upstreamTools) requiredScope(next func(string) (string, bool)) func(string) (string, bool) {
-	return func(id string) (string, bool) {
-		if t, ok := u.tools[id]; ok {
-			return t.Scope, true
-		}
-		return next(id)
-	}
-}
-
-func (u *upstreamTools) inputSchema(next func(string) json.RawMessage) func(string) json.RawMessage {
-	return func(id string) json.RawMessage {
-		if _, ok := u.tools[id]; ok {
-			if s := upstreamSchema(u.listed[id]); s != nil {
-				return s
-			}
-			return openSchema
-		}
-		return next(id)
-	}
-}
-
-func (u *upstreamTools) outputSchema(next func(string) json.RawMessage) func(string) json.RawMessage {
-	return func(id string) json.RawMessage {
-		if _, ok := u.tools[id]; ok {
-			return nil
-		}
-		return next(id)
-	}
-}
-
-// auditName is the audit log's capability of the Neemias tool id: "upstream:<id>/<tool>" for
-// an upstream tool (what the governed client's own rows carry), id itself otherwise.
-func (u *upstreamTools) auditName(id string) string {
-	if t, ok := u.tools[id]; ok {
-		return upstream.CapabilityName(t.Upstream, t.Tool)
-	}
-	return id
-}
-
-// refusals wraps the pipeline's refusal hook so that a refused call of an upstream tool (a
-// RESPONSAVEL without roster:read calling neemias_docs_echo) is audited under the upstream's
-// capability name, like every other row of an upstream call, not under the Neemias tool name
-// (issue 26: a filter on upstream:% missed refused attempts).
-func (u *upstreamTools) refusals(next pipeline.RefusalHook) pipeline.RefusalHook {
-	if len(u.tools) == 0 || next == nil {
-		return next
-	}
-	return func(ctx context.Context, capabilityID string, args json.RawMessage, err error) {
-		next(ctx, u.auditName(capabilityID), args, err)
-	}
-}
-
-// wrap routes the permitted calls of upstream tools to the governed client; the scope check
-// was the pipeline's (Authorize), the personal-data scan, retries and the audit entry are the
-// client's. A refusal or failure is a tool error the agent can read (it names the upstream,
-// the detector and the JSON path, never a value) so it continues without the tool. Arguments
-// that are not a JSON object never reach the client: refused is told (the audit row
-// "call.invalid" under the upstream's capability name).
-func (u *upstreamTools) wrap(next pipeline.CallFunc, refused pipeline.RefusalHook) pipeline.CallFunc {
-	if len(u.tools) == 0 {
-		return next
-	}
-	return func(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
-		t, ok := u.tools[p.Capability()]
-		if !ok {
-			return next(ctx, p, args)
-		}
+// invoker is the call of upstream tool t through the governed client.
+func (u *upstreamTools) invoker(t capability.UpstreamTool, refused pipeline.RefusalHook) capability.Invoker {
+	return func(ctx context.Context, _ capability.ScopeSet, args json.RawMessage) (any, error) {
 		var m map[string]any
 		if err := json.Unmarshal(args, &m); err != nil || m == nil {
 			bad := errs.Invalidf("", "the arguments must be a JSON object")
@@ -365,7 +316,10 @@ func (u *upstreamTools) wrap(next pipeline.CallFunc, refused pipeline.RefusalHoo
 			}
 			return nil, bad
 		}
-		c := p.Caller()
+		c, ok := principal.From(ctx)
+		if !ok { // the pipeline permitted the call, so a caller is on ctx; fail closed all the same
+			return nil, errs.ErrUnauthenticated
+		}
 		res, err := u.client.CallTool(ctx, upstream.Caller{ChurchID: c.ChurchID, UserID: c.UserID, Role: c.Role,
 			ClientID: c.ClientID, CorrelationID: reqid.From(ctx)}, t.Upstream, t.Tool, m)
 		var ue *upstream.Error

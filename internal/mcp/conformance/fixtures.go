@@ -12,7 +12,6 @@ import (
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/mcp"
-	"github.com/neemias/neemias-mcp/internal/pipeline"
 )
 
 // Scope is the one scope every fixture needs.
@@ -178,62 +177,39 @@ const jsonSchema202012 = `{"$schema":"https://json-schema.org/draft/2020-12/sche
 "if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},
 "additionalProperties":false}`
 
-var byID = func() map[string]fixture {
-	m := map[string]fixture{}
-	for _, f := range fixtures {
-		m[f.cap.ID] = f
-	}
-	return m
-}()
+// session are the fixtures that send log and progress notifications while they run: they
+// need the engine's session (the fast path has none).
+var session = map[string]bool{
+	"test_tool_with_logging": true, "test_tool_with_progress": true, "test_streaming_elicitation": true, "test_logging_tool": true,
+}
 
-// Capabilities returns the fixture registry, in a stable order.
-func Capabilities() []capability.Capability {
-	out := make([]capability.Capability, len(fixtures))
+// Catalog returns the fixture catalog, in a stable order: every fixture with scope [Scope],
+// its arguments validated by the one validator the server uses (internal/capability), then
+// the fixture.
+func Catalog() *capability.Catalog {
+	entries := make([]capability.Entry, len(fixtures))
 	for i, f := range fixtures {
-		out[i] = f.cap
+		v, err := capability.NewValidator([]byte(f.input))
+		if err != nil {
+			panic(fmt.Sprintf("fixture %q: %v", f.cap.ID, err)) // the fixtures are constants
+		}
+		run := f.run
+		entries[i] = capability.Entry{Capability: f.cap, InputSchema: json.RawMessage(f.input), Session: session[f.cap.ID],
+			Invoke: func(ctx context.Context, _ capability.ScopeSet, args json.RawMessage) (any, error) {
+				if err := v.Validate(args); err != nil {
+					return nil, err
+				}
+				return run(ctx, args)
+			}}
+		if f.output != "" {
+			entries[i].OutputSchema = json.RawMessage(f.output)
+		}
 	}
-	return out
-}
-
-// InputSchema returns a fixture's input schema.
-func InputSchema(id string) json.RawMessage {
-	if f, ok := byID[id]; ok {
-		return json.RawMessage(f.input)
-	}
-	return nil
-}
-
-// OutputSchema returns a fixture's output schema, or nil.
-func OutputSchema(id string) json.RawMessage {
-	if f, ok := byID[id]; ok && f.output != "" {
-		return json.RawMessage(f.output)
-	}
-	return nil
-}
-
-var inputs = capability.NewValidatorSet(InputSchema)
-
-// Invoke runs the fixture of a permit: its arguments validated by the one validator the
-// server uses (internal/capability), then the fixture.
-func Invoke(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
-	f, ok := byID[p.Capability()]
-	if !ok {
-		return nil, errs.ErrNotFound
-	}
-	v, err := inputs.For(p.Capability())
+	c, err := capability.NewCatalog(nil, entries...)
 	if err != nil {
-		return nil, err
+		panic(err)
 	}
-	if err := v.Validate(args); err != nil {
-		return nil, err
-	}
-	return f.run(ctx, args)
-}
-
-// RequiredScope is the scope of every fixture.
-func RequiredScope(id string) (string, bool) {
-	_, ok := byID[id]
-	return Scope, ok
+	return c
 }
 
 // Complete suggests ids for the template fixture.

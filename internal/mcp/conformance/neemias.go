@@ -11,10 +11,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
-	"github.com/neemias/neemias-mcp/gen/dispatch"
-	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/authn/authntest"
+	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/mcp"
@@ -25,9 +24,8 @@ import (
 // demoHandler answers roster counts from memory with a realistic output. Every other resource
 // of the registry is answered with the smallest output its schema accepts ([outputInstance]),
 // so the caching scenario, which reads whichever resource resources/list names first, passes
-// whatever resources the spec adds; tools are reported as not implemented before they reach
-// the handler, so the nil embedded interface is never called.
-type demoHandler struct{ capapi.Handler }
+// whatever resources the spec adds; tools are reported as not implemented.
+type demoHandler struct{ capapi.UnimplementedHandler }
 
 func (demoHandler) RosterChildren(context.Context, *capapi.RosterChildrenInput) (*capapi.RosterChildrenOutput, error) {
 	class := uuid.MustParse("7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d")
@@ -42,8 +40,7 @@ func (demoHandler) Complete(context.Context, string, string, string) ([]string, 
 	return nil, nil
 }
 
-// NewNeemiasServer serves the real generated registry (gen/capapi, gen/schemas, gen/scopes,
-// gen/dispatch) through the runtime, with an in-memory handler that implements only roster
+// NewNeemiasServer serves the real generated catalog (gen/capapi) through the runtime, with an in-memory handler that implements only roster
 // counts. It is what the fixture-free conformance scenarios run against; the token is an ADMIN
 // with every scope of that role.
 func NewNeemiasServer(base, token string, logger *slog.Logger) (http.Handler, error) {
@@ -55,30 +52,31 @@ func NewNeemiasServer(base, token string, logger *slog.Logger) (http.Handler, er
 func NewNeemiasServerWith(base, token string, logger *slog.Logger, adjust func(*mcp.Options)) (http.Handler, error) {
 	admin, _ := scopes.RoleScopes("ADMIN")
 	impl := demoHandler{}
-	reads := map[string]bool{}
-	for _, c := range capapi.Capabilities() {
-		reads[c.ID] = c.IsRead()
-	}
-	gate, err := pipeline.New(pipeline.Config{RequiredScope: scopes.Required,
-		Call: func(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
-			switch id := p.Capability(); {
-			case id == capapi.CapRosterChildren:
-				return dispatch.Call(ctx, impl, p, args)
-			case reads[id]:
-				return outputInstance(schemas.Output(id))
+	var entries []capability.Entry
+	for _, e := range capapi.Catalog(impl).All() {
+		switch out := e.OutputSchema; {
+		case e.ID == capapi.CapRosterChildren:
+		case e.IsRead():
+			e.Invoke = func(context.Context, capability.ScopeSet, json.RawMessage) (any, error) { return outputInstance(out) }
+		default:
+			e.Invoke = func(context.Context, capability.ScopeSet, json.RawMessage) (any, error) {
+				return nil, errs.ErrNotImplemented
 			}
-			return nil, errs.ErrNotImplemented
-		}})
+		}
+		entries = append(entries, e)
+	}
+	cat, err := capability.NewCatalog(capapi.Roles(), entries...)
+	if err != nil {
+		return nil, err
+	}
+	gate, err := pipeline.New(pipeline.Config{Catalog: cat})
 	if err != nil {
 		return nil, err
 	}
 	opts := mcp.Options{
 		Gate: gate,
 		Name: "neemias-mcp", Title: "Neemias MCP (conformance demo)", Version: "0.1.0",
-		Capabilities: capapi.Capabilities(),
-		Complete:     impl.Complete,
-		InputSchema:  schemas.Input,
-		OutputSchema: schemas.Output,
+		Complete: impl.Complete,
 		Verifier: authntest.Static{Tokens: map[string]principal.Principal{token: {
 			UserID: uuid.New(), ChurchID: uuid.New(), Role: "ADMIN", Scopes: admin, ClientID: "conformance",
 		}}},

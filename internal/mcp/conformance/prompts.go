@@ -55,9 +55,9 @@ func Extend(s *sdk.Server) {
 // Options returns runtime options serving the fixtures; the caller adds the verifier, the
 // allowlist and the metadata URL.
 func Options() mcp.Options {
-	gate, err := pipeline.New(pipeline.Config{RequiredScope: RequiredScope, Call: Invoke})
+	gate, err := pipeline.New(pipeline.Config{Catalog: Catalog()})
 	if err != nil {
-		panic(err) // both functions are set just above
+		panic(err) // the catalog is set just above
 	}
 	return mcp.Options{
 		Gate:          gate,
@@ -65,21 +65,9 @@ func Options() mcp.Options {
 		Title:         "Neemias MCP conformance fixtures",
 		Version:       "0.1.0",
 		Instructions:  "Conformance fixtures of the Neemias MCP runtime.",
-		Capabilities:  Capabilities(),
 		Complete:      Complete,
-		InputSchema:   InputSchema,
-		OutputSchema:  OutputSchema,
 		Logging:       true,
 		Subscriptions: true,
 		Extend:        Extend,
-		// The fixtures that send log and progress notifications while they run need the
-		// engine's session (the fast path has none).
-		SessionCapabilities: func(id string) bool {
-			switch id {
-			case "test_tool_with_logging", "test_tool_with_progress", "test_streaming_elicitation", "test_logging_tool":
-				return true
-			}
-			return false
-		},
 	}
 }

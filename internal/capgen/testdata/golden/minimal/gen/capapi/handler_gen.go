@@ -14,7 +14,8 @@ import (
 // new stub is scaffolded and implemented.
 //
 // Methods receive validated input and return domain errors (internal/errs); the pipeline
-// (internal/pipeline) checks scopes before calling them and gen/dispatch redacts their output.
+// (internal/pipeline) checks scopes before calling them and their catalog entry's invoker
+// (capability.Typed) finalizes their output for the caller.
 type Handler interface {
 	// Thing handles resource "demo://things/{id}".
 	//
