@@ -42,12 +42,11 @@ func TestDeployPgBouncer(t *testing.T) {
 		}
 	}
 	ini := cm.Data["pgbouncer.ini"]
-	setting := func(key string) string {
-		m := regexp.MustCompile(`(?m)^` + key + `\s*=\s*(\S+)`).FindStringSubmatch(ini)
-		if m == nil {
-			return ""
+	setting := func(key string) string { return iniSetting(ini, key) }
+	for _, line := range pgBouncerFailoverSettings(t) {
+		if k, v, _ := strings.Cut(line, " = "); setting(k) != v {
+			t.Errorf("pgbouncer.ini: %s = %q, want %s for a failover (docs/scale-out.md)", k, setting(k), line)
 		}
-		return m[1]
 	}
 	if setting("pool_mode") != "transaction" || setting("max_prepared_statements") == "" || setting("max_prepared_statements") == "0" {
 		t.Errorf("pgbouncer.ini: pool_mode %q, max_prepared_statements %q; want transaction pooling with prepared statements",
@@ -71,4 +70,37 @@ func TestDeployPgBouncer(t *testing.T) {
 	if sc := dep.Spec.Template.Spec.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
 		t.Error("PgBouncer must not run as root")
 	}
+}
+
+// iniSetting is the value of key in a pgbouncer.ini text, "" when absent.
+func iniSetting(ini, key string) string {
+	m := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(key) + `\s*=\s*(\S+)`).FindStringSubmatch(ini)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// pgBouncerFailoverSettings are the lines of the shipped pgbouncer.ini
+// (deploy/kubernetes/pgbouncer/configmap.yaml) that a database failover needs: the failover
+// test runs PgBouncer with them, so the manifest is what is tested.
+func pgBouncerFailoverSettings(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(deployDir, "pgbouncer", "configmap.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm corev1.ConfigMap
+	if err := yaml.UnmarshalStrict(b, &cm); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, key := range []string{"server_login_retry", "query_wait_timeout"} {
+		v := iniSetting(cm.Data["pgbouncer.ini"], key)
+		if v == "" {
+			t.Fatalf("deploy/kubernetes/pgbouncer/configmap.yaml sets no %s, which a failover needs (docs/scale-out.md)", key)
+		}
+		out = append(out, key+" = "+v)
+	}
+	return out
 }

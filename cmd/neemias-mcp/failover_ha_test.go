@@ -105,11 +105,11 @@ func TestFailover(t *testing.T) {
 	}
 	kids := demoChildren(t, pool, perScenario*len(scenarios))
 	pool.Close()
-	// PgBouncer in front of a failover (docs/scale-out.md): it retries a failed server login
-	// after server_login_retry (15 s by default; 0.5 s, to reach the new primary as soon as
-	// HAProxy does), and a client queued for a server connection when the primary died waits
-	// query_wait_timeout (120 s by default; 5 s, then a retryable error).
-	bounced := pgBouncer(t, direct, "server_login_retry = 0.5", "query_wait_timeout = 5")
+	// PgBouncer in front of a failover (docs/scale-out.md), with the shipped manifest's
+	// settings for it: it retries a failed server login after server_login_retry (15 s by
+	// default), and a client queued for a server connection when the primary died waits
+	// query_wait_timeout (120 s by default) before a retryable error.
+	bounced := pgBouncer(t, direct, pgBouncerFailoverSettings(t)...)
 
 	var table []figures
 	for i, sc := range scenarios {
