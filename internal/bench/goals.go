@@ -69,13 +69,7 @@ func EvaluateGoals(f Figures) []Goal {
 	fa, okF := f.cell(TargetFloorAudit, OpCheckins)
 	rest, okR := f.cell(TargetREST, OpCheckins)
 	atLeast("MCP 2026-07-28 checkins read ≥ 0.85× floor+audit req/s", mcp, fa, okM, okF, goalMCPvsFloorAudit, "MCP vs floor+audit")
-	if okM && okF {
-		r := Ratio(mcp.P99, fa.P99)
-		out = append(out, Goal{Name: "MCP 2026-07-28 checkins read p99 ≤ 1.5× floor+audit's", Met: r > 0 && r <= goalMCPp99vsFloor,
-			Detail: fmt.Sprintf("%.2f× (%.1f vs %.1f ms)", r, mcp.P99, fa.P99)})
-	} else {
-		out = append(out, Goal{Name: "MCP 2026-07-28 checkins read p99 ≤ 1.5× floor+audit's", Detail: "not measured"})
-	}
+	out = append(out, p99Goal("MCP 2026-07-28 checkins read p99 ≤ 1.5× floor+audit's", mcp, fa, okM && okF, goalMCPp99vsFloor))
 	atLeast("REST checkins read ≥ 0.9× floor+audit req/s", rest, fa, okR, okF, goalRESTvsFloorAudit, "REST vs floor+audit")
 	mcp1, ok1 := f.cell(TargetMCP2026, OpRosterChild)
 	rest1, ok2 := f.cell(TargetREST, OpRosterChild)
@@ -113,22 +107,10 @@ func issue23Goals(f Figures) []Goal {
 	mcp, okM := f.cell(TargetMCP2026, OpCheckins)
 	rest, okR := f.cell(TargetREST, OpCheckins)
 	ratio("issue 23: MCP 2026-07-28 checkins resources/read ≥ 0.9× REST req/s", mcp, rest, okM, okR, goal23MCPvsREST, "MCP vs REST")
-	if okM && okR {
-		r := Ratio(mcp.P99, rest.P99)
-		out = append(out, Goal{Name: "issue 23: MCP 2026-07-28 checkins read p99 ≤ 1.3× REST's", Met: r > 0 && r <= goal23MCPp99vsREST,
-			Detail: fmt.Sprintf("%.2f× (%.1f vs %.1f ms)", r, mcp.P99, rest.P99)})
-	} else {
-		out = append(out, Goal{Name: "issue 23: MCP 2026-07-28 checkins read p99 ≤ 1.3× REST's", Detail: "not measured"})
-	}
+	out = append(out, p99Goal("issue 23: MCP 2026-07-28 checkins read p99 ≤ 1.3× REST's", mcp, rest, okM && okR, goal23MCPp99vsREST))
 	tool, okT := f.cell(TargetMCP2026, OpCheckinsTool)
 	ratio("issue 23: MCP 2026-07-28 tools/call of the checkins read tool ≥ 0.9× REST req/s", tool, rest, okT, okR, goal23MCPvsREST, "read tool vs REST")
-	if okT && okR {
-		r := Ratio(tool.P99, rest.P99)
-		out = append(out, Goal{Name: "issue 23: MCP 2026-07-28 checkins read tool p99 ≤ 1.3× REST's", Met: r > 0 && r <= goal23MCPp99vsREST,
-			Detail: fmt.Sprintf("%.2f× (%.1f vs %.1f ms)", r, tool.P99, rest.P99)})
-	} else {
-		out = append(out, Goal{Name: "issue 23: MCP 2026-07-28 checkins read tool p99 ≤ 1.3× REST's", Detail: "not measured"})
-	}
+	out = append(out, p99Goal("issue 23: MCP 2026-07-28 checkins read tool p99 ≤ 1.3× REST's", tool, rest, okT && okR, goal23MCPp99vsREST))
 	mcp1, ok1 := f.cell(TargetMCP2026, OpRosterChild)
 	rest1, ok2 := f.cell(TargetREST, OpRosterChild)
 	ratio("issue 23: one-row read (roster/children/{id}) MCP 2026-07-28 ≥ 0.9× REST req/s", mcp1, rest1, ok1, ok2, goal23MCPvsREST, "MCP vs REST")
@@ -194,4 +176,13 @@ func scaleGoal(scales []ScaleResult) Goal {
 	worst = math.Round(worst*100) / 100
 	return Goal{Name: name, Met: worst <= goalScaleLatency,
 		Detail: fmt.Sprintf("worst %.2f× at %d× vs %d×: %s", worst, hi.Scale, lo.Scale, worstWhat)}
+}
+
+// p99Goal is a goal that a's p99 is at most limit times b's (both measured, else "not measured").
+func p99Goal(name string, a, b Stats, measured bool, limit float64) Goal {
+	if !measured {
+		return Goal{Name: name, Detail: "not measured"}
+	}
+	r := Ratio(a.P99, b.P99)
+	return Goal{Name: name, Met: r > 0 && r <= limit, Detail: fmt.Sprintf("%.2f× (%.1f vs %.1f ms)", r, a.P99, b.P99)}
 }

@@ -270,7 +270,8 @@ func measure(ctx context.Context, q *db.Queries, basis Basis, r Request) ([]Chur
 			if err != nil {
 				return nil, nil, fmt.Errorf("count the church's records: %w", err)
 			}
-			reach = append(reach, ChurchReach{ChurchID: id, Children: len(ids.ChildIds), Guardians: len(ids.GuardianIds)})
+			n, g := len(ids.ChildIds), len(ids.GuardianIds)
+			reach = append(reach, ChurchReach{ChurchID: id, Children: n, Guardians: g, ChildrenTotal: n, GuardiansTotal: g})
 		}
 		for _, c := range capapi.Capabilities() {
 			for _, f := range c.OutputPII {
@@ -278,12 +279,15 @@ func measure(ctx context.Context, q *db.Queries, basis Basis, r Request) ([]Chur
 			}
 		}
 	}
-	for i := range reach {
-		ids, err := q.ChurchRecordIDs(ctx, reach[i].ChurchID)
-		if err != nil {
-			return nil, nil, fmt.Errorf("count the church's records: %w", err)
+	// The totals the notification asks for (a whole church's reach is its totals, read above).
+	if basis == ByAudit {
+		for i := range reach {
+			ids, err := q.ChurchRecordIDs(ctx, reach[i].ChurchID)
+			if err != nil {
+				return nil, nil, fmt.Errorf("count the church's records: %w", err)
+			}
+			reach[i].ChildrenTotal, reach[i].GuardiansTotal = len(ids.ChildIds), len(ids.GuardianIds)
 		}
-		reach[i].ChildrenTotal, reach[i].GuardiansTotal = len(ids.ChildIds), len(ids.GuardianIds)
 	}
 	kinds[KindReligious] = true
 	out := make([]string, 0, len(kinds))
