@@ -1,11 +1,8 @@
 package capability
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 )
@@ -28,16 +25,12 @@ import (
 // ("classes[].children[].checkin_id", the spec's in_text: false). data is the finalized JSON
 // (after redaction), so the text shows nothing structuredContent does not.
 func RenderText(data []byte, notInText []string) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	root, err := decodeNode(dec)
+	root, err := parseNode(data)
 	if err != nil {
 		return "", fmt.Errorf("capability: render text: %w", err)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return "", errors.New("capability: render text: data after the JSON value")
-	}
 	r := textRenderer{omit: notInText}
+	r.b.Grow(len(data) / 2) // the text is about a third of the JSON: no keys, quotes or ids
 	if root.kind != nodeObject {
 		r.value(&r.b, "", "", root)
 	} else {
@@ -69,55 +62,6 @@ func (n node) field(key string) (node, bool) {
 		return n.vals[i], true
 	}
 	return node{}, false
-}
-
-func decodeNode(dec *json.Decoder) (node, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return node{}, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			n := node{kind: nodeObject}
-			for dec.More() {
-				k, err := dec.Token()
-				if err != nil {
-					return node{}, err
-				}
-				v, err := decodeNode(dec)
-				if err != nil {
-					return node{}, err
-				}
-				n.keys = append(n.keys, k.(string))
-				n.vals = append(n.vals, v)
-			}
-			_, err := dec.Token() // }
-			return n, err
-		case '[':
-			n := node{kind: nodeArray}
-			for dec.More() {
-				v, err := decodeNode(dec)
-				if err != nil {
-					return node{}, err
-				}
-				n.vals = append(n.vals, v)
-			}
-			_, err := dec.Token() // ]
-			return n, err
-		}
-		return node{}, fmt.Errorf("unexpected %v", t)
-	case nil:
-		return node{kind: nodeNull}, nil
-	case string:
-		return node{kind: nodeScalar, scalar: t}, nil
-	case json.Number:
-		return node{kind: nodeScalar, scalar: t.String()}, nil
-	case bool:
-		return node{kind: nodeScalar, scalar: fmt.Sprint(t)}, nil
-	}
-	return node{}, fmt.Errorf("unexpected token %v", tok)
 }
 
 type textRenderer struct {
@@ -218,16 +162,23 @@ func (r *textRenderer) table(indent, item, name string, n node) {
 		}
 	}
 	fmt.Fprintf(&r.b, "%s%s (%d):\n%s%s\n", indent, name, len(n.vals), indent, strings.Join(cols, " | "))
-	row := make([]string, len(cols))
 	for _, v := range n.vals {
 		last := -1
 		for j, col := range cols {
-			row[j] = ""
 			if c, ok := v.field(col); ok && c.kind == nodeScalar {
-				row[j], last = cell(c.scalar), j
+				last = j
 			}
 		}
-		fmt.Fprintf(&r.b, "%s%s\n", indent, strings.Join(row[:last+1], " | "))
+		r.b.WriteString(indent)
+		for j, col := range cols[:last+1] {
+			if j > 0 {
+				r.b.WriteString(" | ")
+			}
+			if c, ok := v.field(col); ok && c.kind == nodeScalar {
+				writeCell(&r.b, c.scalar)
+			}
+		}
+		r.b.WriteByte('\n')
 	}
 }
 
@@ -250,9 +201,22 @@ func (r *textRenderer) value(b *strings.Builder, path, label string, n node) {
 // cell is a scalar as one line: a string that could be misread (empty, with a line break, a
 // column separator or surrounding spaces) is quoted as JSON.
 func cell(s string) string {
-	if s == "" || strings.ContainsAny(s, "\n\r|") || strings.TrimSpace(s) != s {
+	if misread(s) {
 		q, _ := json.Marshal(s)
 		return string(q)
 	}
 	return s
+}
+
+// writeCell writes cell(s) to b without building the cell.
+func writeCell(b *strings.Builder, s string) {
+	if misread(s) {
+		b.WriteString(cell(s))
+		return
+	}
+	b.WriteString(s)
+}
+
+func misread(s string) bool {
+	return s == "" || strings.ContainsAny(s, "\n\r|") || strings.TrimSpace(s) != s
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,6 +43,9 @@ type fastPath struct {
 	impl       *sdk.Implementation
 	serverInfo []byte
 	lists      sync.Map // listKey -> []byte: the engine's result of that list
+	// caps are client capabilities as the engine reads them, by their JSON text (clientCaps).
+	caps      sync.Map // string -> *sdk.ClientCapabilities
+	capsCount atomic.Int64
 	// answered counts the requests answered without the engine (the differential test reads
 	// it, to know the fast path was taken).
 	answered atomic.Int64
@@ -101,7 +103,7 @@ func handedOver(ctx context.Context, method, target string) (*handover, bool) {
 type fastRequest struct {
 	name, uri string
 	args      json.RawMessage
-	meta      sdk.Meta
+	caps      json.RawMessage // _meta's client capabilities, raw; nil if absent
 }
 
 // allowed are the params members the fast path understands, by method.
@@ -166,9 +168,7 @@ func parseFast(method string, body []byte) (fastRequest, bool) {
 				return out, false
 			}
 		}
-		if len(meta) > 0 && json.Unmarshal(raw, &out.meta) != nil {
-			return out, false
-		}
+		out.caps = meta[metaClientCapabilities]
 	}
 	return out, true
 }
@@ -208,7 +208,7 @@ func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, env *envelop
 	}
 	// What the engine's request reports of the client's capabilities: _meta's, else the
 	// session's (2026-07-28: _meta's, required; 2025: none).
-	caps := (&sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Meta: req.meta}}).ClientCapabilities()
+	caps := f.clientCaps(req.caps)
 	if modern && caps == nil {
 		return r // the engine refuses a 2026-07-28 request without valid client capabilities
 	}
@@ -221,12 +221,9 @@ func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, env *envelop
 			return r
 		}
 		res, raw, err := f.calls[e](ctx, invocation{target: req.name, args: req.args, clientCaps: caps, modern: modern})
-		if err == nil && !raw {
-			if b, ok := f.encodeTool(res, modern); ok {
-				writeSSE(w, env.id, b)
-				f.answered.Add(1)
-				return nil
-			}
+		if err == nil && !raw && writeSSE(w, env.id, func(b []byte) ([]byte, bool) { return f.appendTool(b, res, modern) }) {
+			f.answered.Add(1)
+			return nil
 		}
 		return r.WithContext(context.WithValue(ctx, handoverKey{}, &handover{method: env.method, target: req.name, tool: res, err: err}))
 	case "resources/read":
@@ -238,12 +235,9 @@ func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, env *envelop
 			return r
 		}
 		res, raw, err := h.readResult(ctx, invocation{target: req.uri, clientCaps: caps, modern: modern})
-		if err == nil && !raw {
-			if b, ok := f.encodeRead(ctx, h, e, req.uri, res, modern); ok {
-				writeSSE(w, env.id, b)
-				f.answered.Add(1)
-				return nil
-			}
+		if err == nil && !raw && writeSSE(w, env.id, func(b []byte) ([]byte, bool) { return f.appendRead(ctx, b, h, e, req.uri, res, modern) }) {
+			f.answered.Add(1)
+			return nil
 		}
 		return r.WithContext(context.WithValue(ctx, handoverKey{}, &handover{method: env.method, target: req.uri, read: res, err: err}))
 	}
@@ -258,9 +252,39 @@ func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, env *envelop
 		}
 		b, _ = f.lists.LoadOrStore(key, res)
 	}
-	writeSSE(w, env.id, b.([]byte))
+	list := b.([]byte)
+	writeSSE(w, env.id, func(b []byte) ([]byte, bool) { return append(b, list...), true })
 	f.answered.Add(1)
 	return nil
+}
+
+// maxCachedCaps bounds the client capabilities kept: a few distinct texts per kind of client;
+// past the bound, new texts are read each time instead of kept.
+const maxCachedCaps = 256
+
+// clientCaps is what the engine's request reports of the client capabilities in a 2026-07-28
+// request's _meta (go-sdk ServerRequest.ClientCapabilities: the member decoded, re-marshalled
+// and decoded again through a 32 KB buffer), read once per distinct text and kept: clients
+// send the same few bytes on every request. nil when absent or unreadable, as the engine.
+// The value is shared by every request with that text: nothing may change it.
+func (f *fastPath) clientCaps(raw json.RawMessage) *sdk.ClientCapabilities {
+	if len(raw) == 0 {
+		return nil
+	}
+	if c, ok := f.caps.Load(string(raw)); ok {
+		return c.(*sdk.ClientCapabilities)
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	c := (&sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Meta: sdk.Meta{metaClientCapabilities: v}}}).ClientCapabilities()
+	if f.capsCount.Load() < maxCachedCaps {
+		if _, loaded := f.caps.LoadOrStore(string(raw), c); !loaded {
+			f.capsCount.Add(1)
+		}
+	}
+	return c
 }
 
 // engineHeadersMatch reports whether the engine accepts a 2026-07-28 request's Mcp-Method and
@@ -331,178 +355,3 @@ func (m *memoryWriter) WriteHeader(status int) {
 }
 func (m *memoryWriter) Write(b []byte) (int, error) { return m.body.Write(b) }
 func (m *memoryWriter) Flush()                      {}
-
-// writeSSE writes the response to a request with id and the result JSON as the engine's
-// stateless streamable handler does (go-sdk streamable.go servePOST and writeEvent): its
-// headers, then one "message" event holding {"jsonrpc":"2.0","id":…,"result":…}, flushed.
-// The id is the client's own bytes (rpcid.go).
-func writeSSE(w http.ResponseWriter, id json.RawMessage, result []byte) {
-	hd := w.Header()
-	hd.Set("Cache-Control", "no-cache, no-transform")
-	hd.Set("Content-Type", "text/event-stream")
-	hd.Set("Connection", "keep-alive")
-	const head, mid = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":", ",\"result\":"
-	buf := make([]byte, 0, len(head)+len(id)+len(mid)+len(result)+3)
-	buf = append(append(append(append(append(buf, head...), id...), mid...), result...), "}\n\n"...)
-	_, _ = w.Write(buf)
-	_ = http.NewResponseController(w).Flush()
-}
-
-// encodeTool is the JSON the engine sends for a tool result the toolCall built (go-sdk
-// Server.callTool and ServerSession.handle: in 2026-07-28 resultType "complete" and _meta
-// serverInfo). false for a result holding anything else than text content.
-func (f *fastPath) encodeTool(res *sdk.CallToolResult, modern bool) ([]byte, bool) {
-	if res == nil || res.InputRequests != nil || res.RequestState != "" {
-		return nil, false
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, 256+estimate(res)))
-	buf.WriteByte('{')
-	if !f.writeMeta(buf, res.Meta, modern) {
-		return nil, false
-	}
-	buf.WriteString(`"content":[`)
-	for i, c := range res.Content {
-		tc, ok := c.(*sdk.TextContent)
-		if !ok || tc.Meta != nil || tc.Annotations != nil {
-			return nil, false
-		}
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.WriteString(`{"type":"text","text":`)
-		if !writeString(buf, tc.Text) {
-			return nil, false
-		}
-		buf.WriteByte('}')
-	}
-	buf.WriteByte(']')
-	if res.StructuredContent != nil {
-		raw, ok := res.StructuredContent.(json.RawMessage)
-		if !ok || len(raw) == 0 {
-			return nil, false
-		}
-		buf.WriteString(`,"structuredContent":`)
-		buf.Write(raw)
-	}
-	if res.IsError {
-		buf.WriteString(`,"isError":true`)
-	}
-	if modern {
-		buf.WriteString(`,"resultType":"complete"`)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), true
-}
-
-// encodeRead is the JSON the engine sends for a read result readResult built (go-sdk
-// Server.readResource: the cache hints through Options' SetCacheable, then contents' URI and
-// MIME type filled in; in 2026-07-28 resultType and _meta serverInfo).
-func (f *fastPath) encodeRead(ctx context.Context, h *Handler, e *entry, uri string, res *sdk.ReadResourceResult, modern bool) ([]byte, bool) {
-	if res == nil || res.InputRequests != nil || res.RequestState != "" || res.Contents == nil {
-		return nil, false
-	}
-	c := res.Cacheable
-	h.setCacheable(ctx, &sdk.ReadResourceRequest{Params: &sdk.ReadResourceParams{URI: uri}}, &c)
-	if c.CacheScope == "" {
-		c.CacheScope = "public" // Cacheable.normalize
-	}
-	n := 0
-	for _, rc := range res.Contents {
-		n += len(rc.Text)
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, 256+n+n/16))
-	buf.WriteByte('{')
-	if !f.writeMeta(buf, res.Meta, modern) {
-		return nil, false
-	}
-	buf.WriteString(`"ttlMs":`)
-	buf.WriteString(strconv.Itoa(c.TTLMs))
-	buf.WriteString(`,"cacheScope":`)
-	writeString(buf, c.CacheScope)
-	buf.WriteString(`,"contents":[`)
-	for i, rc := range res.Contents {
-		if rc == nil || rc.Blob != nil || rc.Meta != nil {
-			return nil, false
-		}
-		u, mt := rc.URI, rc.MIMEType
-		if u == "" {
-			u = uri
-		}
-		if mt == "" {
-			mt = e.mimeType()
-		}
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.WriteString(`{"uri":`)
-		writeString(buf, u)
-		if mt != "" {
-			buf.WriteString(`,"mimeType":`)
-			writeString(buf, mt)
-		}
-		if rc.Text != "" {
-			buf.WriteString(`,"text":`)
-			if !writeString(buf, rc.Text) {
-				return nil, false
-			}
-		}
-		buf.WriteByte('}')
-	}
-	buf.WriteByte(']')
-	if modern {
-		buf.WriteString(`,"resultType":"complete"`)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), true
-}
-
-// writeMeta writes the result's "_meta" member and a comma, if it has one: meta as it is, plus
-// serverInfo in 2026-07-28 (go-sdk annotateServerInfo, which keeps a serverInfo already there).
-func (f *fastPath) writeMeta(buf *bytes.Buffer, meta sdk.Meta, modern bool) bool {
-	if len(meta) == 0 && !modern {
-		return true
-	}
-	buf.WriteString(`"_meta":`)
-	if len(meta) == 0 {
-		buf.Write(f.serverInfo)
-	} else {
-		m := make(map[string]any, len(meta)+1)
-		for k, v := range meta {
-			m[k] = v
-		}
-		if _, ok := m[sdk.MetaKeyServerInfo]; !ok && modern {
-			m[sdk.MetaKeyServerInfo] = f.impl
-		}
-		b, err := json.Marshal(m)
-		if err != nil {
-			return false
-		}
-		buf.Write(b)
-	}
-	buf.WriteByte(',')
-	return true
-}
-
-// writeString writes s as a JSON string the way encoding/json does (HTML characters escaped,
-// invalid UTF-8 replaced), as the SDK's result encoding does.
-func writeString(buf *bytes.Buffer, s string) bool {
-	enc := json.NewEncoder(buf)
-	if enc.Encode(s) != nil {
-		return false
-	}
-	buf.Truncate(buf.Len() - 1) // Encode's newline
-	return true
-}
-
-func estimate(res *sdk.CallToolResult) int {
-	n := 0
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			n += len(tc.Text) + len(tc.Text)/16
-		}
-	}
-	if raw, ok := res.StructuredContent.(json.RawMessage); ok {
-		n += len(raw)
-	}
-	return n
-}
