@@ -119,6 +119,25 @@ func TestPeakRSS(t *testing.T) {
 	}
 }
 
+// TestProcessCPU: utime + stime of stat(5), counted from the end of the command name, which
+// may hold spaces and parentheses.
+func TestProcessCPU(t *testing.T) {
+	path := t.TempDir() + "/stat"
+	stat := "4242 (neemias mcp) (x) S 1 4242 4242 0 -1 4194560 9054 0 0 0 1234 56 0 0 20 0 12 0 100 1000 2000\n"
+	if err := writeFile(path, stat); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := processCPU(path); err != nil || d != 12900*time.Millisecond {
+		t.Errorf("processCPU = %v, %v; want 12.9s", d, err)
+	}
+	if err := writeFile(path, "4242 (x) S 1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := processCPU(path); err == nil {
+		t.Error("processCPU of a short stat line: no error")
+	}
+}
+
 // TestPlanSummary: the whole plan's buffers, the two times and each scan once.
 func TestPlanSummary(t *testing.T) {
 	plan := `Limit  (cost=49.31..49.32 rows=1 width=126) (actual time=0.076..0.079 rows=1 loops=1)

@@ -16,6 +16,9 @@ type LoadConfig struct {
 	Clients  int
 	Warmup   time.Duration
 	Duration time.Duration
+	// CPU, when set, reads the CPU time the target has used so far; the difference over the
+	// measured window is Sample.CPU.
+	CPU func() (time.Duration, error)
 }
 
 // RunLoad drives do with cfg.Clients closed-loop clients (each sends its next request when the
@@ -27,9 +30,13 @@ func RunLoad(ctx context.Context, cfg LoadConfig, do DoFunc) Sample {
 	if cfg.Warmup > 0 {
 		drive(ctx, cfg.Clients, time.Now().Add(cfg.Warmup), next, do)
 	}
+	cpu0, cpuErr := readCPU(cfg.CPU)
 	start := time.Now()
 	per := drive(ctx, cfg.Clients, start.Add(cfg.Duration), next, do)
 	out := Sample{Elapsed: time.Since(start), Sent: int(seq.Load())}
+	if cpu1, err := readCPU(cfg.CPU); err == nil && cpuErr == nil && cfg.CPU != nil {
+		out.CPU = cpu1 - cpu0
+	}
 	for _, p := range per {
 		out.Requests += p.Requests
 		out.Errors += p.Errors
@@ -67,4 +74,11 @@ func drive(ctx context.Context, clients int, until time.Time, next func() int, d
 	}
 	wg.Wait()
 	return per
+}
+
+func readCPU(f func() (time.Duration, error)) (time.Duration, error) {
+	if f == nil {
+		return 0, nil
+	}
+	return f()
 }

@@ -50,7 +50,7 @@ func PrintReport(w io.Writer, r *Results) {
 
 func printCells(w io.Writer, cells []Cell) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "operation\ttarget\treq/s\tp50 ms\tp95 ms\tp99 ms\tmax ms\terrors\t×floor\t×floor+audit\t")
+	fmt.Fprintln(tw, "operation\ttarget\treq/s\tp50 ms\tp95 ms\tp99 ms\tmax ms\terrors\t×floor\t×floor+audit\tCPU µs/req\t")
 	base := map[string]map[string]float64{TargetFloor: {}, TargetFloorAudit: {}}
 	for _, c := range cells {
 		if m, ok := base[c.Target]; ok {
@@ -64,9 +64,13 @@ func printCells(w io.Writer, cells []Cell) {
 			op = ""
 		}
 		last = c.Op
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.2f\t%.2f\t%.2f\t%.1f\t%d\t%s\t%s\t\n", op, c.Target, c.ReqPerSec,
+		cpu := "-"
+		if c.CPUPerReq > 0 {
+			cpu = fmt.Sprintf("%.0f", c.CPUPerReq)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.2f\t%.2f\t%.2f\t%.1f\t%d\t%s\t%s\t%s\t\n", op, c.Target, c.ReqPerSec,
 			c.P50, c.P95, c.P99, c.Max, c.Errors, ratioText(c.ReqPerSec, base[TargetFloor][c.Op]),
-			ratioText(c.ReqPerSec, base[TargetFloorAudit][c.Op]))
+			ratioText(c.ReqPerSec, base[TargetFloorAudit][c.Op]), cpu)
 	}
 	tw.Flush()
 }

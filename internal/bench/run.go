@@ -228,7 +228,7 @@ func (e *env) measure(ctx context.Context, targets, ops []string, rounds int, du
 				if !ok {
 					continue
 				}
-				st, err := e.cell(ctx, r, op, dur)
+				st, err := e.cell(ctx, r, op, dur, t != TargetFloor && t != TargetFloorAudit)
 				if err != nil {
 					return nil, fmt.Errorf("bench: %s %s: %w", t, op, err)
 				}
@@ -246,8 +246,9 @@ func (e *env) measure(ctx context.Context, targets, ops []string, rounds int, du
 }
 
 // cell measures one target × op once: probe (a full check of one answer), warm-up, run. The
-// check-in starts from the seeded state and leaves it so (see [ResetCheckins]).
-func (e *env) cell(ctx context.Context, r *request, op string, dur time.Duration) (Stats, error) {
+// check-in starts from the seeded state and leaves it so (see [ResetCheckins]). server says
+// the target is the server process, whose CPU time per request is measured.
+func (e *env) cell(ctx context.Context, r *request, op string, dur time.Duration, server bool) (Stats, error) {
 	probeSeq := 0
 	if op == OpCheckin {
 		if err := ResetCheckins(ctx, e.db, e.fix); err != nil {
@@ -264,7 +265,11 @@ func (e *env) cell(ctx context.Context, r *request, op string, dur time.Duration
 	if op == OpCheckin {
 		minBytes = 32 // fresh and repeated check-ins differ in size
 	}
-	s := RunLoad(ctx, LoadConfig{Clients: e.cfg.Clients, Warmup: e.cfg.Warmup, Duration: dur}, e.client.Do(r, minBytes))
+	load := LoadConfig{Clients: e.cfg.Clients, Warmup: e.cfg.Warmup, Duration: dur}
+	if server {
+		load.CPU = e.server.CPUTime
+	}
+	s := RunLoad(ctx, load, e.client.Do(r, minBytes))
 	st := Summarize(s)
 	if op == OpCheckin {
 		st.Repeats = max(0, s.Sent-(e.fix.FreshCheckins()-1)) // the probe took the last fresh pair

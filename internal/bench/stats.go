@@ -16,6 +16,9 @@ type Sample struct {
 	Sent int `json:"sent"`
 	// FirstError is the first failure's text, so a broken target is diagnosed, not just counted.
 	FirstError string `json:"first_error,omitempty"`
+	// CPU is the CPU time (user + system) the server process spent over the measured window;
+	// 0 for the floors, which run inside the load generator.
+	CPU time.Duration `json:"cpu_ns,omitempty"`
 }
 
 // Stats are the figures of one run (or the medians of several).
@@ -29,6 +32,10 @@ type Stats struct {
 	Errors    int     `json:"errors"`
 	// Repeats counts the check-ins past the fresh (child, day) pairs: the idempotent path.
 	Repeats int `json:"repeats,omitempty"`
+	// CPUPerReq is the server's CPU time per request in microseconds (0: not measured). Unlike
+	// throughput it hardly moves with what else runs on the machine, so it shows a transport's
+	// own cost even when the run is noisy.
+	CPUPerReq float64 `json:"cpu_us_per_req,omitempty"`
 }
 
 // Percentile is the nearest-rank percentile p (0 < p ≤ 100) of sorted, in milliseconds; 0 for
@@ -54,6 +61,9 @@ func Summarize(s Sample) Stats {
 		st.ReqPerSec = float64(s.Requests-s.Errors) / s.Elapsed.Seconds()
 	}
 	st.P50, st.P95, st.P99 = Percentile(lat, 50), Percentile(lat, 95), Percentile(lat, 99)
+	if s.CPU > 0 && s.Requests > 0 {
+		st.CPUPerReq = float64(s.CPU) / float64(time.Microsecond) / float64(s.Requests)
+	}
 	if len(lat) > 0 {
 		st.Max = ms(lat[len(lat)-1])
 	}
@@ -90,6 +100,7 @@ func MedianStats(rounds []Stats) Stats {
 		P95:       pick(func(s Stats) float64 { return s.P95 }),
 		P99:       pick(func(s Stats) float64 { return s.P99 }),
 		Max:       pick(func(s Stats) float64 { return s.Max }),
+		CPUPerReq: pick(func(s Stats) float64 { return s.CPUPerReq }),
 	}
 	for _, r := range rounds {
 		out.Requests += r.Requests

@@ -51,6 +51,9 @@ type envelope struct {
 	traceparent, tracestate string
 	// clientCaps is params._meta's client capabilities (2026-07-28), raw; nil if absent.
 	clientCaps json.RawMessage
+	// params and meta are the members of params and of params._meta, raw; nil when absent
+	// or null. The fast path reads them instead of decoding the body again.
+	params, meta map[string]json.RawMessage
 }
 
 // parseEnvelope checks that body (already through httpx.CheckJSON) is a single JSON-RPC 2.0
@@ -93,6 +96,7 @@ func parseEnvelope(body []byte) (*envelope, *httpx.RPCError) {
 		if err := json.Unmarshal(p, &params); err != nil {
 			return e, &httpx.RPCError{Code: httpx.CodeInvalidParams, Message: `"params" must be an object`}
 		}
+		e.params = params
 		_ = json.Unmarshal(params["name"], &e.name)
 		_ = json.Unmarshal(params["uri"], &e.uri)
 		if m, ok := params["_meta"]; ok {
@@ -100,6 +104,7 @@ func parseEnvelope(body []byte) (*envelope, *httpx.RPCError) {
 			if err := json.Unmarshal(m, &meta); err != nil {
 				return e, &httpx.RPCError{Code: httpx.CodeInvalidParams, Message: `"_meta" must be an object`}
 			}
+			e.meta = meta
 			_ = json.Unmarshal(meta["traceparent"], &e.traceparent)
 			_ = json.Unmarshal(meta["tracestate"], &e.tracestate)
 			e.clientCaps = meta[metaClientCapabilities]

@@ -24,7 +24,11 @@ const maxPooledResponse = 1 << 20
 
 // writeSSE writes the response to a request with id as the engine's stateless streamable
 // handler does (go-sdk streamable.go servePOST and writeEvent): its headers, then one
-// "message" event holding {"jsonrpc":"2.0","id":…,"result":…}, flushed. appendResult appends
+// "message" event holding {"jsonrpc":"2.0","id":…,"result":…}, chunked. The engine flushes
+// the event and then ends the response: two writes to the connection. Declaring the chunked
+// encoding instead puts the same bytes on the wire in one write when the handler returns
+// (net/http drops the header and frames the body itself; HTTP/2 drops it too), which is all a
+// stateless answer needs: nothing follows the event. appendResult appends
 // the result JSON; when it reports false nothing is written and writeSSE reports false, so the
 // caller can hand the request to the engine. The id is the client's own bytes (rpcid.go).
 func writeSSE(w http.ResponseWriter, id json.RawMessage, appendResult func([]byte) ([]byte, bool)) bool {
@@ -47,8 +51,8 @@ func writeSSE(w http.ResponseWriter, id json.RawMessage, appendResult func([]byt
 	hd.Set("Cache-Control", "no-cache, no-transform")
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("Connection", "keep-alive")
+	hd.Set("Transfer-Encoding", "chunked")
 	_, _ = w.Write(buf)
-	_ = http.NewResponseController(w).Flush()
 	return true
 }
 

@@ -119,28 +119,19 @@ var allowed = map[string][]string{
 // to classify the request, or not at all.
 var allowedMeta = []string{metaProtocolVersion, metaClientCapabilities, "traceparent", "tracestate"}
 
-// parseFast reads body's params for method; false when it holds anything the fast path does not
-// understand.
-func parseFast(method string, body []byte) (fastRequest, bool) {
+// parseFast reads what the fast path needs of env's params (decoded once, by parseEnvelope);
+// false when they hold anything it does not understand.
+func parseFast(env *envelope) (fastRequest, bool) {
 	var out fastRequest
+	method := env.method
 	keys, ok := allowed[method]
 	if !ok {
 		return out, false
 	}
-	var msg struct {
-		Params json.RawMessage `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
-		return out, false
-	}
-	p := bytes.TrimSpace(msg.Params)
-	if len(p) == 0 || string(p) == "null" {
+	params := env.params
+	if params == nil {
 		// tools/call and resources/read require params (the engine refuses without).
 		return out, method != "tools/call" && method != "resources/read"
-	}
-	var params map[string]json.RawMessage
-	if p[0] != '{' || json.Unmarshal(p, &params) != nil {
-		return out, false
 	}
 	for k := range params {
 		if !contains(keys, k) {
@@ -158,17 +149,15 @@ func parseFast(method string, body []byte) (fastRequest, bool) {
 	}
 	out.args = params["arguments"]
 	if raw, ok := params["_meta"]; ok {
-		var meta map[string]json.RawMessage
-		raw = bytes.TrimSpace(raw)
-		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &meta) != nil {
-			return out, false
+		if raw = bytes.TrimSpace(raw); len(raw) == 0 || raw[0] != '{' {
+			return out, false // a null _meta is the engine's to judge
 		}
-		for k := range meta {
+		for k := range env.meta {
 			if !contains(allowedMeta, k) {
 				return out, false
 			}
 		}
-		out.caps = meta[metaClientCapabilities]
+		out.caps = env.meta[metaClientCapabilities]
 	}
 	return out, true
 }
@@ -193,7 +182,7 @@ func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, env *envelop
 	if _, ok := allowed[env.method]; !ok {
 		return r
 	}
-	req, ok := parseFast(env.method, body)
+	req, ok := parseFast(env)
 	if !ok {
 		return r
 	}

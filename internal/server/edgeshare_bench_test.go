@@ -80,10 +80,14 @@ func BenchmarkMCPEdgeShare(b *testing.B) {
 		r, _ := http.NewRequest(http.MethodPost, url+"/mcp", strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
 		r.Header.Set("Accept", "application/json, text/event-stream")
-		r.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-		r.Header.Set("Mcp-Method", method)
-		if name != "" {
-			r.Header.Set("Mcp-Name", name)
+		if strings.Contains(body, `"_meta"`) {
+			r.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+			r.Header.Set("Mcp-Method", method)
+			if name != "" {
+				r.Header.Set("Mcp-Name", name)
+			}
+		} else {
+			r.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 		}
 		if auth {
 			r.Header.Set("Authorization", "Bearer "+tok)
@@ -164,6 +168,17 @@ func BenchmarkMCPEdgeShare(b *testing.B) {
 			})
 		}
 		floor.Close()
+	}
+	// The same reads in the 2025 era (no _meta, no routing headers): issue 23 wants both eras
+	// within 10% of each other.
+	for _, op := range ops {
+		legacy := `{"jsonrpc":"2.0","id":1,"method":"` + op.method + `","params":` + op.params + `}`
+		b.Run(op.name+"/mcp-ours-2025-11-25", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				post(b, ours.URL, op.method, op.mcpName, legacy, true)
+			}
+		})
 	}
 	// The same one-row read over REST: what the capability costs without MCP (query, audit
 	// row, edge, token), so ours over MCP minus this is MCP's share, go-sdk's and our glue's.
