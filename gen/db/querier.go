@@ -123,7 +123,7 @@ type Querier interface {
 	// neemias_guardian_correct, neemias_child_merge, neemias_guardian_merge and
 	// neemias_consent_revoke. Each tool's first query selects (and locks) the rows it acts on with
 	// its row filters; SELECT ... FOR UPDATE also passes the tables' UPDATE policies, so a role
-	// without children:write finds nothing to act on. Grants and policies: 00106, 00107.
+	// without children:write finds nothing to act on. Grants: 00106, 00107; policies: 00110.
 	// The child to correct (neemias_child_correct), locked, with the values a correction replaces.
 	GetChildForCorrect(ctx context.Context, arg GetChildForCorrectParams) (GetChildForCorrectRow, error)
 	// The survivor and the duplicate of neemias_child_merge, locked in id order (two merges of

@@ -79,7 +79,7 @@ func argsFor(t *testing.T, e *env, id string) any {
 
 // TestRLSMatchesScopeMatrix proves, for every role × every capability of the registry, that the
 // database (row-level security, the row filter functions of the spec and its scope check,
-// rf_has_scope, 00090/00091) allows what the spec's scope matrix allows, with the pipeline's
+// rf_has_scope, 00090/00110) allows what the spec's scope matrix allows, with the pipeline's
 // scope check out of the way (every scope granted to the pipeline; the logic, and so the
 // transaction, acts with the role's own scopes):
 //

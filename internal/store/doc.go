@@ -6,7 +6,7 @@
 //
 // Every request runs in [Store.InTx]: the transaction sets app.church_id, app.user_id and
 // app.role with set_config(..., true) and switches to the application role neemias_app with
-// SET LOCAL ROLE, so the policies of migration 00004 apply to every statement, including one
+// SET LOCAL ROLE, so the policies of migration 00110 apply to every statement, including one
 // that forgot its WHERE clause, even when the pool itself connects as the schema owner.
 // [Store.InSystemTx] is the maintenance context (seeding, operator tasks): it runs as the
 // connecting role, the owner, without row-level security.

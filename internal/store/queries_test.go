@@ -510,7 +510,7 @@ func TestCustomQueriesUsers(t *testing.T) {
 	}
 }
 
-// TestPickupAdultsUnderRowLevelSecurity: the pick-up list's policies (migration 00096) as the
+// TestPickupAdultsUnderRowLevelSecurity: the pick-up list's policies (migration 00110) as the
 // queries meet them: who may insert trusted adults and restrictions, that a guardian's
 // transaction never reads a restriction while app_pickup_restriction still finds it for them,
 // and that a check-in cannot name both a guardian and an entry as the adult who took the child.

@@ -15,10 +15,13 @@ import (
 )
 
 // A repeatable migration is a goose migration whose Up section can run again at any time
-// (CREATE OR REPLACE only) and whose text follows the spec: the generated row-filter functions
-// (capgen writes 00090 with the marker below). goose never re-runs an applied file, so without
-// this a database migrated before a spec change would keep the old functions, and a function
-// the spec added would be missing (every generated query calling it would fail). Migrate
+// (CREATE OR REPLACE, DROP ... IF EXISTS then CREATE) and whose text is changed in place: the
+// generated row-filter functions, which follow the spec (capgen writes 00090 with the marker
+// below), and the row-level security policies of the tenant tables (00110, edited by hand).
+// goose never re-runs an applied file, so without this a database migrated before a spec
+// change would keep the old functions, and a function the spec added would be missing (every
+// generated query calling it would fail); a changed policy would need a new migration that
+// drops and re-creates it, the rule written twice. Migrate
 // therefore re-runs the Up section of each marked file whose text differs from the text last
 // applied, in one transaction, and records the text's SHA-256 in repeatable_migrations
 // (migration 00095).
@@ -44,8 +47,9 @@ const (
 	// repeatRecordOnly only records the ones goose applied (goose stopped at a failing one).
 	repeatRecordOnly
 	// repeatKnownOnly re-runs only changed repeatable migrations applied before, ahead of goose:
-	// a pending migration may build on what their new text defines (00096's policies call a
-	// row filter function the spec gained with it), so they must be current first.
+	// a pending migration may build on what their new text defines (00110's policies of
+	// pickup_adults call a row filter function the spec gained with that table, in 00096), so
+	// they must be current first.
 	repeatKnownOnly
 )
 

@@ -12,14 +12,15 @@ import (
 	"github.com/neemias/neemias-mcp/internal/store/storetest"
 )
 
-// pickupMigration is the first migration whose policies call a row filter function the spec
-// gained with it (rf_guardian_sees_no_restrictions).
+// pickupMigration is the migration of the first table whose policies call a row filter
+// function the spec gained with it (rf_guardian_sees_no_restrictions).
 const pickupMigration = "00096_pickup_safety.sql"
 
 // TestUpgradeRerunsRepeatableFirst is the upgrade of a database migrated by the release
 // before issue 20: no 00096, and a generated 00090 without rf_guardian_sees_no_restrictions.
-// 00096's policies call that function, so the changed 00090 must run again before goose
-// applies 00096 (not after, as it would for a migration that needs nothing new).
+// The policies of 00096's table (00110) call that function, so the changed 00090 must run
+// again before goose applies the pending migrations (not after, as it would for migrations
+// that need nothing new).
 func TestUpgradeRerunsRepeatableFirst(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -2,7 +2,7 @@
 -- neemias_guardian_correct, neemias_child_merge, neemias_guardian_merge and
 -- neemias_consent_revoke. Each tool's first query selects (and locks) the rows it acts on with
 -- its row filters; SELECT ... FOR UPDATE also passes the tables' UPDATE policies, so a role
--- without children:write finds nothing to act on. Grants and policies: 00106, 00107.
+-- without children:write finds nothing to act on. Grants: 00106, 00107; policies: 00110.
 
 
 -- name: GetChildForCorrect :one

@@ -3,7 +3,7 @@
 --
 -- Every tenant row carries church_id, and every reference between tenant rows is a composite
 -- foreign key (church_id, x_id) -> x(church_id, id), so a row can never point into another
--- church. Row-level security (00004) and the views (00005) build on these tables.
+-- church. Row-level security (00004, 00110) and the views (00005) build on these tables.
 
 -- +goose Up
 

@@ -88,28 +88,7 @@ GRANT UPDATE (removed_at, removed_by) ON pickup_adults TO neemias_app;
 ALTER TABLE pickup_adults ENABLE ROW LEVEL SECURITY;
 ALTER TABLE pickup_adults FORCE ROW LEVEL SECURITY;
 CREATE POLICY pickup_adults_owner ON pickup_adults TO CURRENT_USER USING (true) WITH CHECK (true);
--- Read: the lists of the children the caller may see; a guardian not the restrictions.
-CREATE POLICY pickup_adults_select ON pickup_adults FOR SELECT TO neemias_app
-    USING (rf_church(church_id)
-           AND child_id IN (SELECT app_visible_child_ids())
-           AND rf_guardian_sees_no_restrictions(restriction_id));
--- Write: the roles the spec grants pickups:write, for children they may see; a restriction
--- only by staff (a custody order is checked by the church, not typed by a guardian).
-CREATE POLICY pickup_adults_insert ON pickup_adults FOR INSERT TO neemias_app
-    WITH CHECK (rf_church(church_id)
-                AND app_role_has_scope('pickups:write')
-                AND rf_guardian_own_children(child_id)
-                AND created_by = app_user_id() AND removed_at IS NULL
-                AND (authorized OR app_is_staff()));
-CREATE POLICY pickup_adults_update ON pickup_adults FOR UPDATE TO neemias_app
-    USING (rf_church(church_id)
-           AND app_role_has_scope('pickups:write')
-           AND rf_guardian_own_children(child_id)
-           AND (authorized OR app_is_staff()))
-    WITH CHECK (rf_church(church_id)
-                AND app_role_has_scope('pickups:write')
-                AND removed_by = app_user_id()
-                AND (authorized OR app_is_staff()));
+-- Its request policies (a guardian never reads the restrictions) are in 00110_rls_policies.sql.
 
 -- The note of the active restriction of a child that names this adult (by folded name, or as
 -- the guardian a restriction points at), whatever the caller's role: check-out must refuse a

@@ -4,7 +4,8 @@
 -- operator (`neemias-mcp consent-text add`); a text is evidence and is never changed or
 -- deleted by the application. Same row-level security as the other church tables (00004):
 -- the owner's maintenance context sees everything; the request role reads its own church's
--- texts (their titles and versions are not personal data) and writes none.
+-- texts (their titles and versions are not personal data) and writes none (its policy is in
+-- 00110_rls_policies.sql).
 
 -- +goose Up
 CREATE TABLE consent_texts (
@@ -21,11 +22,8 @@ GRANT SELECT ON consent_texts TO neemias_app;
 ALTER TABLE consent_texts ENABLE ROW LEVEL SECURITY;
 ALTER TABLE consent_texts FORCE ROW LEVEL SECURITY;
 CREATE POLICY consent_texts_owner ON consent_texts TO CURRENT_USER USING (true) WITH CHECK (true);
-CREATE POLICY consent_texts_select ON consent_texts FOR SELECT TO neemias_app
-    USING (rf_church(church_id));
 
 -- +goose Down
-DROP POLICY IF EXISTS consent_texts_select ON consent_texts;
 DROP POLICY IF EXISTS consent_texts_owner ON consent_texts;
 REVOKE ALL ON consent_texts FROM neemias_app;
 DROP TABLE IF EXISTS consent_texts;

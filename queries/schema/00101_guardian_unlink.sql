@@ -1,12 +1,10 @@
--- neemias_guardian_unlink (issue 22): staff with children:write may delete a guardian-child
--- link, as 00091 lets them insert one (the scope of the tools that write the table, from the
--- spec's matrix). Number 00100 is the consent texts' migration.
+-- neemias_guardian_unlink (issue 22): the request role may delete a guardian-child link; its
+-- policy, guardian_children_delete in 00110_rls_policies.sql, admits the roles the spec grants
+-- children:write (the scope of the tools that write the table). Number 00100 is the consent
+-- texts' migration.
 
 -- +goose Up
 GRANT DELETE ON guardian_children TO neemias_app;
-CREATE POLICY guardian_children_delete ON guardian_children FOR DELETE TO neemias_app
-    USING (rf_church(church_id) AND app_role_has_scope('children:write'));
 
 -- +goose Down
-DROP POLICY guardian_children_delete ON guardian_children;
 REVOKE DELETE ON guardian_children FROM neemias_app;

@@ -1,5 +1,5 @@
 -- The audit log's time is the database's (issue 24). The application role may insert entries
--- (00004: about itself only), and until now it could name their `at`: a backdated entry, or
+-- (00110: about itself only), and until now it could name their `at`: a backdated entry, or
 -- one dated in the future, would read as a fact of another moment. Now `at` is set by the
 -- database on every insert, whatever the statement gives (the column's DEFAULT only applied
 -- when it gave none), for every role, the owner included; and an UPDATE that changes `at` is

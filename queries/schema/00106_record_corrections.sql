@@ -1,8 +1,9 @@
 -- Corrections and merges of records (issue 22): neemias_guardian_correct may correct how a
 -- guardian is related to a child; neemias_child_merge and neemias_guardian_merge move every
 -- row of a duplicate record to the record that stays and remove the duplicate. All for the
--- roles the spec grants children:write (app_role_has_scope, never a role name), as 00091 and
--- 00101 do for the other writes of those tables.
+-- roles the spec grants children:write (app_role_has_scope, never a role name), as for the
+-- other writes of those tables: the privileges are here, the policies (guardian_children_update,
+-- children_delete, guardians_delete) in 00110_rls_policies.sql.
 --
 -- The rows a merge moves are history that other policies guard with who-did-it rules
 -- (checkins: who released the child; pickup_adults: who removed an entry), consent evidence,
@@ -15,16 +16,9 @@
 -- +goose Up
 
 GRANT UPDATE (relationship) ON guardian_children TO neemias_app;
-CREATE POLICY guardian_children_update ON guardian_children FOR UPDATE TO neemias_app
-    USING (rf_church(church_id) AND app_role_has_scope('children:write'))
-    WITH CHECK (rf_church(church_id) AND app_role_has_scope('children:write'));
 
 -- The duplicate is removed once nothing refers to it (the foreign keys refuse it otherwise).
 GRANT DELETE ON children, guardians TO neemias_app;
-CREATE POLICY children_delete ON children FOR DELETE TO neemias_app
-    USING (rf_church(church_id) AND app_role_has_scope('children:write'));
-CREATE POLICY guardians_delete ON guardians FOR DELETE TO neemias_app
-    USING (rf_church(church_id) AND app_role_has_scope('children:write'));
 
 -- Moves the check-ins, pick-up list and consent records of child duplicate to child survivor,
 -- both of the caller's church: one row per moved row (check-in, pickup, consent), and
@@ -127,8 +121,5 @@ GRANT EXECUTE ON FUNCTION app_merge_child_rows(uuid, uuid), app_merge_guardian_r
 -- +goose Down
 DROP FUNCTION IF EXISTS app_merge_guardian_rows(uuid, uuid);
 DROP FUNCTION IF EXISTS app_merge_child_rows(uuid, uuid);
-DROP POLICY IF EXISTS guardians_delete ON guardians;
-DROP POLICY IF EXISTS children_delete ON children;
 REVOKE DELETE ON children, guardians FROM neemias_app;
-DROP POLICY IF EXISTS guardian_children_update ON guardian_children;
 REVOKE UPDATE (relationship) ON guardian_children FROM neemias_app;

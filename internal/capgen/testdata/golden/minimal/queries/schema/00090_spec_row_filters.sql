@@ -4,7 +4,7 @@
 --
 -- The spec's row filters as SQL functions, one per filter, and the scopes of its roles. The
 -- generated queries (queries/generated/), the tool queries (queries/custom/) and the row-level
--- security policies (00091) call these functions, so a filter is written once, in the spec.
+-- security policies (00110) call these functions, so a filter is written once, in the spec.
 -- Each function reads the caller from the transaction's settings (00001) unless the caller is
 -- passed explicitly, as the generated queries do.
 
