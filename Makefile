@@ -26,7 +26,8 @@ tools: $(SQLC) $(OGEN) ## Build the pinned generators (sqlc, ogen) into ./bin
 .PHONY: generate
 generate: $(SQLC) $(OGEN) ## Regenerate everything from spec/capabilities.yaml
 	@# One transaction (capgen.Apply): capgen stages its files, runs sqlc (gen/db) and ogen
-	@# (gen/openapi/oas) on them in a temporary directory, checks gofmt, and moves the result in
+	@# (gen/openapi/oas: the REST router, with internal/capgen/ogen.yml's features: no client, no
+	@# OpenTelemetry) on them in a temporary directory, checks gofmt, and moves the result in
 	@# only when every step succeeded, so a broken spec, query or document leaves every generated
 	@# file as it was. Files capgen no longer writes are deleted (gen/capgen-files.txt lists them).
 	$(GO) run ./cmd/capgen generate --sqlc $(SQLC) --ogen $(OGEN)

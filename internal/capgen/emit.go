@@ -134,19 +134,6 @@ var funcs = template.FuncMap{
 	"lowerFirst": func(s string) string { return strings.ToLower(s[:1]) + s[1:] },
 	"sqlList":    quoteList,
 	"piiMode":    piiModeWords,
-	"schemaJSON": schemaJSON,
-	"goRaw":      goRaw,
-}
-
-// schemaJSON is the JSON Schema document of st, byte for byte what gen/schemas holds of it.
-func schemaJSON(st *Struct) (string, error) {
-	f, err := jsonFile("schema", st.RootSchema())
-	return string(f.Content), err
-}
-
-// goRaw is s as a Go raw string literal (a backtick inside is spliced in as "` + "`" + `").
-func goRaw(s string) string {
-	return "`" + strings.ReplaceAll(s, "`", "` + \"`\" + `") + "`"
 }
 
 // commentLines wraps text as a Go comment body, one "// " per line, about 96 columns wide.

@@ -59,7 +59,7 @@ func TestGolden(t *testing.T) {
 				if err := Write(dir, files); err != nil {
 					t.Fatal(err)
 				}
-				runOgen(t, filepath.Join(dir, "gen", "openapi"), filepath.Join(dir, "gen", "openapi", "oas"))
+				ogenInto(t, filepath.Join(dir, "gen", "openapi"), filepath.Join(dir, "gen", "openapi", "oas"))
 			}
 			for _, f := range files {
 				want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
@@ -76,7 +76,7 @@ func TestGolden(t *testing.T) {
 			}
 			// ogen's output for the golden document: regenerate into a temp dir and compare.
 			tmp := t.TempDir()
-			runOgen(t, filepath.Join(dir, "gen", "openapi"), tmp)
+			ogenInto(t, filepath.Join(dir, "gen", "openapi"), tmp)
 			compareDirs(t, filepath.Join(dir, "gen", "openapi", "oas"), tmp)
 			runGo(t, "vet", "./internal/capgen/"+filepath.ToSlash(dir)+"/gen/...")
 		})
@@ -133,12 +133,14 @@ func TestCommittedOutputIsCurrent(t *testing.T) {
 	}
 }
 
-func runOgen(t *testing.T, openapiDir, target string) {
+// ogenInto runs ogen as make generate does (runOgen: ogen.yml's features) on
+// openapiDir/openapi.json into target.
+func ogenInto(t *testing.T, openapiDir, target string) {
 	t.Helper()
 	ogen := tool(t, "ogen", "github.com/ogen-go/ogen/cmd/ogen")
-	doc, _ := filepath.Abs(filepath.Join(openapiDir, "openapi.json"))
-	abs, _ := filepath.Abs(target)
-	run(t, ".", ogen, "--target", abs, "--package", "oas", "--clean", doc)
+	if out, err := runOgen(ogen, t.TempDir(), filepath.Join(openapiDir, "openapi.json"), target); err != nil {
+		t.Fatalf("ogen: %v\n%s", err, out)
+	}
 }
 
 func compareDirs(t *testing.T, want, got string) {
@@ -159,6 +161,27 @@ func compareDirs(t *testing.T, want, got string) {
 		w, err := os.ReadFile(filepath.Join(want, e.Name()))
 		if err != nil || !bytes.Equal(g, w) {
 			t.Errorf("%s/%s differs from regenerated ogen output (run with -update)", want, e.Name())
+		}
+	}
+}
+
+// TestOgenOutputIsTheRouter: ogen.yml is honoured in the committed tree and the golden one:
+// the router is there, no client (request encoders, response decoders) and no OpenTelemetry.
+func TestOgenOutputIsTheRouter(t *testing.T) {
+	for _, dir := range []string{filepath.Join(repoRoot, OgenDir), filepath.Join("testdata", "golden", "minimal", OgenDir)} {
+		for _, f := range []string{"oas_client_gen.go", "oas_request_encoders_gen.go", "oas_response_decoders_gen.go", "oas_labeler_gen.go"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				t.Errorf("%s/%s exists: ogen ran without ogen.yml's features", dir, f)
+			}
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "oas_router_gen.go")); err != nil || !bytes.Contains(b, []byte("func (s *Server) FindPath(")) {
+			t.Errorf("%s: no router (Server.FindPath): %v", dir, err)
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, f := range files {
+			if b, _ := os.ReadFile(f); bytes.Contains(b, []byte(`"go.opentelemetry.io/`)) {
+				t.Errorf("%s imports OpenTelemetry: ogen/otel is on", f)
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package capgen
 import (
 	"bufio"
 	"bytes"
+	_ "embed"
 	"errors"
 	"fmt"
 	"go/format"
@@ -20,9 +21,15 @@ const (
 	OgenDir = "gen/openapi/oas" // ogen's, from OpenAPIPath
 )
 
+// ogenConfig is ogen's configuration (ogen.yml beside this file): only the router and what it
+// needs are generated, no client and no OpenTelemetry.
+//
+//go:embed ogen.yml
+var ogenConfig []byte
+
 // Tools are the external generators make generate runs on capgen's output: sqlc turns the
 // queries (queries/generated/ included) and the migrations (00090 included) into SQLCDir, ogen
-// turns the OpenAPI document into OgenDir. An empty path skips that step.
+// turns the OpenAPI document into OgenDir with [ogenConfig]. An empty path skips that step.
 type Tools struct {
 	SQLC, Ogen string
 	Log        io.Writer // the tools' output worth reading (ogen's INFO lines are dropped); nil for none
@@ -65,7 +72,7 @@ func Apply(root string, files []File, tools Tools) (err error) {
 	}
 	if tools.Ogen != "" {
 		doc := filepath.Join(stage, filepath.FromSlash(OpenAPIPath))
-		out, err := runTool(root, tools.Ogen, "--target", filepath.Join(stage, filepath.FromSlash(OgenDir)), "--package", "oas", "--clean", doc)
+		out, err := runOgen(tools.Ogen, stage, doc, filepath.Join(stage, filepath.FromSlash(OgenDir)))
 		if err != nil {
 			tools.Log.Write(out)
 			return fmt.Errorf("ogen failed (%w); nothing was written, the previous %s and every generated file are as they were", err, OgenDir)
@@ -120,6 +127,27 @@ func stageQueries(root, stage string, stale []string) error {
 		}
 		return writeAtomically(dst, b)
 	})
+}
+
+// runOgen runs ogen on the OpenAPI document doc into the directory target with [ogenConfig],
+// which it writes into scratch (a directory the caller removes); ogen runs there, on absolute
+// paths.
+func runOgen(bin, scratch, doc, target string) ([]byte, error) {
+	var err error
+	if scratch, err = filepath.Abs(scratch); err != nil {
+		return nil, err
+	}
+	if doc, err = filepath.Abs(doc); err != nil {
+		return nil, err
+	}
+	if target, err = filepath.Abs(target); err != nil {
+		return nil, err
+	}
+	config := filepath.Join(scratch, "ogen.yml")
+	if err := os.WriteFile(config, ogenConfig, 0o644); err != nil {
+		return nil, fmt.Errorf("writing ogen's configuration: %w", err)
+	}
+	return runTool(scratch, bin, "--config", config, "--target", target, "--package", "oas", "--clean", doc)
 }
 
 func runTool(dir, bin string, args ...string) ([]byte, error) {

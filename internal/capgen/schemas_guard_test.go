@@ -2,8 +2,6 @@ package capgen_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
+	"github.com/neemias/neemias-mcp/gen/schemas"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/capgen"
 	goldencapapi "github.com/neemias/neemias-mcp/internal/capgen/testdata/golden/minimal/gen/capapi"
@@ -53,12 +52,11 @@ func reflectSchema(t *testing.T, v any) string {
 	return string(b) + "\n"
 }
 
-// generatedTree is one generated tree's types and catalog schemas: the repository's, and the
-// golden fixture's (which exercises keywords the real spec does not, such as minimum); dir
-// holds its gen/schemas JSON files.
+// generatedTree is one generated tree's types and catalog schemas (its gen/schemas files,
+// which the catalog reads): the repository's, and the golden fixture's (which exercises
+// keywords the real spec does not, such as minimum).
 type generatedTree struct {
 	name          string
-	dir           string
 	types         []capapi.TypePair
 	caps          int
 	input, output func(id string) json.RawMessage
@@ -81,15 +79,15 @@ func trees() []generatedTree {
 	in, out := schemasOf(capapi.Catalog(capapi.UnimplementedHandler{}).All())
 	gin, gout := schemasOf(goldencapapi.Catalog(goldencapapi.UnimplementedHandler{}).All())
 	return []generatedTree{
-		{"gen", "../../gen/schemas", capapi.Types(), len(capapi.Capabilities()), in, out},
-		{"golden/minimal", "testdata/golden/minimal/gen/schemas", golden, len(goldencapapi.Capabilities()), gin, gout},
+		{"gen", capapi.Types(), len(capapi.Capabilities()), in, out},
+		{"golden/minimal", golden, len(goldencapapi.Capabilities()), gin, gout},
 	}
 }
 
 // TestEmbeddedSchemasMatchGoTypes proves the Go types the server decodes into and the schemas
 // it advertises cannot disagree: capgen builds the schemas from the spec and the Go types from
-// the same model, and reflecting the compiled types with invopop gives exactly the embedded
-// schemas, which are byte for byte the gen/schemas files.
+// the same model, and reflecting the compiled types with invopop gives exactly the catalog's
+// schemas, which are the embedded gen/schemas files (schemas.Input and Output).
 func TestEmbeddedSchemasMatchGoTypes(t *testing.T) {
 	for _, tr := range trees() {
 		if len(tr.types) != tr.caps {
@@ -103,13 +101,22 @@ func TestEmbeddedSchemasMatchGoTypes(t *testing.T) {
 			if diff := cmp.Diff(string(tr.output(tp.ID)), out); diff != "" {
 				t.Errorf("%s: %s output schema differs from its Go type (-embedded +reflected):\n%s", tr.name, tp.ID, diff)
 			}
-			for suffix, got := range map[string]json.RawMessage{".input.json": tr.input(tp.ID), ".output.json": tr.output(tp.ID)} {
-				file, err := os.ReadFile(filepath.Join(tr.dir, tp.ID+suffix))
-				if err != nil || string(file) != string(got) {
-					t.Errorf("%s: the catalog's %s%s is not the file's (%v)", tr.name, tp.ID, suffix, err)
-				}
-			}
 		}
+	}
+}
+
+// TestMissingSchemaPanics: the catalog reads its schemas when the program starts, and a file
+// missing there stops it, rather than a tool served without a schema.
+func TestMissingSchemaPanics(t *testing.T) {
+	for name, read := range map[string]func(string) json.RawMessage{"Input": schemas.Input, "Output": schemas.Output} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("schemas.%s of a capability without a file did not panic", name)
+				}
+			}()
+			read("no_such_capability")
+		}()
 	}
 }
 

@@ -54,14 +54,16 @@ package capapi
 import (
 	"encoding/json"
 
+	"{{.GenImport}}/schemas"
 	"github.com/neemias/neemias-mcp/internal/capability"
 )
 
 // catalog is the spec's capabilities, one literal each, in spec order (resources first, then
-// tools): metadata, PII and audit facts, the one scope, the input and output JSON Schemas (the
-// same as gen/schemas/<id>.*.json), the REST operation, and bind, which makes the typed
-// invoker (validate, decode, call, finalize) over a [Handler]. It is unexported and
-// immutable: callers get copies.
+// tools): metadata, PII and audit facts, the one scope, the input and output JSON Schemas
+// (gen/schemas/<id>.input.json and .output.json, the one copy, read from the binary when the
+// program starts), the REST operation, and bind, which makes the typed invoker (validate,
+// decode, call, finalize) over a [Handler]. It is unexported and immutable: callers get
+// copies.
 var catalog = [...]struct {
 	capability.Entry
 	bind func(Handler, json.RawMessage) capability.Invoker
@@ -115,8 +117,8 @@ var catalog = [...]struct {
 {{- end}}
 				Source:      {{quote (.SpecRef $)}},
 			},
-			InputSchema:  json.RawMessage({{goRaw (schemaJSON .Input)}}),
-			OutputSchema: json.RawMessage({{goRaw (schemaJSON .Output)}}),
+			InputSchema:  schemas.Input({{.IDConstName}}),
+			OutputSchema: schemas.Output({{.IDConstName}}),
 			Operation:    {{quote .GoName}},
 		},
 		bind: func(h Handler, schema json.RawMessage) capability.Invoker {
@@ -233,12 +235,11 @@ func Describe(name string) (Info, bool) { return matrix.Describe(name) }
 `
 
 const schemasTmpl = genHeader + `
-// Package schemas embeds the REST API's OpenAPI document. Beside it are the JSON Schemas
-// (draft 2020-12) of every capability input and output, built by capgen from the spec with
-// invopop/jsonschema's document types, for tools and people; the server reads them from its
-// catalog (gen/capapi), where capgen writes the same bytes, and a test
-// (internal/capgen/schemas_guard_test.go) proves invopop's reflection of the generated Go
-// types gives exactly these schemas.
+// Package schemas embeds the JSON Schemas (draft 2020-12) of every capability input and
+// output, built by capgen from the spec with invopop/jsonschema's document types, and the REST
+// API's OpenAPI document. These files are the one copy: the catalog (gen/capapi) takes each
+// entry's schemas from here, and a test (internal/capgen/schemas_guard_test.go) proves
+// invopop's reflection of the generated Go types gives exactly these schemas.
 package schemas
 
 import (
@@ -249,8 +250,24 @@ import (
 //go:embed *.json
 var files embed.FS
 
+// Input returns the input schema of capability id, <id>.input.json. It panics when there is
+// none: gen/capapi's catalog reads every capability's when the program starts, so a missing
+// file stops it there.
+func Input(id string) json.RawMessage { return mustRead(id + ".input.json") }
+
+// Output returns the output schema of capability id, <id>.output.json; it panics as [Input].
+func Output(id string) json.RawMessage { return mustRead(id + ".output.json") }
+
 // OpenAPI returns the REST API's OpenAPI document (the same as gen/openapi/openapi.json).
 func OpenAPI() json.RawMessage { return read("openapi.json") }
+
+func mustRead(name string) json.RawMessage {
+	b, err := files.ReadFile(name)
+	if err != nil {
+		panic("schemas: " + err.Error()) // capgen writes one per capability: a generator bug
+	}
+	return b
+}
 
 func read(name string) json.RawMessage {
 	b, err := files.ReadFile(name)

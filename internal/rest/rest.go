@@ -82,6 +82,10 @@ func New(o Options) (http.Handler, error) {
 			rt.ops[e.Operation] = &c
 		}
 	}
+	// Of ogen's server only the router runs: FindPath (authorize) and ServeHTTP's 404 and 405
+	// for what it does not find. ogen generates the router only with the handlers
+	// (internal/capgen/ogen.yml), which are never reached: UnimplementedHandler and rt's
+	// security methods stand in for them.
 	srv, err := oas.NewServer(oas.UnimplementedHandler{}, rt,
 		oas.WithPathPrefix(o.PathPrefix),
 		oas.WithErrorHandler(rt.errorHandler),

@@ -8,11 +8,9 @@ import (
 	"github.com/go-faster/errors"
 	"github.com/go-faster/jx"
 	ht "github.com/ogen-go/ogen/http"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
 )
 
-func encodeAttendanceSummaryResponse(response *AttendanceSummaryOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeAttendanceSummaryResponse(response *AttendanceSummaryOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -25,7 +23,7 @@ func encodeAttendanceSummaryResponse(response *AttendanceSummaryOutput, w http.R
 	return nil
 }
 
-func encodeCheckinRegisterResponse(response *CheckinRegisterOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeCheckinRegisterResponse(response *CheckinRegisterOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -38,7 +36,7 @@ func encodeCheckinRegisterResponse(response *CheckinRegisterOutput, w http.Respo
 	return nil
 }
 
-func encodeCheckinsByDateResponse(response *CheckinsByDateOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeCheckinsByDateResponse(response *CheckinsByDateOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -51,7 +49,7 @@ func encodeCheckinsByDateResponse(response *CheckinsByDateOutput, w http.Respons
 	return nil
 }
 
-func encodeCheckoutRegisterResponse(response *CheckoutRegisterOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeCheckoutRegisterResponse(response *CheckoutRegisterOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -64,7 +62,7 @@ func encodeCheckoutRegisterResponse(response *CheckoutRegisterOutput, w http.Res
 	return nil
 }
 
-func encodeChildArchiveResponse(response *ChildArchiveOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeChildArchiveResponse(response *ChildArchiveOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -77,7 +75,7 @@ func encodeChildArchiveResponse(response *ChildArchiveOutput, w http.ResponseWri
 	return nil
 }
 
-func encodeChildCorrectResponse(response *ChildCorrectOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeChildCorrectResponse(response *ChildCorrectOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -90,7 +88,7 @@ func encodeChildCorrectResponse(response *ChildCorrectOutput, w http.ResponseWri
 	return nil
 }
 
-func encodeChildEnrollResponse(response *ChildEnrollOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeChildEnrollResponse(response *ChildEnrollOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -103,7 +101,7 @@ func encodeChildEnrollResponse(response *ChildEnrollOutput, w http.ResponseWrite
 	return nil
 }
 
-func encodeChildFindResponse(response *ChildFindOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeChildFindResponse(response *ChildFindOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -116,7 +114,7 @@ func encodeChildFindResponse(response *ChildFindOutput, w http.ResponseWriter, s
 	return nil
 }
 
-func encodeChildMergeResponse(response *ChildMergeOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeChildMergeResponse(response *ChildMergeOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -129,7 +127,7 @@ func encodeChildMergeResponse(response *ChildMergeOutput, w http.ResponseWriter,
 	return nil
 }
 
-func encodeClassListResponse(response *ClassListOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeClassListResponse(response *ClassListOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -142,7 +140,7 @@ func encodeClassListResponse(response *ClassListOutput, w http.ResponseWriter, s
 	return nil
 }
 
-func encodeConsentRevokeResponse(response *ConsentRevokeOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeConsentRevokeResponse(response *ConsentRevokeOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -155,7 +153,7 @@ func encodeConsentRevokeResponse(response *ConsentRevokeOutput, w http.ResponseW
 	return nil
 }
 
-func encodeGuardianCorrectResponse(response *GuardianCorrectOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeGuardianCorrectResponse(response *GuardianCorrectOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -168,7 +166,7 @@ func encodeGuardianCorrectResponse(response *GuardianCorrectOutput, w http.Respo
 	return nil
 }
 
-func encodeGuardianMergeResponse(response *GuardianMergeOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeGuardianMergeResponse(response *GuardianMergeOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -181,7 +179,7 @@ func encodeGuardianMergeResponse(response *GuardianMergeOutput, w http.ResponseW
 	return nil
 }
 
-func encodeGuardianUnlinkResponse(response *GuardianUnlinkOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeGuardianUnlinkResponse(response *GuardianUnlinkOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -194,7 +192,7 @@ func encodeGuardianUnlinkResponse(response *GuardianUnlinkOutput, w http.Respons
 	return nil
 }
 
-func encodePickupAdultAddResponse(response *PickupAdultAddOutput, w http.ResponseWriter, span trace.Span) error {
+func encodePickupAdultAddResponse(response *PickupAdultAddOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -207,7 +205,7 @@ func encodePickupAdultAddResponse(response *PickupAdultAddOutput, w http.Respons
 	return nil
 }
 
-func encodePickupAdultRemoveResponse(response *PickupAdultRemoveOutput, w http.ResponseWriter, span trace.Span) error {
+func encodePickupAdultRemoveResponse(response *PickupAdultRemoveOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -220,7 +218,7 @@ func encodePickupAdultRemoveResponse(response *PickupAdultRemoveOutput, w http.R
 	return nil
 }
 
-func encodePickupAdultsResponse(response *PickupAdultsOutput, w http.ResponseWriter, span trace.Span) error {
+func encodePickupAdultsResponse(response *PickupAdultsOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -233,7 +231,7 @@ func encodePickupAdultsResponse(response *PickupAdultsOutput, w http.ResponseWri
 	return nil
 }
 
-func encodeRosterChildResponse(response *RosterChildOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeRosterChildResponse(response *RosterChildOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -246,7 +244,7 @@ func encodeRosterChildResponse(response *RosterChildOutput, w http.ResponseWrite
 	return nil
 }
 
-func encodeRosterChildrenResponse(response *RosterChildrenOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeRosterChildrenResponse(response *RosterChildrenOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -259,7 +257,7 @@ func encodeRosterChildrenResponse(response *RosterChildrenOutput, w http.Respons
 	return nil
 }
 
-func encodeErrorResponse(response *ErrorStatusCode, w http.ResponseWriter, span trace.Span) error {
+func encodeErrorResponse(response *ErrorStatusCode, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/problem+json")
 	code := response.StatusCode
 	if code == 0 {
@@ -267,9 +265,6 @@ func encodeErrorResponse(response *ErrorStatusCode, w http.ResponseWriter, span 
 		code = http.StatusOK
 	}
 	w.WriteHeader(code)
-	if code >= http.StatusInternalServerError {
-		span.SetStatus(codes.Error, http.StatusText(code))
-	}
 
 	e := new(jx.Encoder)
 	response.Response.Encode(e)

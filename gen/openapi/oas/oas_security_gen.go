@@ -197,31 +197,3 @@ func (s *Server) securityOAuth2(ctx context.Context, operationName OperationName
 	}
 	return rctx, true, err
 }
-
-// SecuritySource is provider of security values (tokens, passwords, etc.).
-type SecuritySource interface {
-	// ApiKey provides apiKey security value.
-	// A church's API key for automation (neemias-mcp apikey create), scoped like a role: REST only; the
-	// MCP endpoint refuses it (MCP needs OAuth).
-	ApiKey(ctx context.Context, operationName OperationName) (ApiKey, error)
-	// OAuth2 provides oauth2 security value.
-	// OAuth 2.1 bearer token for this resource.
-	OAuth2(ctx context.Context, operationName OperationName) (OAuth2, error)
-}
-
-func (s *Client) securityApiKey(ctx context.Context, operationName OperationName, req *http.Request) error {
-	t, err := s.sec.ApiKey(ctx, operationName)
-	if err != nil {
-		return errors.Wrap(err, "security source \"ApiKey\"")
-	}
-	req.Header.Set("Authorization", "Bearer "+t.Token)
-	return nil
-}
-func (s *Client) securityOAuth2(ctx context.Context, operationName OperationName, req *http.Request) error {
-	t, err := s.sec.OAuth2(ctx, operationName)
-	if err != nil {
-		return errors.Wrap(err, "security source \"OAuth2\"")
-	}
-	req.Header.Set("Authorization", "Bearer "+t.Token)
-	return nil
-}

@@ -8,11 +8,9 @@ import (
 	"github.com/go-faster/errors"
 	"github.com/go-faster/jx"
 	ht "github.com/ogen-go/ogen/http"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
 )
 
-func encodeThingResponse(response *ThingOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeThingResponse(response *ThingOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -25,7 +23,7 @@ func encodeThingResponse(response *ThingOutput, w http.ResponseWriter, span trac
 	return nil
 }
 
-func encodeThingMakeResponse(response *ThingMakeOutput, w http.ResponseWriter, span trace.Span) error {
+func encodeThingMakeResponse(response *ThingMakeOutput, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(200)
 
@@ -38,7 +36,7 @@ func encodeThingMakeResponse(response *ThingMakeOutput, w http.ResponseWriter, s
 	return nil
 }
 
-func encodeErrorResponse(response *ErrorStatusCode, w http.ResponseWriter, span trace.Span) error {
+func encodeErrorResponse(response *ErrorStatusCode, w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/problem+json")
 	code := response.StatusCode
 	if code == 0 {
@@ -46,9 +44,6 @@ func encodeErrorResponse(response *ErrorStatusCode, w http.ResponseWriter, span 
 		code = http.StatusOK
 	}
 	w.WriteHeader(code)
-	if code >= http.StatusInternalServerError {
-		span.SetStatus(codes.Error, http.StatusText(code))
-	}
 
 	e := new(jx.Encoder)
 	response.Response.Encode(e)
