@@ -30,8 +30,19 @@ type Entry struct {
 	// Session marks a capability whose handler talks to the client while it runs (mcp.Log,
 	// mcp.Progress): its MCP requests need the engine's session.
 	Session bool
-	// Invoke runs the capability. Required.
+	// Invoke runs the capability. Required, but for an alias.
 	Invoke Invoker
+	// Runs makes the entry an alias: another wire name (ID, Name, and optionally its own Title
+	// and Description) of the tool Runs, such as a view's app-only tool ([AppToolEntries]).
+	// The catalog takes everything else from Runs's entry (scope, schemas, invoker, PII and
+	// audit facts), and the pipeline checks, invokes, audits and measures a call of the alias
+	// as a call of Runs ([Catalog.Canonical]): an alias has no behaviour of its own. Only a
+	// tool that is not itself an alias can be aliased, and an alias is never on REST.
+	Runs string
+	// View is, for a view's app-only tool, the URI of the MCP Apps view that calls it: such a
+	// tool is listed to and callable by clients that declared the extension only, and never
+	// shown to the model.
+	View string
 }
 
 // AuditName is the capability name the audit log records for e.
@@ -79,6 +90,12 @@ func (c *Catalog) With(extra ...Entry) (*Catalog, error) {
 
 func (c *Catalog) add(entries []Entry) (*Catalog, error) {
 	for _, e := range entries {
+		if e.Runs != "" {
+			var err error
+			if e, err = c.alias(e); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case e.ID == "":
 			return nil, errors.New("catalog: an entry has no id")
@@ -100,6 +117,32 @@ func (c *Catalog) add(entries []Entry) (*Catalog, error) {
 		c.entries = append(c.entries, cloneEntry(e))
 	}
 	return c, nil
+}
+
+// alias completes alias entry a from the entry of the tool it runs.
+func (c *Catalog) alias(a Entry) (Entry, error) {
+	i, ok := c.byID[a.Runs]
+	switch {
+	case a.ID == "":
+		return Entry{}, fmt.Errorf("catalog: an alias of %q has no id", a.Runs)
+	case !ok:
+		return Entry{}, fmt.Errorf("catalog: %q runs %q, which is not in the catalog before it", a.ID, a.Runs)
+	case c.entries[i].Kind != KindTool || c.entries[i].Runs != "":
+		return Entry{}, fmt.Errorf("catalog: %q runs %q, which is not a tool of its own", a.ID, a.Runs)
+	case a.Scope != "" || a.Invoke != nil || a.Operation != "" || len(a.InputSchema) > 0 || len(a.OutputSchema) > 0:
+		return Entry{}, fmt.Errorf("catalog: alias %q sets what it takes from %q (scope, invoker, schemas, REST operation)", a.ID, a.Runs)
+	}
+	t := c.entries[i]
+	out := cloneEntry(t)
+	out.Capability.ID, out.Capability.Name = a.ID, a.ID
+	if a.Title != "" {
+		out.Title = a.Title
+	}
+	if a.Description != "" {
+		out.Description = a.Description
+	}
+	out.Operation, out.AuditAs, out.Runs, out.View = "", t.AuditName(), t.ID, a.View
+	return out, nil
 }
 
 func cloneEntry(e Entry) Entry {
@@ -134,6 +177,15 @@ func (c *Catalog) Operation(op string) (Entry, bool) {
 		return Entry{}, false
 	}
 	return cloneEntry(c.entries[i]), true
+}
+
+// Canonical is the id of the capability a call of id runs: the tool an alias runs, else id
+// itself (unknown ids included, which every lookup then refuses).
+func (c *Catalog) Canonical(id string) string {
+	if i, ok := c.byID[id]; ok && c.entries[i].Runs != "" {
+		return c.entries[i].Runs
+	}
+	return id
 }
 
 // Scope is the one scope capability id needs; ok is false for an unknown id (deny).

@@ -55,3 +55,17 @@ func (v View) Links(id string) bool {
 	}
 	return false
 }
+
+// AppToolEntries are the catalog entries of the views' app-only tools: each an alias
+// (Entry.Runs) of the tool it runs, under its own wire name, marked with its view's URI. The
+// server adds them to the spec's catalog with [Catalog.With], as it adds upstream tools.
+func AppToolEntries(views []View) []Entry {
+	var out []Entry
+	for _, v := range views {
+		for _, a := range v.AppTools {
+			out = append(out, Entry{Capability: Capability{ID: a.Name, Name: a.Name, Kind: KindTool,
+				Title: a.Title, Description: a.Description}, Runs: a.Tool, View: v.URI})
+		}
+	}
+	return out
+}

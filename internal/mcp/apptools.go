@@ -15,10 +15,11 @@ import (
 )
 
 // App-only tools (MCP Apps _meta.ui.visibility ["app"]): a view's own actions, such as the
-// check-in sheet's check-in and check-out buttons. Each is the capability of a declared tool
-// (the view's AppTool.Tool) registered under another name, as read tools are: the same id, so
-// the same scope check, row filters, validation, handler, redaction and audit; no logic of its
-// own. The host lets the view call it and never shows it to the model.
+// check-in sheet's check-in and check-out buttons. Each is a catalog alias
+// (capability.Entry.Runs, from capability.AppToolEntries) of a declared tool under another
+// name: the pipeline checks, runs and audits it as that tool (same scope check, row filters,
+// validation, handler, redaction and audit), so it has no logic of its own. The host lets the
+// view call it and never shows it to the model.
 //
 // Only a client that declared the extension with the view MIME type (per request in
 // 2026-07-28; by its UI session id in the 2025 eras, uisession.go) has them listed and may call
@@ -26,33 +27,39 @@ import (
 // before the scope check with -32602 and a message saying why, audited as a refused call of the
 // capability (outcome denied, "<action>.forbidden").
 
-// addAppTools registers the views' app-only tools; names holds the wire names taken.
-func (h *Handler) addAppTools(names map[string]string) error {
+// addAppTools registers the catalog's app-only tools (aliases with a view); names holds the
+// wire names taken. Each is the entry of the tool it runs under its own name and text, linked
+// to its view.
+func (h *Handler) addAppTools(names map[string]string, aliases []capability.Entry) error {
+	for _, a := range aliases {
+		base := h.tools[a.Runs]
+		v := h.view(a.View)
+		switch {
+		case a.View == "":
+			return fmt.Errorf("mcp: %q runs %q but names no view: an alias MCP serves is a view's app-only tool", a.ID, a.Runs)
+		case v == nil:
+			return fmt.Errorf("mcp: app tool %q belongs to view %q, which is not among Options.Views", a.ID, a.View)
+		case base == nil || base.appView != nil:
+			return fmt.Errorf("mcp: view %q: app tool %q runs %q, which is not a tool in the registry", v.ID, a.ID, a.Runs)
+		}
+		c := capability.Clone(base.Capability)
+		c.Name, c.Title, c.Description = a.Name, a.Title, a.Description
+		twin := &entry{Capability: c, inputRaw: base.inputRaw, outputRaw: base.outputRaw, summary: base.summary, appView: v}
+		if prev, dup := names[kindKey(c)]; dup {
+			return fmt.Errorf("mcp: view %q: app tool %q has the wire name of %q", v.ID, a.Name, prev)
+		}
+		names[kindKey(c)] = c.ID
+		h.entries = append(h.entries, twin)
+		h.tools[c.Name] = twin
+	}
+	return nil
+}
+
+// view is the view of Options.Views with uri, or nil.
+func (h *Handler) view(uri string) *capability.View {
 	for i := range h.opts.Views {
-		v := &h.opts.Views[i]
-		for _, a := range v.AppTools {
-			base := h.tools[a.Tool]
-			switch {
-			case base == nil || base.appView != nil:
-				return fmt.Errorf("mcp: view %q: app tool %q runs %q, which is not a tool in the registry", v.ID, a.Name, a.Tool)
-			case a.Name == "":
-				return fmt.Errorf("mcp: view %q: an app tool of %q has no name", v.ID, a.Tool)
-			}
-			c := capability.Clone(base.Capability)
-			c.Name = a.Name
-			if a.Title != "" {
-				c.Title = a.Title
-			}
-			if a.Description != "" {
-				c.Description = a.Description
-			}
-			twin := &entry{Capability: c, inputRaw: base.inputRaw, outputRaw: base.outputRaw, summary: base.summary, appView: v}
-			if prev, dup := names[kindKey(c)]; dup {
-				return fmt.Errorf("mcp: view %q: app tool %q has the wire name of %q", v.ID, a.Name, prev)
-			}
-			names[kindKey(c)] = c.ID
-			h.entries = append(h.entries, twin)
-			h.tools[c.Name] = twin
+		if h.opts.Views[i].URI == uri {
+			return &h.opts.Views[i]
 		}
 	}
 	return nil

@@ -88,11 +88,15 @@ func NewHandler(opts Options) (*Handler, error) {
 	h.state = st
 
 	names := map[string]string{}
-	catalog := opts.Gate.Catalog().All()
-	caps := make([]capability.Capability, len(catalog))
-	for i, ce := range catalog {
+	var caps []capability.Capability
+	var appTools []capability.Entry // the catalog's aliases with a view: registered after the tools they run
+	for _, ce := range opts.Gate.Catalog().All() {
+		if ce.Runs != "" {
+			appTools = append(appTools, ce)
+			continue
+		}
 		c := ce.Capability
-		caps[i] = c
+		caps = append(caps, c)
 		e, err := h.compile(ce)
 		if err != nil {
 			return nil, fmt.Errorf("mcp: capability %q (%s): %w", c.ID, c.Source, err)
@@ -126,7 +130,7 @@ func NewHandler(opts Options) (*Handler, error) {
 	if err := checkViews(opts.Views, caps); err != nil {
 		return nil, err
 	}
-	if err := h.addAppTools(names); err != nil {
+	if err := h.addAppTools(names, appTools); err != nil {
 		return nil, err
 	}
 

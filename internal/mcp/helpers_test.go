@@ -82,6 +82,8 @@ type fakeSpec struct {
 	output    func(id string) json.RawMessage
 	call      func(ctx context.Context, id string, args json.RawMessage) (any, error)
 	onRefused pipeline.RefusalHook
+	// views' app-only tools become catalog aliases, as server.New adds them
+	views []capability.View
 }
 
 // entries are s's catalog entries: each validates its arguments against fakeInput, then calls.
@@ -117,6 +119,9 @@ func (s fakeSpec) entries() []capability.Entry {
 // gate is the pipeline over s.
 func (s fakeSpec) gate() *pipeline.Gate {
 	cat, err := capability.NewCatalog(nil, s.entries()...)
+	if err == nil {
+		cat, err = cat.With(capability.AppToolEntries(s.views)...)
+	}
 	if err != nil {
 		panic(err)
 	}

@@ -34,7 +34,9 @@ type Options struct {
 	ReadToolPrefix string
 	// Views are the MCP Apps views (internal/views.All()): ui:// resources linked to the tools
 	// of the capabilities they name. With any, the server advertises io.modelcontextprotocol/ui;
-	// clients that declare it see the views and the tools' _meta.ui (see views.go).
+	// clients that declare it see the views and the tools' _meta.ui (see views.go). A view's
+	// app-only tools are not read from here: they are the catalog's aliases naming the view
+	// (capability.AppToolEntries, added by the composition root; apptools.go).
 	Views []capability.View
 	// Gate is the invocation pipeline over the catalog: the scope check (made at the HTTP
 	// layer, so a missing scope is a 403 step-up), validation, the call, redaction and

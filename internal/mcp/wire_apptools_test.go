@@ -49,14 +49,15 @@ func (r *refusals) take() []string {
 // neemias_checkin_register, like spec/capabilities.yaml's checkin_sheet; refusals are recorded.
 func appToolOptions(rec *refusals) mcp.Options {
 	opts := viewOptions()
-	spec := viewSpec()
-	spec.onRefused = rec.hook
-	opts.Gate = spec.gate()
 	opts.Views = append(opts.Views, capability.View{
 		ID: "checkin_sheet", URI: sheetURI, Title: "Check-in sheet", Description: "The day's check-ins.",
 		HTML: "<!doctype html><html lang=\"pt-BR\"><title>y</title></html>", Capabilities: []string{"neemias_child_enroll"},
 		AppTools: []capability.AppTool{{Name: sheetCheckin, Tool: "neemias_checkin_register", Title: "Check in from the sheet", Description: "The sheet's check-in button."}},
 	})
+	spec := viewSpec()
+	spec.onRefused = rec.hook
+	spec.views = opts.Views
+	opts.Gate = spec.gate()
 	return opts
 }
 

@@ -38,7 +38,11 @@ var roleUsers = map[string]uuid.UUID{
 // pipeline with the scope matrix, the logic, the views), with one token per role.
 func registryHandler(t testing.TB, st *store.Store, adjust func(*mcp.Options)) http.Handler {
 	t.Helper()
-	gate, err := pipeline.New(pipeline.Config{Catalog: capapi.Catalog(logic.New(st))})
+	cat, err := capapi.Catalog(logic.New(st)).With(capability.AppToolEntries(views.All())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate, err := pipeline.New(pipeline.Config{Catalog: cat})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,6 +72,7 @@ func handoffOptionsRule(linked, rule bool) mcp.Options {
 		}
 		return out, nil
 	}
+	spec.views = opts.Views
 	opts.Gate = spec.gate()
 	return opts
 }

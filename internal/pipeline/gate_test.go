@@ -113,3 +113,51 @@ func TestGateFailsClosed(t *testing.T) {
 		}
 	})
 }
+
+// TestAliasIsWhatItRuns: a catalog alias (a view's app-only tool) is checked, invoked,
+// intercepted and audited as the tool it runs: the permit, the interceptors and the refusal
+// hook see the tool's id, never the alias's, and the tool's invoker runs.
+func TestAliasIsWhatItRuns(t *testing.T) {
+	var ran []string
+	tool := capability.Entry{Capability: capability.Capability{ID: "do_thing", Name: "do_thing", Kind: capability.KindTool, Scope: "things:write", Title: "Do a thing"},
+		Invoke: func(context.Context, capability.ScopeSet, json.RawMessage) (any, error) {
+			ran = append(ran, "do_thing")
+			return map[string]bool{"done": true}, nil
+		}}
+	cat, err := capability.NewCatalog(nil, tool)
+	if err == nil {
+		cat, err = cat.With(capability.Entry{Capability: capability.Capability{ID: "sheet_do_thing", Title: "From the sheet"}, Runs: "do_thing", View: "ui://x/sheet"})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var intercepted, refusedAs []string
+	gate, err := pipeline.New(pipeline.Config{Catalog: cat,
+		OnRefused: func(_ context.Context, id string, _ json.RawMessage, _ error) { refusedAs = append(refusedAs, id) },
+		Interceptors: []pipeline.Interceptor{{Name: "labels", Call: func(next pipeline.CallFunc) pipeline.CallFunc {
+			return func(ctx context.Context, p pipeline.Permit, args json.RawMessage) (any, error) {
+				intercepted = append(intercepted, p.Capability())
+				return next(ctx, p, args)
+			}
+		}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := func(scopes ...string) context.Context {
+		return principal.With(context.Background(), principal.Principal{UserID: uuid.New(), ChurchID: uuid.New(), Role: "ADMIN", Scopes: capability.NewScopeSet(scopes...)})
+	}
+	if _, err := gate.Call(as("things:write"), "sheet_do_thing", nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(ran) != 1 || len(intercepted) != 1 || intercepted[0] != "do_thing" {
+		t.Errorf("the alias ran %v, intercepted as %v; want the tool once, as do_thing", ran, intercepted)
+	}
+	var f *errs.Forbidden
+	if _, err := gate.Authorize(as(), "sheet_do_thing", nil); !errors.As(err, &f) || f.Capability != "do_thing" || f.Scope != "things:write" {
+		t.Errorf("refusal = %v; want Forbidden of do_thing for things:write", err)
+	}
+	gate.Refused(as(), "sheet_do_thing", nil, errors.New("app-only"))
+	if len(refusedAs) != 2 || refusedAs[0] != "do_thing" || refusedAs[1] != "do_thing" {
+		t.Errorf("refusals audited as %v; want do_thing twice", refusedAs)
+	}
+}

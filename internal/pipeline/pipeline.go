@@ -131,6 +131,7 @@ func (g *Gate) Reachable(capabilityID string) bool {
 // the missing scope, the scopes held and whether the role could ever hold it; a Forbidden is
 // reported to the refusal hook before it is returned.
 func (g *Gate) Authorize(ctx context.Context, capabilityID string, args json.RawMessage) (Permit, error) {
+	capabilityID = g.cat.Canonical(capabilityID) // an alias is checked, run and audited as what it runs
 	scope, ok := g.cat.Scope(capabilityID)
 	if !ok {
 		return Permit{}, errs.ErrUnknownCapability
@@ -210,6 +211,6 @@ func (g *Gate) RequiredScope(capabilityID string) (string, bool) { return g.cat.
 // the scope check's refusals.
 func (g *Gate) Refused(ctx context.Context, capabilityID string, args json.RawMessage, err error) {
 	if g.onRefused != nil {
-		g.onRefused(ctx, capabilityID, args, err)
+		g.onRefused(ctx, g.cat.Canonical(capabilityID), args, err)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/neemias/neemias-mcp/gen/scopes"
 	"github.com/neemias/neemias-mcp/internal/apikey"
 	"github.com/neemias/neemias-mcp/internal/authn"
+	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/logic"
 	"github.com/neemias/neemias-mcp/internal/mcp"
@@ -285,9 +286,11 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	// within each call's transaction, whatever RateStore is (logic.PickupAttemptLimit).
 	svc := logic.New(st, logic.WithLogger(cfg.Logger), logic.WithCorrelationID(reqid.From), logic.WithCheckinWindow(cfg.CheckinWindowDays),
 		logic.WithPeopleChanged(ups.peopleChanged))
-	// The catalog: the spec's capabilities over the logic, then the upstream tools offered
-	// (audited under their upstream capability name).
-	catalog, err := capapi.Catalog(svc).With(ups.entries(svc.OnRefused)...)
+	// The catalog: the spec's capabilities over the logic, the views' app-only tools (aliases
+	// of the tools they run), then the upstream tools offered (audited under their upstream
+	// capability name).
+	vs := views.All()
+	catalog, err := capapi.Catalog(svc).With(append(capability.AppToolEntries(vs), ups.entries(svc.OnRefused)...)...)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -312,7 +315,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			"summaries, the day's check-ins; tools register check-ins, pick-ups and enrollments. Personal data " +
 			"is returned only where your scopes allow.",
 		ReadToolPrefix:      capapi.ToolPrefix, // every resource is also a read-only tool
-		Views:               views.All(),       // MCP Apps (io.modelcontextprotocol/ui)
+		Views:               vs,                // MCP Apps (io.modelcontextprotocol/ui)
 		Gate:                gate,
 		Complete:            svc.Complete,
 		Verifier:            verifier,
