@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,20 +43,23 @@ type Config struct {
 
 // Results is everything a run measured; it is what the JSON file holds.
 type Results struct {
-	Started    time.Time     `json:"started"`
-	GoVersion  string        `json:"go_version"`
-	Commit     string        `json:"commit"`
-	CPUs       int           `json:"cpus"`
-	Clients    int           `json:"clients"`
-	Warmup     string        `json:"warmup"`
-	Duration   string        `json:"duration"`
-	Rounds     int           `json:"rounds"`
-	Fixture    *Fixture      `json:"fixture"`
-	FreshPairs int           `json:"fresh_checkins_per_run"`
-	ReadyMS    float64       `json:"start_to_ready_ms"`
-	PeakRSSMB  float64       `json:"peak_rss_mb"` // after the main run
-	Cells      []Cell        `json:"cells"`
-	Scale      []ScaleResult `json:"scale,omitempty"`
+	Started    time.Time `json:"started"`
+	GoVersion  string    `json:"go_version"`
+	Commit     string    `json:"commit"`
+	CPUs       int       `json:"cpus"`
+	Clients    int       `json:"clients"`
+	Warmup     string    `json:"warmup"`
+	Duration   string    `json:"duration"`
+	Rounds     int       `json:"rounds"`
+	Fixture    *Fixture  `json:"fixture"`
+	FreshPairs int       `json:"fresh_checkins_per_run"`
+	ReadyMS    float64   `json:"start_to_ready_ms"`
+	PeakRSSMB  float64   `json:"peak_rss_mb"` // after the main run
+	Cells      []Cell    `json:"cells"`
+	// ToolsListSequential is tools/list over MCP 2026-07-28 by one client, one request at a
+	// time: the latency of a list with nothing queued before it (issue 23's p50 goal).
+	ToolsListSequential *Stats        `json:"tools_list_sequential,omitempty"`
+	Scale               []ScaleResult `json:"scale,omitempty"`
 	// PeakRSSAfterScaleMB is the server's peak after the cost-growth mode too.
 	PeakRSSAfterScaleMB float64 `json:"peak_rss_after_scale_mb,omitempty"`
 	// ToolCosts are what the seed's questions cost the model, per role (toolcost.go).
@@ -193,6 +197,14 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		if rss, err := srv.PeakRSSMB(); err == nil {
 			res.PeakRSSMB = rss
 		}
+		if r, ok := e.client.Prepare(TargetMCP2026, OpToolsList); ok && slices.Contains(cfg.Targets, TargetMCP2026) && slices.Contains(cfg.Ops, OpToolsList) {
+			st, err := e.cell(ctx, r, OpToolsList, cfg.Duration, true, 1)
+			if err != nil {
+				return nil, fmt.Errorf("bench: sequential tools/list: %w", err)
+			}
+			res.ToolsListSequential = &st
+			logf("sequential %s tools/list (1 client): p50 %.3f ms, p99 %.3f ms, %.0f req/s, CPU %.0f µs/req", TargetMCP2026, st.P50, st.P99, st.ReqPerSec, st.CPUPerReq)
+		}
 	}
 	if len(cfg.Scales) > 0 {
 		if res.Scale, err = e.scale(ctx); err != nil {
@@ -203,7 +215,8 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		}
 	}
 	res.Notes = notes(res)
-	res.Goals = EvaluateGoals(Figures{Cells: res.Cells, Scale: res.Scale, PeakRSSMB: res.PeakRSSMB, ReadyMS: res.ReadyMS, ToolCosts: res.ToolCosts})
+	res.Goals = EvaluateGoals(Figures{Cells: res.Cells, Scale: res.Scale, PeakRSSMB: res.PeakRSSMB, ReadyMS: res.ReadyMS, ToolCosts: res.ToolCosts,
+		ToolsListSequential: res.ToolsListSequential})
 	return res, nil
 }
 
@@ -228,7 +241,7 @@ func (e *env) measure(ctx context.Context, targets, ops []string, rounds int, du
 				if !ok {
 					continue
 				}
-				st, err := e.cell(ctx, r, op, dur, t != TargetFloor && t != TargetFloorAudit)
+				st, err := e.cell(ctx, r, op, dur, t != TargetFloor && t != TargetFloorAudit, e.cfg.Clients)
 				if err != nil {
 					return nil, fmt.Errorf("bench: %s %s: %w", t, op, err)
 				}
@@ -247,8 +260,9 @@ func (e *env) measure(ctx context.Context, targets, ops []string, rounds int, du
 
 // cell measures one target × op once: probe (a full check of one answer), warm-up, run. The
 // check-in starts from the seeded state and leaves it so (see [ResetCheckins]). server says
-// the target is the server process, whose CPU time per request is measured.
-func (e *env) cell(ctx context.Context, r *request, op string, dur time.Duration, server bool) (Stats, error) {
+// the target is the server process, whose CPU time per request is measured; clients is how
+// many closed-loop clients send.
+func (e *env) cell(ctx context.Context, r *request, op string, dur time.Duration, server bool, clients int) (Stats, error) {
 	probeSeq := 0
 	if op == OpCheckin {
 		if err := ResetCheckins(ctx, e.db, e.fix); err != nil {
@@ -265,7 +279,7 @@ func (e *env) cell(ctx context.Context, r *request, op string, dur time.Duration
 	if op == OpCheckin {
 		minBytes = 32 // fresh and repeated check-ins differ in size
 	}
-	load := LoadConfig{Clients: e.cfg.Clients, Warmup: e.cfg.Warmup, Duration: dur}
+	load := LoadConfig{Clients: clients, Warmup: e.cfg.Warmup, Duration: dur}
 	if server {
 		load.CPU = e.server.CPUTime
 	}
