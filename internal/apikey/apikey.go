@@ -206,13 +206,3 @@ func (v Verifier) Verify(ctx context.Context, token string) (principal.Principal
 	return principal.Principal{UserID: k.UserID, ChurchID: k.ChurchID, Role: k.Role,
 		Scopes: scopes.Grant(k.Role, capability.NewScopeSet(k.Scopes...)), ClientID: ClientPrefix + k.ID.String()}, nil
 }
-
-// Either is REST's verifier: API keys to keys, anything else to oauth.
-func Either(keys, oauth authn.Verifier) authn.Verifier {
-	return authn.VerifierFunc(func(ctx context.Context, token string) (principal.Principal, error) {
-		if Is(token) {
-			return keys.Verify(ctx, token)
-		}
-		return oauth.Verify(ctx, token)
-	})
-}

@@ -145,14 +145,12 @@ func NewHandler(opts Options) (*Handler, error) {
 		Logger:                       sdkLogger(opts.Logger),
 		PropagateRequestCancellation: true,
 	})
-	guard := httpx.HostOriginGuard{Hosts: opts.AllowedHosts, Origins: opts.AllowedOrigins}
-	bearer := httpx.Bearer{Verifier: opts.Verifier, ResourceMetadataURL: opts.ResourceMetadataURL, Scope: opts.ChallengeScope, Logger: opts.Logger,
-		RPCID: func(r *http.Request) json.RawMessage { return requestID(r, opts.MaxBodyBytes, opts.MaxJSONDepth) }}
-	var inner http.Handler = http.HandlerFunc(h.serveMCP)
-	if opts.RateLimit != nil {
-		inner = opts.RateLimit.Wrap(inner)
-	}
-	h.chain = guard.Wrap(onlyPOST(bearer.Wrap(inner)))
+	// The endpoint has no GET stream (stateless) and no DELETE (no sessions); its refusals are
+	// JSON-RPC errors, which carry the request's id where the edge can read it.
+	h.chain = opts.Edge.Wrap(http.HandlerFunc(h.serveMCP), httpx.SurfaceRules{
+		Method: http.MethodPost,
+		RPCID:  func(r *http.Request) json.RawMessage { return requestID(r, opts.MaxBodyBytes, opts.MaxJSONDepth) },
+	})
 	return h, nil
 }
 
@@ -176,15 +174,11 @@ func kindKey(c capability.Capability) string {
 }
 
 func checkOptions(o *Options) error {
-	switch {
-	case o.Gate == nil:
+	if o.Gate == nil {
 		return errors.New("mcp: Options.Gate is required")
-	case o.Verifier == nil:
-		return errors.New("mcp: Options.Verifier is required")
-	case o.ResourceMetadataURL == "":
-		return errors.New("mcp: Options.ResourceMetadataURL is required")
-	case len(o.AllowedHosts) == 0:
-		return errors.New("mcp: Options.AllowedHosts is required (use httpx.LoopbackHosts() for local runs)")
+	}
+	if err := o.Edge.Check(); err != nil {
+		return fmt.Errorf("mcp: %w", err)
 	}
 	if o.Name == "" {
 		o.Name = "neemias-mcp"
@@ -265,19 +259,6 @@ func (h *Handler) compile(ce capability.Entry) (*entry, error) {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rw := newResponseWriter(w)
 	h.chain.ServeHTTP(rw, r.WithContext(context.WithValue(r.Context(), responseWriterKey{}, rw)))
-}
-
-// onlyPOST answers everything but POST with 405: the endpoint has no GET stream (stateless) and
-// no DELETE (no sessions), and OPTIONS gets no CORS answer.
-func onlyPOST(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", "POST")
-			httpx.WriteRPCError(w, http.StatusMethodNotAllowed, nil, httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "Method Not Allowed: this endpoint accepts POST only"})
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 // routingHeaders are the headers that route a request (and that intermediaries may route
@@ -372,7 +353,7 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 				// that re-authorizes with exactly these (the TypeScript SDK 1.x does) keeps the
 				// others. A scope the role can never hold gets no challenge: not found, like a
 				// capability that is not listed.
-				httpx.WriteInsufficientScope(w, httpx.ResourceMetadataURL(r.Context(), h.opts.ResourceMetadataURL), f.StepUpScopes()...)
+				httpx.WriteInsufficientScope(w, h.opts.Edge.MetadataURL(r.Context()), f.StepUpScopes()...)
 				return
 			}
 			h.notFoundEarly(w, env, r)

@@ -185,20 +185,24 @@ func testOptions(logs io.Writer) mcp.Options {
 	if logs == nil {
 		logs = io.Discard
 	}
+	logger := slog.New(slog.NewTextHandler(logs, nil))
 	return mcp.Options{
 		Name: "neemias-test", Version: "0.0.1",
 		Gate:     fakeGate(),
 		Complete: fakeComplete,
-		Verifier: authntest.Static{Tokens: map[string]principal.Principal{
-			tokAdmin: principalWith("roster:read", "attendance:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read"),
-			tokVol:   principalWith("roster:read", "checkins:write", "attendance:read"),
-			tokNone:  principalWith(),
-		}},
-		ResourceMetadataURL: "https://mcp.example.org/.well-known/oauth-protected-resource/mcp",
-		AllowedHosts:        append(httpx.LoopbackHosts(), "mcp.example.org"),
-		AllowedOrigins:      []string{"https://app.example.org"},
-		MaxBodyBytes:        64 << 10,
-		Logger:              slog.New(slog.NewTextHandler(logs, nil)),
+		Edge: &httpx.Edge{
+			Verifier: authntest.Static{Tokens: map[string]principal.Principal{
+				tokAdmin: principalWith("roster:read", "attendance:read", "checkins:read", "checkins:write", "children:read", "children:write", "guardians:read"),
+				tokVol:   principalWith("roster:read", "checkins:write", "attendance:read"),
+				tokNone:  principalWith(),
+			}},
+			ResourceMetadataURL: "https://mcp.example.org/.well-known/oauth-protected-resource/mcp",
+			Hosts:               append(httpx.LoopbackHosts(), "mcp.example.org"),
+			Origins:             []string{"https://app.example.org"},
+			Logger:              logger,
+		},
+		MaxBodyBytes: 64 << 10,
+		Logger:       logger,
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/neemias/neemias-mcp/internal/authn"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/httpx"
 	"github.com/neemias/neemias-mcp/internal/pipeline"
@@ -17,8 +16,7 @@ import (
 // (principal.From): suggestions must be limited to what that caller may see.
 type CompleteFunc func(ctx context.Context, capabilityID, variable, prefix string) ([]string, error)
 
-// Options configures NewHandler. Gate, Verifier, ResourceMetadataURL and AllowedHosts are
-// required. What is served is the gate's catalog (pipeline.Gate.Catalog), in its order: each
+// Options configures NewHandler. Gate and Edge are required. What is served is the gate's catalog (pipeline.Gate.Catalog), in its order: each
 // entry's metadata, schemas, scope and invoker.
 type Options struct {
 	// Name, Title and Version identify the server (serverInfo).
@@ -50,17 +48,11 @@ type Options struct {
 	// Complete answers completion/complete for completable template variables; nil disables
 	// completions.
 	Complete CompleteFunc
-	// Verifier authenticates bearer tokens.
-	Verifier authn.Verifier
-	// ResourceMetadataURL is the RFC 9728 metadata URL named in every bearer challenge.
-	ResourceMetadataURL string
-	// ChallengeScope is the scope hint of 401 challenges (optional).
-	ChallengeScope string
-	// AllowedHosts and AllowedOrigins are the Host/Origin allowlist (see httpx.HostOriginGuard).
-	AllowedHosts, AllowedOrigins []string
-
-	// RateLimit, when set, limits requests per authenticated caller (429 + Retry-After).
-	RateLimit *httpx.RateLimiter
+	// Edge is what stands in front of the endpoint, shared with REST (httpx.Edge): the
+	// Host/Origin allowlist, the bearer check and its challenges, the per-caller rate limit.
+	// The endpoint adds its own rules: POST only, and JSON-RPC errors that carry the request's
+	// id where the edge can read it.
+	Edge *httpx.Edge
 
 	// MaxBodyBytes limits request bodies (default httpx.DefaultMaxBodyBytes).
 	MaxBodyBytes int64

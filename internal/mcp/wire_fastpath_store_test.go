@@ -51,13 +51,14 @@ func registryHandler(t testing.TB, st *store.Store, adjust func(*mcp.Options)) h
 		rs, _ := scopes.RoleScopes(role)
 		tokens["tok-"+role] = principal.Principal{UserID: roleUsers[role], ChurchID: seed.DemoChurchID, Role: role, Scopes: rs, ClientID: "diff"}
 	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	opts := mcp.Options{
 		Name: capapi.ServerName, Title: capapi.ServerTitle, Version: "diff",
 		ReadToolPrefix: capapi.ToolPrefix, Views: views.All(), Gate: gate,
-		Verifier:            authntest.Static{Tokens: tokens},
-		ResourceMetadataURL: "http://127.0.0.1/.well-known/oauth-protected-resource/mcp",
-		AllowedHosts:        httpx.LoopbackHosts(), AllowedOrigins: httpx.LoopbackOrigins(),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Edge: &httpx.Edge{Verifier: authntest.Static{Tokens: tokens},
+			ResourceMetadataURL: "http://127.0.0.1/.well-known/oauth-protected-resource/mcp",
+			Hosts:               httpx.LoopbackHosts(), Origins: httpx.LoopbackOrigins(), Logger: quiet},
+		Logger: quiet,
 	}
 	adjust(&opts)
 	h, err := mcp.NewHandler(opts)

@@ -2,7 +2,7 @@
 // finds the operation and the gate's catalog names its capability (capability.Entry.Operation); the arguments (path and query
 // parameters, or a tool's JSON body) go to the pipeline as they came, validated once by the
 // same validator as MCP's. It is a second transport over the same invocation pipeline as MCP
-// (internal/pipeline) and behind the same edge (internal/httpx): Host/Origin rules, a query
+// (internal/pipeline) and behind the same edge (httpx.Edge): Host/Origin rules, a query
 // string read as written (no ";" separator, no parameter twice: httpx.CheckQuery), one bearer
 // credential, the shared per-caller rate limit, the scope check before any body is read, then
 // the body limit and the strict JSON check. Errors follow the
@@ -27,7 +27,6 @@ import (
 	ogenerrors "github.com/ogen-go/ogen/ogenerrors"
 
 	"github.com/neemias/neemias-mcp/gen/openapi/oas"
-	"github.com/neemias/neemias-mcp/internal/authn"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/errs"
 	"github.com/neemias/neemias-mcp/internal/httpx"
@@ -36,26 +35,20 @@ import (
 	"github.com/neemias/neemias-mcp/internal/reqid"
 )
 
-// Options configure the REST handler. Gate, Verifier, ResourceMetadataURL and AllowedHosts are
-// required.
+// Options configure the REST handler. Gate and Edge are required.
 type Options struct {
 	// Gate is the invocation pipeline, shared with MCP; its catalog names the capability of
 	// each operation.
 	Gate *pipeline.Gate
-	// Verifier authenticates bearer tokens (the same one MCP uses).
-	Verifier authn.Verifier
-	// ResourceMetadataURL goes into every WWW-Authenticate challenge (RFC 9728).
-	ResourceMetadataURL string
-	// ChallengeScope is the scope hint of 401 challenges (optional).
-	ChallengeScope string
-	// AllowedHosts and AllowedOrigins are the Host/Origin allowlist (httpx.HostOriginGuard).
-	AllowedHosts, AllowedOrigins []string
-	// RateLimit, when set, limits requests per caller; pass MCP's limiter to share the budget.
-	RateLimit *httpx.RateLimiter
-	// Lookups, when set, limits per client address the credentials LookedUp reports as costing
-	// a database lookup before authentication (API keys): see httpx.Bearer.
-	Lookups  *httpx.LookupLimit
-	LookedUp func(token string) bool
+	// Edge is what stands in front of the API, shared with MCP (httpx.Edge): the Host/Origin
+	// allowlist, the bearer check and its challenges, the per-caller rate limit (one budget
+	// across both surfaces), the per-address limit of wrong API keys.
+	Edge *httpx.Edge
+	// Keys, when set, are the credentials REST takes besides the edge's bearer tokens (church
+	// API keys, internal/apikey; MCP takes none).
+	Keys *httpx.Keys
+	// Hosts are Host values REST answers besides the edge's (the API host of a split origin).
+	Hosts []string
 	// MaxBodyBytes and MaxJSONDepth bound request bodies (defaults as MCP's).
 	MaxBodyBytes int64
 	MaxJSONDepth int
@@ -66,8 +59,11 @@ type Options struct {
 
 // New returns the REST API as an http.Handler.
 func New(o Options) (http.Handler, error) {
-	if o.Gate == nil || o.Verifier == nil || o.ResourceMetadataURL == "" || len(o.AllowedHosts) == 0 {
-		return nil, errors.New("rest: Gate, Verifier, ResourceMetadataURL and AllowedHosts are required")
+	if o.Gate == nil {
+		return nil, errors.New("rest: Options.Gate is required")
+	}
+	if err := o.Edge.Check(); err != nil {
+		return nil, fmt.Errorf("rest: %w", err)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -96,16 +92,16 @@ func New(o Options) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rest: building ogen server: %w", err)
 	}
+	// The body rules are applied behind the edge, after the scope check (authorize); a
+	// ";"-separated or repeated query parameter is refused at the edge, naming it, before
+	// anything reads the query.
 	h := rt.authorize(srv, httpx.BodyCheck{MaxBytes: o.MaxBodyBytes, MaxDepth: o.MaxJSONDepth, Errors: writeEdgeError})
-	if o.RateLimit != nil {
-		h = o.RateLimit.WrapWith(h, writeEdgeError)
-	}
-	h = httpx.Bearer{Verifier: o.Verifier, ResourceMetadataURL: o.ResourceMetadataURL, Scope: o.ChallengeScope, Logger: o.Logger, Errors: writeEdgeError,
-		Lookups: o.Lookups, LookedUp: o.LookedUp}.Wrap(h)
-	// A ";"-separated or repeated query parameter is refused, naming it, before anything reads
-	// the query (r.URL.Query() drops a ";" pair silently, and Get takes the first of two).
-	h = httpx.QueryCheck{Refuse: writeQueryError}.Wrap(h)
-	h = httpx.HostOriginGuard{Hosts: o.AllowedHosts, Origins: o.AllowedOrigins, Errors: writeEdgeError}.Wrap(h)
+	h = o.Edge.Wrap(h, httpx.SurfaceRules{
+		Errors: writeEdgeError,
+		Query:  &httpx.QueryCheck{Refuse: writeQueryError},
+		Hosts:  o.Hosts,
+		Keys:   o.Keys,
+	})
 	return noStore(h), nil
 }
 
@@ -134,7 +130,7 @@ func (r *runner) authorize(srv *oas.Server, body httpx.BodyCheck) http.Handler {
 		if err != nil {
 			var f *errs.Forbidden
 			if errors.As(err, &f) && !f.Unreachable { // step-up keeps the scopes held; see internal/mcp
-				httpx.SetInsufficientScope(w.Header(), httpx.ResourceMetadataURL(req.Context(), r.o.ResourceMetadataURL), f.StepUpScopes()...)
+				httpx.SetInsufficientScope(w.Header(), r.o.Edge.MetadataURL(req.Context()), f.StepUpScopes()...)
 			}
 			r.writeError(w, req.Context(), err)
 			return

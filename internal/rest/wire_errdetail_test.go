@@ -87,12 +87,15 @@ func newDetailServer(t *testing.T, logs io.Writer) *httptest.Server {
 	}
 	h, err := rest.New(rest.Options{
 		Gate: gate,
-		Verifier: authntest.Static{Tokens: map[string]principal.Principal{restToken: {
-			UserID: uuid.New(), ChurchID: uuid.New(), Role: "ADMIN", Scopes: capability.NewScopeSet("checkins:write"), ClientID: "test",
-		}}},
-		ResourceMetadataURL: "https://mcp.example.org/.well-known/oauth-protected-resource/mcp",
-		AllowedHosts:        httpx.LoopbackHosts(),
-		Logger:              logger,
+		Edge: &httpx.Edge{
+			Verifier: authntest.Static{Tokens: map[string]principal.Principal{restToken: {
+				UserID: uuid.New(), ChurchID: uuid.New(), Role: "ADMIN", Scopes: capability.NewScopeSet("checkins:write"), ClientID: "test",
+			}}},
+			ResourceMetadataURL: "https://mcp.example.org/.well-known/oauth-protected-resource/mcp",
+			Hosts:               httpx.LoopbackHosts(),
+			Logger:              logger,
+		},
+		Logger: logger,
 	})
 	if err != nil {
 		t.Fatal(err)

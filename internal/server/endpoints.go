@@ -10,7 +10,6 @@ import (
 
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/scopes"
-	"github.com/neemias/neemias-mcp/internal/httpx"
 )
 
 // The MCP endpoint answers at three paths: the canonical /mcp, its trailing-slash form /mcp/
@@ -120,17 +119,15 @@ func (e endpoints) audiences() []string {
 	return out
 }
 
-// challenges makes the 401 and 403 challenges of a request name the metadata of the
-// endpoint it addressed (any other path — the REST API — names /mcp's).
-func (e endpoints) challenges(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
-		if !slices.Contains(mcpPaths, p) {
-			p = "/mcp"
-		}
-		ctx := httpx.WithResourceMetadataURL(r.Context(), e.baseFor(r)+metadataPath+p)
-		next.ServeHTTP(w, r.WithContext(ctx))
-	})
+// metadataURL is the metadata the 401 and 403 challenges of a request name: that of the
+// endpoint it addressed (any other path — the REST API — names /mcp's). It is the edge's
+// EndpointMetadataURL in built-in mode.
+func (e endpoints) metadataURL(r *http.Request) string {
+	p := r.URL.Path
+	if !slices.Contains(mcpPaths, p) {
+		p = "/mcp"
+	}
+	return e.baseFor(r) + metadataPath + p
 }
 
 // register mounts the metadata of every path, answering each request with the resource of

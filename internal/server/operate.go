@@ -234,13 +234,13 @@ func hostRouting(mcpHost, apiHost string, next http.Handler) http.Handler {
 	})
 }
 
-// withHost is the REST Host allowlist: the public URL's, plus the API host when the origin is
-// split (hostRouting keeps MCP off it).
-func withHost(hosts []string, apiHost string) []string {
+// apiHosts are the Host values REST answers besides the edge's (the public URL's): the API
+// host when the origin is split (hostRouting keeps MCP off it).
+func apiHosts(apiHost string) []string {
 	if apiHost == "" {
-		return hosts
+		return nil
 	}
-	return append(append([]string{}, hosts...), apiHost)
+	return []string{apiHost}
 }
 
 // openAPIDocument serves the REST API's OpenAPI document (gen/openapi/openapi.json, embedded by
@@ -294,10 +294,10 @@ func externalOpenAPI(doc []byte, v *external.Verifier) ([]byte, error) {
 	return json.Marshal(d)
 }
 
-// restVerifier is REST's credential check: church API keys (internal/apikey) or the OAuth
-// tokens MCP accepts too.
-func restVerifier(cfg Config, st *store.Store, oauth authn.Verifier) authn.Verifier {
-	return apikey.Either(cfg.Metrics.WrapVerifier(apikey.Verifier{Store: st}), oauth)
+// restKeys are the credentials REST takes besides the edge's OAuth tokens: church API keys
+// (internal/apikey), told apart by their form, verified against the store.
+func restKeys(cfg Config, st *store.Store) *httpx.Keys {
+	return &httpx.Keys{Is: apikey.Is, Verifier: cfg.Metrics.WrapVerifier(apikey.Verifier{Store: st})}
 }
 
 // refuseAPIKeys answers a request to the MCP endpoint that presents an API key with 401 and a

@@ -25,7 +25,6 @@ import (
 	"github.com/neemias/neemias-mcp/gen/capapi"
 	"github.com/neemias/neemias-mcp/gen/db"
 	"github.com/neemias/neemias-mcp/gen/scopes"
-	"github.com/neemias/neemias-mcp/internal/apikey"
 	"github.com/neemias/neemias-mcp/internal/authn"
 	"github.com/neemias/neemias-mcp/internal/capability"
 	"github.com/neemias/neemias-mcp/internal/httpx"
@@ -299,12 +298,25 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	// One edge: MCP and REST share the allowlists, the verifier and one rate limiter (a
-	// caller has one budget across both surfaces).
-	limiter := cfg.rateLimiter(limits)
-	challengeScope := nonSensitiveScopes()
-	if cfg.External != nil && len(cfg.External.ChallengeScopes) > 0 {
-		challengeScope = strings.Join(cfg.External.ChallengeScopes, " ")
+	// One edge in front of MCP and REST (httpx.Edge): the allowlists, the verifier and its
+	// challenges, one rate limiter (a caller has one budget across both surfaces) and the
+	// per-address limit of wrong API keys; each surface adds only its own rules.
+	edge := &httpx.Edge{
+		Hosts: hosts, Origins: origins, Verifier: verifier, ResourceMetadataURL: metadataURL,
+		// The 401 challenge's scope hint: what a client should ask for first. Sensitive scopes
+		// (children's data, phones) are requested by step-up, on a 403 that names them.
+		ChallengeScope: nonSensitiveScopes(),
+		RateLimit:      cfg.rateLimiter(limits),
+		// An API key is looked up before anyone is authenticated: wrong ones are limited per
+		// client address (a random well-formed key costs a query). OAuth tokens are verified
+		// by signature first.
+		Lookups: &httpx.LookupLimit{Store: limits},
+		Logger:  cfg.Logger,
+	}
+	if cfg.External == nil {
+		edge.EndpointMetadataURL = eps.metadataURL // each alias's challenges name its own metadata
+	} else if len(cfg.External.ChallengeScopes) > 0 {
+		edge.ChallengeScope = strings.Join(cfg.External.ChallengeScopes, " ") // what the provider knows
 	}
 
 	mcpHandler, err := mcp.NewHandler(mcp.Options{
@@ -314,18 +326,11 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		Instructions: "Children's ministry data of one church: roster counts, one child's record, attendance " +
 			"summaries, the day's check-ins; tools register check-ins, pick-ups and enrollments. Personal data " +
 			"is returned only where your scopes allow.",
-		ReadToolPrefix:      capapi.ToolPrefix, // every resource is also a read-only tool
-		Views:               vs,                // MCP Apps (io.modelcontextprotocol/ui)
-		Gate:                gate,
-		Complete:            svc.Complete,
-		Verifier:            verifier,
-		ResourceMetadataURL: metadataURL,
-		// The 401 challenge's scope hint: what a client should ask for first. Sensitive scopes
-		// (children's data, phones) are requested by step-up, on a 403 that names them.
-		ChallengeScope: challengeScope,
-		AllowedHosts:   hosts,
-		AllowedOrigins: origins,
-		RateLimit:      limiter,
+		ReadToolPrefix: capapi.ToolPrefix, // every resource is also a read-only tool
+		Views:          vs,                // MCP Apps (io.modelcontextprotocol/ui)
+		Gate:           gate,
+		Complete:       svc.Complete,
+		Edge:           edge,
 		Observe:        observeMCP(cfg),
 		Logger:         cfg.Logger,
 		EngineOnly:     cfg.MCPEngineOnly,
@@ -333,28 +338,20 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: MCP handler: %w", err)
 	}
-	restHandler, err := rest.New(rest.Options{
-		Gate: gate, Verifier: restVerifier(cfg, st, verifier), ResourceMetadataURL: metadataURL, ChallengeScope: challengeScope,
-		AllowedHosts: withHost(hosts, cfg.APIHost), AllowedOrigins: origins, RateLimit: limiter, Logger: cfg.Logger,
-		// An API key is looked up before anyone is authenticated: wrong ones are limited per
-		// client address (a random well-formed key costs a query). OAuth tokens are verified
-		// by signature first.
-		Lookups: &httpx.LookupLimit{Store: limits}, LookedUp: apikey.Is,
+	restHandler, err := rest.New(rest.Options{Gate: gate, Edge: edge, Logger: cfg.Logger,
+		Keys:  restKeys(cfg, st),     // church API keys are REST's
+		Hosts: apiHosts(cfg.APIHost), // and so is the API host of a split origin
 	})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 
 	mux := http.NewServeMux()
-	var mcpEndpoint, restEndpoint http.Handler = mcpHandler, restHandler
-	if cfg.External == nil {
-		mcpEndpoint, restEndpoint = eps.challenges(mcpHandler), eps.challenges(restHandler)
-	}
-	mcpEndpoint = refuseAPIKeys(metadataURL, mcpEndpoint) // API keys are REST's; MCP needs OAuth
+	mcpEndpoint := refuseAPIKeys(metadataURL, mcpHandler) // API keys are REST's; MCP needs OAuth
 	mux.Handle("/mcp", mcpEndpoint)
 	mux.Handle("/mcp/{$}", mcpEndpoint) // the same endpoint: a trailing slash is a common typo
 	mux.Handle("/sse", mcpEndpoint)     // compatibility alias of the same stateless endpoint
-	mux.Handle("/api/v1/", restEndpoint)
+	mux.Handle("/api/v1/", restHandler)
 	mux.HandleFunc("GET /api/openapi.json", openAPIHandler(out.External))
 	if out.AuthServer != nil {
 		out.AuthServer.Register(mux) // /authorize, /token, /register, /login, /consent, AS metadata…

@@ -77,13 +77,16 @@ func NewNeemiasServerWith(base, token string, logger *slog.Logger, adjust func(*
 		Gate: gate,
 		Name: "neemias-mcp", Title: "Neemias MCP (conformance demo)", Version: "0.1.0",
 		Complete: impl.Complete,
-		Verifier: authntest.Static{Tokens: map[string]principal.Principal{token: {
-			UserID: uuid.New(), ChurchID: uuid.New(), Role: "ADMIN", Scopes: admin, ClientID: "conformance",
-		}}},
-		ResourceMetadataURL: base + "/.well-known/oauth-protected-resource/mcp",
-		AllowedHosts:        httpx.LoopbackHosts(),
-		AllowedOrigins:      httpx.LoopbackOrigins(),
-		Logger:              logger,
+		Edge: &httpx.Edge{
+			Verifier: authntest.Static{Tokens: map[string]principal.Principal{token: {
+				UserID: uuid.New(), ChurchID: uuid.New(), Role: "ADMIN", Scopes: admin, ClientID: "conformance",
+			}}},
+			ResourceMetadataURL: base + "/.well-known/oauth-protected-resource/mcp",
+			Hosts:               httpx.LoopbackHosts(),
+			Origins:             httpx.LoopbackOrigins(),
+			Logger:              logger,
+		},
+		Logger: logger,
 	}
 	if adjust != nil {
 		adjust(&opts)

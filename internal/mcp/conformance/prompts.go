@@ -52,8 +52,8 @@ func Extend(s *sdk.Server) {
 		})
 }
 
-// Options returns runtime options serving the fixtures; the caller adds the verifier, the
-// allowlist and the metadata URL.
+// Options returns runtime options serving the fixtures; the caller adds the edge (the
+// verifier, the allowlist and the metadata URL).
 func Options() mcp.Options {
 	gate, err := pipeline.New(pipeline.Config{Catalog: Catalog()})
 	if err != nil {

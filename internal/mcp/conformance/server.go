@@ -25,14 +25,17 @@ func NewServer(base, token string, logger *slog.Logger) (http.Handler, error) {
 // EngineOnly).
 func NewServerWith(base, token string, logger *slog.Logger, adjust func(*mcp.Options)) (http.Handler, error) {
 	opts := Options()
-	opts.Verifier = authntest.Static{Tokens: map[string]principal.Principal{token: {
-		UserID:   uuid.MustParse("00000000-0000-4000-8000-000000000001"),
-		ChurchID: uuid.MustParse("00000000-0000-4000-8000-000000000002"),
-		Role:     "ADMIN", Scopes: capability.NewScopeSet(Scope), ClientID: "conformance",
-	}}}
-	opts.ResourceMetadataURL = base + "/.well-known/oauth-protected-resource/mcp"
-	opts.AllowedHosts = httpx.LoopbackHosts()
-	opts.AllowedOrigins = httpx.LoopbackOrigins()
+	opts.Edge = &httpx.Edge{
+		Verifier: authntest.Static{Tokens: map[string]principal.Principal{token: {
+			UserID:   uuid.MustParse("00000000-0000-4000-8000-000000000001"),
+			ChurchID: uuid.MustParse("00000000-0000-4000-8000-000000000002"),
+			Role:     "ADMIN", Scopes: capability.NewScopeSet(Scope), ClientID: "conformance",
+		}}},
+		ResourceMetadataURL: base + "/.well-known/oauth-protected-resource/mcp",
+		Hosts:               httpx.LoopbackHosts(),
+		Origins:             httpx.LoopbackOrigins(),
+		Logger:              logger,
+	}
 	opts.Logger = logger
 	if adjust != nil {
 		adjust(&opts)
