@@ -242,12 +242,26 @@ type BodyCheck struct {
 	Errors   ErrorWriter
 }
 
+// Limit is the body limit b applies.
+func (b BodyCheck) Limit() int64 {
+	if b.MaxBytes <= 0 {
+		return DefaultMaxBodyBytes
+	}
+	return b.MaxBytes
+}
+
+// RefuseRead answers a body ReadBody could not read (err): 413 past the limit, else 400.
+func (b BodyCheck) RefuseRead(w http.ResponseWriter, err error) {
+	if errors.Is(err, ErrBodyTooLarge) {
+		b.Errors(w, http.StatusRequestEntityTooLarge, EdgeTooLarge, fmt.Sprintf("request body exceeds %d bytes", b.Limit()))
+		return
+	}
+	b.Errors(w, http.StatusBadRequest, EdgeInvalidInput, "could not read the request body")
+}
+
 // Wrap returns next behind the check.
 func (b BodyCheck) Wrap(next http.Handler) http.Handler {
-	limit, depth := b.MaxBytes, b.MaxDepth
-	if limit <= 0 {
-		limit = DefaultMaxBodyBytes
-	}
+	limit, depth := b.Limit(), b.MaxDepth
 	if depth <= 0 {
 		depth = DefaultMaxJSONDepth
 	}
@@ -258,11 +272,7 @@ func (b BodyCheck) Wrap(next http.Handler) http.Handler {
 		}
 		body, err := ReadBody(w, r, limit)
 		if err != nil {
-			if errors.Is(err, ErrBodyTooLarge) {
-				b.Errors(w, http.StatusRequestEntityTooLarge, EdgeTooLarge, fmt.Sprintf("request body exceeds %d bytes", limit))
-				return
-			}
-			b.Errors(w, http.StatusBadRequest, EdgeInvalidInput, "could not read the request body")
+			b.RefuseRead(w, err)
 			return
 		}
 		if len(body) > 0 {

@@ -126,13 +126,31 @@ func (r *runner) authorize(srv *oas.Server, body httpx.BodyCheck) http.Handler {
 			return
 		}
 		id := c.ID
-		permit, err := r.o.Gate.Authorize(req.Context(), id, nil)
+		// The arguments the call names, for the audit entry of a refusal (its record ids): a
+		// read's path parameters, a tool's body. The body is read here but judged by the
+		// edge's rules only after the scope check, so a caller without the scope is refused
+		// whatever the body holds.
+		var args json.RawMessage
+		var readErr error
+		if req.Method == http.MethodPost {
+			var raw []byte
+			if raw, readErr = httpx.ReadBody(w, req, body.Limit()); readErr == nil {
+				args, req.Body, req.ContentLength = raw, io.NopCloser(bytes.NewReader(raw)), int64(len(raw))
+			}
+		} else {
+			args = pathArgs(route)
+		}
+		permit, err := r.o.Gate.Authorize(req.Context(), id, args)
 		if err != nil {
 			var f *errs.Forbidden
 			if errors.As(err, &f) && !f.Unreachable { // step-up keeps the scopes held; see internal/mcp
 				httpx.SetInsufficientScope(w.Header(), r.o.Edge.MetadataURL(req.Context()), f.StepUpScopes()...)
 			}
 			r.writeError(w, req.Context(), err)
+			return
+		}
+		if readErr != nil {
+			body.RefuseRead(w, readErr)
 			return
 		}
 		ctx := pipeline.WithPermit(req.Context(), permit)
@@ -144,6 +162,29 @@ func (r *runner) authorize(srv *oas.Server, body httpx.BodyCheck) http.Handler {
 	})
 }
 
+// pathArgs are a route's path parameters as a JSON object of strings, for a refusal's audit
+// entry (it keeps the record ids among them); nil for none.
+func pathArgs(route oas.Route) json.RawMessage {
+	vars := pathVars(route)
+	if len(vars) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(vars)
+	return b
+}
+
+// pathVars are a route's path parameters by name.
+func pathVars(route oas.Route) map[string]string {
+	vars := map[string]string{}
+	names := pathNames(route.PathPattern())
+	for i, v := range route.Args() {
+		if i < len(names) {
+			vars[names[i]] = v
+		}
+	}
+	return vars
+}
+
 // invokeParams runs a read (GET) on its path and query parameters as strings, converted by the
 // inputs' declared types exactly as MCP converts URI template variables
 // (capability.ArgsFromStrings), then validated once by the pipeline's validator: ogen's
@@ -152,13 +193,7 @@ func (r *runner) authorize(srv *oas.Server, body httpx.BodyCheck) http.Handler {
 // operations would; an input given twice is refused.
 func (r *runner) invokeParams(w http.ResponseWriter, req *http.Request, route oas.Route, c *capability.Capability, permit pipeline.Permit) {
 	ctx := req.Context()
-	vars := map[string]string{}
-	names := pathNames(route.PathPattern())
-	for i, v := range route.Args() {
-		if i < len(names) {
-			vars[names[i]] = v
-		}
-	}
+	vars := pathVars(route)
 	query := req.URL.Query()
 	for _, in := range c.Inputs {
 		vs, given := query[in.Name]

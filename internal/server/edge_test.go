@@ -119,6 +119,27 @@ func TestRESTBehindTheEdge(t *testing.T) {
 	}
 }
 
+// TestRESTRefusalsNameTheRecords: a call refused by the scope check over REST is audited with
+// the record ids it named, as over MCP: a tool's from its body, a read's from its path.
+func TestRESTRefusalsNameTheRecords(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	readOnly := a.token(t, admin, "roster:read")
+	kid := a.freeChildren(t, 1, false)[0]
+	hd := http.Header{"Authorization": {"Bearer " + readOnly}, "Content-Type": {"application/json"}}
+	for _, call := range []struct{ method, url, body, capability string }{
+		{"POST", a.base + "/api/v1/tools/neemias_checkin_register", `{"child_id":"` + kid + `"}`, "neemias_checkin_register"},
+		{"GET", a.base + "/api/v1/roster/children/" + kid, "", "roster_child"},
+	} {
+		if status, _, body := edgeCall(t, call.method, call.url, hd, call.body); status != http.StatusForbidden {
+			t.Fatalf("%s %s: %d %.300s, want 403", call.method, call.url, status, body)
+		}
+		if n := a.one(t, `SELECT count(*) FROM audit_log WHERE capability = $1 AND outcome = 'denied' AND $2::uuid = ANY(target_ids)`, call.capability, kid); n != "1" {
+			t.Errorf("%s: %s refusals audited with the child's id, want 1", call.capability, n)
+		}
+	}
+}
+
 // TestMCPRefusesRepeatedRoutingHeaders: a second MCP-Protocol-Version, Mcp-Method or Mcp-Name
 // header is a 400, never "the first one wins".
 func TestMCPRefusesRepeatedRoutingHeaders(t *testing.T) {
