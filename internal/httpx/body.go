@@ -2,7 +2,6 @@ package httpx
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -49,83 +48,16 @@ func (e *JSONError) Error() string { return e.Reason }
 
 // CheckJSON verifies that data is one well-formed JSON value of valid UTF-8, nested at most
 // maxDepth deep, with no object holding two keys that are equal or equal under Unicode case
-// folding ("method"/"Method", "params"/"paramſ"). Such keys are how CVE-2026-27896 made one
-// layer authorize a request and another execute a different one; rejecting them means every
-// layer sees the same message.
+// folding. Every request body passes through it, so it is a single pass over the bytes
+// (jsonChecker) rather than encoding/json's Decoder.Token, which builds and throws away an
+// error value after every value; it refuses exactly what the Token reader did, with the same
+// codes and reasons (FuzzCheckJSONMatchesTokens keeps that reader as the oracle).
 func CheckJSON(data []byte, maxDepth int) error {
 	if !utf8.Valid(data) {
 		return &JSONError{CodeParseError, "request body is not valid UTF-8"}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	type frame struct {
-		object bool
-		keys   map[string]struct{}
-		expect bool // in an object: next string token is a key
-	}
-	var stack []frame
-	values := 0
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			if len(stack) > 0 {
-				return &JSONError{CodeParseError, "request body is not valid JSON (truncated)"}
-			}
-			break
-		}
-		if err != nil {
-			return &JSONError{CodeParseError, "request body is not valid JSON"}
-		}
-		if len(stack) == 0 {
-			values++
-			if values > 1 {
-				return &JSONError{CodeParseError, "request body holds more than one JSON value"}
-			}
-		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{', '[':
-				if len(stack) > 0 && stack[len(stack)-1].object {
-					stack[len(stack)-1].expect = true
-				}
-				if len(stack) >= maxDepth {
-					return &JSONError{CodeInvalidRequest, fmt.Sprintf("JSON nesting deeper than %d levels", maxDepth)}
-				}
-				stack = append(stack, frame{object: d == '{', expect: d == '{'})
-			case '}', ']':
-				stack = stack[:len(stack)-1]
-				if len(stack) > 0 && stack[len(stack)-1].object {
-					stack[len(stack)-1].expect = true
-				}
-			}
-			continue
-		}
-		if len(stack) == 0 {
-			continue
-		}
-		top := &stack[len(stack)-1]
-		if !top.object {
-			continue
-		}
-		if top.expect { // tok is a key
-			key, _ := tok.(string)
-			folded := strings.ToLower(foldKey(key))
-			if top.keys == nil {
-				top.keys = make(map[string]struct{})
-			}
-			if _, dup := top.keys[folded]; dup {
-				return &JSONError{CodeInvalidRequest, fmt.Sprintf("duplicate or case-variant object key %q", truncate(key, 40))}
-			}
-			top.keys[folded] = struct{}{}
-			top.expect = false
-		} else {
-			top.expect = true
-		}
-	}
-	if values == 0 {
-		return &JSONError{CodeParseError, "request body is empty"}
-	}
-	return nil
+	c := jsonChecker{data: data, maxDepth: maxDepth}
+	return c.run()
 }
 
 // foldKey maps every rune to the smallest rune of its Unicode case-folding orbit, so keys equal
