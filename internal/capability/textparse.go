@@ -3,8 +3,9 @@ package capability
 import (
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 	"unsafe"
+
+	"github.com/neemias/neemias-mcp/internal/jsonscan"
 )
 
 // parseNode reads one JSON document into a node tree, object keys in document order, with the
@@ -40,16 +41,7 @@ type nodeParser struct {
 	vals []node
 }
 
-func (p *nodeParser) space() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
+func (p *nodeParser) space() { p.pos = jsonscan.Space(p.data, p.pos) }
 
 func (p *nodeParser) errorf(what string) error {
 	if p.pos >= len(p.data) {
@@ -87,87 +79,45 @@ func (p *nodeParser) value(depth int) (node, error) {
 }
 
 func (p *nodeParser) literal(word string, n node) (node, error) {
-	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
+	end, ok := jsonscan.Literal(p.data, p.pos, word)
+	if !ok {
 		return node{}, p.errorf("in literal " + word)
 	}
-	p.pos += len(word)
+	p.pos = end
 	return n, nil
 }
 
 // number takes a number as written, after checking its grammar (RFC 8259 §6).
 func (p *nodeParser) number() (node, error) {
-	start := p.pos
-	digits := func() int {
-		n := 0
-		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
-			p.pos++
-			n++
-		}
-		return n
-	}
-	if p.data[p.pos] == '-' {
-		p.pos++
-	}
-	if p.pos < len(p.data) && p.data[p.pos] == '0' {
-		p.pos++
-	} else if digits() == 0 {
+	end, ok := jsonscan.Number(p.data, p.pos)
+	if !ok {
+		p.pos = end
 		return node{}, p.errorf("in numeric literal")
 	}
-	if p.pos < len(p.data) && p.data[p.pos] == '.' {
-		p.pos++
-		if digits() == 0 {
-			return node{}, p.errorf("after decimal point in numeric literal")
-		}
-	}
-	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
-		p.pos++
-		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
-			p.pos++
-		}
-		if digits() == 0 {
-			return node{}, p.errorf("in exponent of numeric literal")
-		}
-	}
-	return node{kind: nodeScalar, scalar: p.text(p.data[start:p.pos])}, nil
+	n := node{kind: nodeScalar, scalar: p.text(p.data[p.pos:end])}
+	p.pos = end
+	return n, nil
 }
 
-// str reads a string at p.pos (its opening quote). Plain strings (no escape, valid UTF-8, no
-// control character) are taken as they are; any other goes to encoding/json.
+// str reads a string at p.pos (its opening quote). Plain strings (no escape, valid UTF-8) are
+// taken as they are; any other goes to encoding/json.
 func (p *nodeParser) str() (string, error) {
 	start := p.pos
-	p.pos++
-	plain := true
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		switch {
-		case c == '"':
-			p.pos++
-			raw := p.data[start:p.pos]
-			if plain {
-				return p.text(raw[1 : len(raw)-1]), nil
-			}
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return "", fmt.Errorf("string at offset %d: %w", start, err)
-			}
-			return s, nil
-		case c == '\\':
-			plain = false
-			p.pos += 2 // the escaped character, whatever it is, never ends the string
-			continue
-		case c < 0x20:
-			return "", p.errorf("in string literal")
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(p.data[p.pos:])
-			if r == utf8.RuneError && size == 1 {
-				plain = false
-			}
-			p.pos += size
-			continue
-		}
-		p.pos++
+	end, plain, ok := jsonscan.String(p.data, p.pos)
+	if !ok {
+		p.pos = end
+		return "", fmt.Errorf("invalid string literal at offset %d", start)
 	}
-	return "", fmt.Errorf("unexpected end of JSON input (in string literal at offset %d)", start)
+	p.pos = end
+	raw := p.data[start:end]
+	if plain {
+		return p.text(raw[1 : len(raw)-1]), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("string at offset %d: %w", start, err)
+	}
+	return s, nil
 }
 
 func (p *nodeParser) object(depth int) (node, error) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/neemias/neemias-mcp/internal/jsonscan"
 )
 
 // jsonChecker is CheckJSON's reader: the token grammar of encoding/json's Decoder.Token
@@ -133,16 +135,7 @@ func (c *jsonChecker) run() error {
 	}
 }
 
-func (c *jsonChecker) space() {
-	for c.pos < len(c.data) {
-		switch c.data[c.pos] {
-		case ' ', '\t', '\n', '\r':
-			c.pos++
-		default:
-			return
-		}
-	}
-}
+func (c *jsonChecker) space() { c.pos = jsonscan.Space(c.data, c.pos) }
 
 func (c *jsonChecker) valueAllowed() bool {
 	switch c.state {
@@ -210,116 +203,40 @@ func foldedKey(key string) string {
 
 // str reads a string at c.pos (its opening quote) and returns its value.
 func (c *jsonChecker) str() (string, bool) {
-	start := c.pos
-	c.pos++
-	escaped := false
-	for c.pos < len(c.data) {
-		switch b := c.data[c.pos]; {
-		case b == '"':
-			c.pos++
-			raw := c.data[start:c.pos]
-			if !escaped {
-				// Without a copy: the key lives only while the body is checked, and the body
-				// is not changed meanwhile (an error message clones what it quotes).
-				if len(raw) == 2 {
-					return "", true
-				}
-				return unsafe.String(&raw[1], len(raw)-2), true
-			}
-			var s string
-			return s, json.Unmarshal(raw, &s) == nil
-		case b < 0x20:
-			return "", false
-		case b == '\\':
-			escaped = true
-			if c.pos+1 >= len(c.data) {
-				return "", false
-			}
-			switch c.data[c.pos+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				c.pos += 2
-			case 'u':
-				if c.pos+6 > len(c.data) {
-					return "", false
-				}
-				for _, h := range c.data[c.pos+2 : c.pos+6] {
-					if !isHex(h) {
-						return "", false
-					}
-				}
-				c.pos += 6
-			default:
-				return "", false
-			}
-		default:
-			c.pos++
-		}
+	end, plain, ok := jsonscan.String(c.data, c.pos)
+	if !ok {
+		return "", false
 	}
-	return "", false
-}
-
-func isHex(b byte) bool {
-	return '0' <= b && b <= '9' || 'a' <= b && b <= 'f' || 'A' <= b && b <= 'F'
+	raw := c.data[c.pos:end]
+	c.pos = end
+	if plain {
+		// Without a copy: the key lives only while the body is checked, and the body is not
+		// changed meanwhile (an error message clones what it quotes).
+		if len(raw) == 2 {
+			return "", true
+		}
+		return unsafe.String(&raw[1], len(raw)-2), true
+	}
+	var v string
+	return v, json.Unmarshal(raw, &v) == nil
 }
 
 // scalar reads a string, number or literal at c.pos. A number or literal ends at the first
 // byte that cannot continue it, whatever that byte is: the token grammar judges it next.
 func (c *jsonChecker) scalar() bool {
+	var ok bool
 	switch b := c.data[c.pos]; {
 	case b == '"':
-		_, ok := c.str()
+		_, ok = c.str()
 		return ok
 	case b == 't':
-		return c.literal("true")
+		c.pos, ok = jsonscan.Literal(c.data, c.pos, "true")
 	case b == 'f':
-		return c.literal("false")
+		c.pos, ok = jsonscan.Literal(c.data, c.pos, "false")
 	case b == 'n':
-		return c.literal("null")
+		c.pos, ok = jsonscan.Literal(c.data, c.pos, "null")
 	case b == '-' || ('0' <= b && b <= '9'):
-		return c.number()
+		c.pos, ok = jsonscan.Number(c.data, c.pos)
 	}
-	return false
-}
-
-func (c *jsonChecker) literal(word string) bool {
-	if len(c.data)-c.pos < len(word) || string(c.data[c.pos:c.pos+len(word)]) != word {
-		return false
-	}
-	c.pos += len(word)
-	return true
-}
-
-func (c *jsonChecker) number() bool {
-	digits := func() int {
-		n := 0
-		for c.pos < len(c.data) && '0' <= c.data[c.pos] && c.data[c.pos] <= '9' {
-			c.pos++
-			n++
-		}
-		return n
-	}
-	if c.data[c.pos] == '-' {
-		c.pos++
-	}
-	if c.pos < len(c.data) && c.data[c.pos] == '0' {
-		c.pos++
-	} else if digits() == 0 {
-		return false
-	}
-	if c.pos < len(c.data) && c.data[c.pos] == '.' {
-		c.pos++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if c.pos < len(c.data) && (c.data[c.pos] == 'e' || c.data[c.pos] == 'E') {
-		c.pos++
-		if c.pos < len(c.data) && (c.data[c.pos] == '+' || c.data[c.pos] == '-') {
-			c.pos++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return true
+	return ok
 }
