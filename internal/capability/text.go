@@ -162,19 +162,21 @@ func (r *textRenderer) table(indent, item, name string, n node) {
 		}
 	}
 	fmt.Fprintf(&r.b, "%s%s (%d):\n%s%s\n", indent, name, len(n.vals), indent, strings.Join(cols, " | "))
+	cells := make([]*node, len(cols))
 	for _, v := range n.vals {
 		last := -1
 		for j, col := range cols {
-			if c, ok := v.field(col); ok && c.kind == nodeScalar {
-				last = j
+			cells[j] = nil
+			if i := slices.Index(v.keys, col); i >= 0 && v.vals[i].kind == nodeScalar {
+				cells[j], last = &v.vals[i], j
 			}
 		}
 		r.b.WriteString(indent)
-		for j, col := range cols[:last+1] {
+		for j, c := range cells[:last+1] {
 			if j > 0 {
 				r.b.WriteString(" | ")
 			}
-			if c, ok := v.field(col); ok && c.kind == nodeScalar {
+			if c != nil {
 				writeCell(&r.b, c.scalar)
 			}
 		}
@@ -218,5 +220,13 @@ func writeCell(b *strings.Builder, s string) {
 }
 
 func misread(s string) bool {
-	return s == "" || strings.ContainsAny(s, "\n\r|") || strings.TrimSpace(s) != s
+	if s == "" || strings.TrimSpace(s) != s {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '\n' || c == '\r' || c == '|' {
+			return true
+		}
+	}
+	return false
 }

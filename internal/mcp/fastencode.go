@@ -181,6 +181,15 @@ func (f *fastPath) appendMeta(buf []byte, meta sdk.Meta, modern bool) ([]byte, b
 	return append(buf, ','), true
 }
 
+// jsonSafe marks the ASCII bytes encoding/json writes as they are in a string: printable, but
+// not the quote, the backslash or the HTML characters.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return t
+}()
+
 // appendJSONString appends s as a JSON string exactly as encoding/json writes a string (the
 // SDK's result encoding): `"` and `\` escaped, control characters as \b \f \n \r \t or \u00XX,
 // the HTML characters < > & as \u003c \u003e \u0026, U+2028 and U+2029 escaped, invalid UTF-8
@@ -193,7 +202,7 @@ func appendJSONString(buf []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		b := s[i]
 		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if jsonSafe[b] {
 				i++
 				continue
 			}

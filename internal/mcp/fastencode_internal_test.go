@@ -36,3 +36,30 @@ func checkJSONString(t *testing.T, s string) {
 		t.Fatalf("%q:\ngot  %s\nwant %s", s, got[len("prefix"):], want)
 	}
 }
+
+// BenchmarkAppendJSONString: a busy Sunday's read as a resource text, escaped by the fast
+// path and by encoding/json.
+func BenchmarkAppendJSONString(b *testing.B) {
+	rows := make([]map[string]string, 212)
+	for i := range rows {
+		rows[i] = map[string]string{"checkin_id": "8c6a01d4-0000-4000-8000-000000000001", "child_handle": "K7Q2MX", "child_label": "Ana S.",
+			"class_id": "8c6a01d4-0000-4000-8000-000000000000", "class_name": "Berçário", "checked_in_at": "2026-10-25T12:00:14Z"}
+	}
+	doc, _ := json.Marshal(map[string]any{"date": "2026-10-25", "checkins": rows})
+	text := string(doc)
+	b.Run("fast-path", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		buf := make([]byte, 0, 2*len(text))
+		for b.Loop() {
+			buf = appendJSONString(buf[:0], text)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			if _, err := json.Marshal(text); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
