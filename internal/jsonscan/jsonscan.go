@@ -5,7 +5,11 @@
 // means is the caller's.
 package jsonscan
 
-import "unicode/utf8"
+import (
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+)
 
 // Space returns the offset of the first byte at or after i that is not JSON whitespace.
 func Space(b []byte, i int) int {
@@ -116,4 +120,121 @@ func String(b []byte, i int) (end int, plain, ok bool) {
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// Value returns the offset after the JSON value that starts at i (after any whitespace);
+// ok is false when it is not a well-formed value.
+func Value(b []byte, i int) (end int, ok bool) {
+	i = Space(b, i)
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		end, _, ok = String(b, i)
+		return end, ok
+	case c == 't':
+		return Literal(b, i, "true")
+	case c == 'f':
+		return Literal(b, i, "false")
+	case c == 'n':
+		return Literal(b, i, "null")
+	case c == '-' || ('0' <= c && c <= '9'):
+		return Number(b, i)
+	case c == '[':
+		i = Space(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			if i, ok = Value(b, i); !ok {
+				return i, false
+			}
+			if i = Space(b, i); i >= len(b) {
+				return i, false
+			}
+			switch b[i] {
+			case ',':
+				i++
+			case ']':
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case c == '{':
+		var n int
+		if members(b[i:], nil, &n) != nil {
+			return i, false
+		}
+		return i + n, true
+	}
+	return i, false
+}
+
+// Members calls fn with each member of the object b holds (whitespace around it allowed), in
+// order: its key unquoted (by encoding/json when it has escapes) and its value's bytes,
+// which alias b. After fn returns false it is not called again, but the rest of b is still
+// checked. An error says b is not one well-formed object.
+func Members(b []byte, fn func(key string, value []byte) bool) error {
+	var n int
+	if err := members(b, fn, &n); err != nil {
+		return err
+	}
+	if Space(b, n) != len(b) {
+		return errNotObject
+	}
+	return nil
+}
+
+var errNotObject = errors.New("jsonscan: not one JSON object")
+
+func members(b []byte, fn func(string, []byte) bool, end *int) error {
+	i := Space(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return errNotObject
+	}
+	i = Space(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		*end = i + 1
+		return nil
+	}
+	more := true
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return errNotObject
+		}
+		kEnd, plain, ok := String(b, i)
+		if !ok {
+			return errNotObject
+		}
+		kStart := i
+		if i = Space(b, kEnd); i >= len(b) || b[i] != ':' {
+			return errNotObject
+		}
+		vStart := Space(b, i+1)
+		vEnd, ok := Value(b, vStart)
+		if !ok {
+			return errNotObject
+		}
+		if more && fn != nil {
+			key := string(b[kStart+1 : kEnd-1])
+			if !plain && json.Unmarshal(b[kStart:kEnd], &key) != nil {
+				return errNotObject
+			}
+			more = fn(key, b[vStart:vEnd])
+		}
+		if i = Space(b, vEnd); i >= len(b) {
+			return errNotObject
+		}
+		switch b[i] {
+		case ',':
+			i = Space(b, i+1)
+		case '}':
+			*end = i + 1
+			return nil
+		default:
+			return errNotObject
+		}
+	}
 }

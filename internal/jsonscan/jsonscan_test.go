@@ -37,3 +37,27 @@ func TestTokens(t *testing.T) {
 		t.Errorf("Space = %d, want 5", got)
 	}
 }
+
+// TestMembers: an object's members in order, values as written; anything but one
+// well-formed object is an error.
+func TestMembers(t *testing.T) {
+	var got []string
+	err := Members([]byte(` {"a" : [1, {"x":"}"}] , "b\u0063":"s", "n":null, "o":{}} `), func(k string, v []byte) bool {
+		got = append(got, k+"="+string(v))
+		return true
+	})
+	want := []string{`a=[1, {"x":"}"}]`, `bc="s"`, `n=null`, `o={}`}
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("Members = %q, %v; want %q", got, err, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("member %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+	for _, bad := range []string{``, `[]`, `null`, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":1} x`, `{"a":[1,]}`, `{"a":{"b":1,}}`, `{a:1}`} {
+		if err := Members([]byte(bad), func(string, []byte) bool { return true }); err == nil {
+			t.Errorf("Members(%q): no error", bad)
+		}
+	}
+}

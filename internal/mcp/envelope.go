@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/neemias/neemias-mcp/internal/httpx"
+	"github.com/neemias/neemias-mcp/internal/jsonscan"
 )
 
 // Protocol versions this server speaks, newest first.
@@ -64,11 +66,11 @@ func parseEnvelope(body []byte) (*envelope, *httpx.RPCError) {
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "JSON-RPC batches are not supported"}
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil {
+	raw, err := objectMembers(body)
+	if err != nil {
 		return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "the body must be a JSON-RPC request object"}
 	}
-	for k := range raw {
+	for _, k := range slices.Sorted(maps.Keys(raw)) { // in key order: one answer for one body
 		if !slices.Contains([]string{"jsonrpc", "id", "method", "params"}, k) {
 			if k == "result" || k == "error" {
 				return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "this server sends no requests, so it accepts no JSON-RPC responses"}
@@ -92,16 +94,16 @@ func parseEnvelope(body []byte) (*envelope, *httpx.RPCError) {
 		e.isNotification = true
 	}
 	if p, ok := raw["params"]; ok && string(p) != "null" {
-		var params map[string]json.RawMessage
-		if err := json.Unmarshal(p, &params); err != nil {
+		params, err := objectMembers(p)
+		if err != nil {
 			return e, &httpx.RPCError{Code: httpx.CodeInvalidParams, Message: `"params" must be an object`}
 		}
 		e.params = params
 		_ = json.Unmarshal(params["name"], &e.name)
 		_ = json.Unmarshal(params["uri"], &e.uri)
 		if m, ok := params["_meta"]; ok {
-			var meta map[string]json.RawMessage
-			if err := json.Unmarshal(m, &meta); err != nil {
+			meta, err := objectMembers(m)
+			if err != nil {
 				return e, &httpx.RPCError{Code: httpx.CodeInvalidParams, Message: `"_meta" must be an object`}
 			}
 			e.meta = meta
@@ -117,6 +119,22 @@ func parseEnvelope(body []byte) (*envelope, *httpx.RPCError) {
 		}
 	}
 	return e, nil
+}
+
+// objectMembers is the members of the JSON object b by key, their values aliasing b: what
+// json.Unmarshal into a map[string]json.RawMessage gives (null is a nil map), in one pass
+// over bytes CheckJSON has already accepted, instead of that call's validation pass, decode
+// and copies (TestParseEnvelopeMatchesUnmarshal).
+func objectMembers(b []byte) (map[string]json.RawMessage, error) {
+	if string(bytes.TrimSpace(b)) == "null" {
+		return nil, nil
+	}
+	m := make(map[string]json.RawMessage, 4)
+	err := jsonscan.Members(b, func(k string, v []byte) bool {
+		m[k] = v
+		return true
+	})
+	return m, err
 }
 
 // validID reports whether a raw JSON id is a string of sane length or an integer (never null,
