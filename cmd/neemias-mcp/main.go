@@ -70,16 +70,37 @@ func openStore(ctx context.Context, f *dbFlags) (*store.Store, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := store.Migrate(ctx, d.URL); err != nil {
-		d.Close()
-		return nil, nil, err
-	}
-	st, err := store.New(ctx, d.URL)
+	st, err := migrateAndOpen(ctx, d.URL, store.New)
 	if err != nil {
 		d.Close()
 		return nil, nil, err
 	}
 	return st, func() { st.Close(); d.Close() }, nil
+}
+
+// migrateAndOpen migrates the database at url (store.Migrate) and opens the store with open,
+// the two at once: each mostly waits for a connection of its own (a PostgreSQL backend
+// starting), so a start pays for one wait instead of two. The store is returned only once the
+// migrations are applied, and nothing is served before it is; on an error it is closed.
+func migrateAndOpen(ctx context.Context, url string, open func(context.Context, string) (*store.Store, error)) (*store.Store, error) {
+	type opened struct {
+		st  *store.Store
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		st, err := open(ctx, url)
+		ch <- opened{st, err}
+	}()
+	_, err := store.Migrate(ctx, url)
+	o := <-ch
+	if err != nil { // the migration's error first, as when it ran alone
+		if o.st != nil {
+			o.st.Close()
+		}
+		return nil, err
+	}
+	return o.st, o.err
 }
 
 func root() *cobra.Command {
@@ -193,15 +214,12 @@ func serve(ctx context.Context, cmd *cobra.Command, cfg config.Serve, as oauth.O
 		return err
 	}
 	defer d.Close()
-	if _, err := store.Migrate(ctx, d.URL); err != nil {
-		return err
-	}
 	ob, err := observability(ctx, cfg, version)
 	if err != nil {
 		return err
 	}
 	defer ob.shutdown()
-	st, err := ob.openStore(ctx, d.URL)
+	st, err := migrateAndOpen(ctx, d.URL, ob.openStore)
 	if err != nil {
 		return err
 	}

@@ -13,16 +13,22 @@ import (
 
 	"github.com/neemias/neemias-mcp/internal/seed"
 	"github.com/neemias/neemias-mcp/internal/store"
+	signing "github.com/neemias/neemias-mcp/internal/tokens" // bench has a func tokens
 )
 
 // DefaultAdminURL is the admin connection when neither --database-url nor $DATABASE_URL says
 // otherwise: this project's development PostgreSQL.
 const DefaultAdminURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 
-// Database is the bench's own database: created fresh, migrated, seeded and ANALYZEd.
+// Database is the bench's own database: created fresh, migrated, seeded and ANALYZEd, with
+// its signing key.
 type Database struct {
 	URL  string // of the bench database, connecting as the admin role (owner, bypasses RLS)
 	Pool *pgxpool.Pool
+	// SigningKeyIn is how long making the database's first signing key took (an RSA-2048
+	// key, tokens.KeyStore.Active): the work of a new database's first server start, done
+	// here so that start to ready measures what every restart and every added replica pays.
+	SigningKeyIn time.Duration
 }
 
 // databaseURL is adminURL with its database name replaced by name. Only URLs (postgres://),
@@ -39,7 +45,8 @@ func databaseURL(adminURL, name string) (string, error) {
 
 // CreateDatabase drops and recreates database name through adminURL, migrates it and seeds
 // the demo church (scale churches), then runs ANALYZE: the server's plans are those of current
-// statistics, as in production with autovacuum (which is off on this machine).
+// statistics, as in production with autovacuum (which is off on this machine). Last it makes
+// the signing key the server's first start would (Database.SigningKeyIn).
 func CreateDatabase(ctx context.Context, adminURL, name string, scale int) (*Database, error) {
 	if !validIdent(name) {
 		return nil, fmt.Errorf("bench: database name %q must be lower-case letters, digits and _", name)
@@ -73,6 +80,12 @@ func CreateDatabase(ctx context.Context, adminURL, name string, scale int) (*Dat
 		pool.Close()
 		return nil, err
 	}
+	start := time.Now()
+	if _, err := (&signing.KeyStore{Pool: pool}).Active(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("bench: signing key: %w", err)
+	}
+	d.SigningKeyIn = time.Since(start)
 	return d, nil
 }
 

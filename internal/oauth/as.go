@@ -94,7 +94,7 @@ func New(cfg Config) (*AS, error) {
 		return nil, fmt.Errorf("oauth: issuer %q must be an absolute http(s) URL", cfg.Issuer)
 	}
 	pool := cfg.Store.Pool()
-	dummy, err := store.HashPassword("not a password: " + uuid.NewString())
+	dummy, err := store.DummyPasswordHash()
 	if err != nil {
 		return nil, err
 	}

@@ -2,10 +2,15 @@ package rosterimport
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
+	"unicode"
 
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestParseDate(t *testing.T) {
@@ -122,6 +127,55 @@ func TestConsentCells(t *testing.T) {
 			t.Errorf("classifyConsent(%q) = %v, want %v", in, got, want)
 		}
 	}
+}
+
+// fold skips the Unicode normalization of ASCII text and reuses its transformers: what it
+// returns is what a fresh chain per call returned, ASCII or not, from one goroutine or many.
+func TestFoldIsTheNormalization(t *testing.T) {
+	reference := func(s string) string {
+		n, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), s)
+		if err != nil {
+			n = s
+		}
+		var b strings.Builder
+		space := false
+		for _, r := range strings.ToLower(n) {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				if space && b.Len() > 0 {
+					b.WriteByte(' ')
+				}
+				space = false
+				b.WriteRune(r)
+			} else {
+				space = true
+			}
+		}
+		return b.String()
+	}
+	var ascii strings.Builder
+	for c := 0; c < 128; c++ {
+		ascii.WriteByte(byte(c))
+	}
+	in := []string{"", ascii.String(), " NOME_DA-CRIANCA ", "Nome da Criança", "AVÔ", "Ñandú Ŀ ǅ ﬁ", "e\u0301 a\u0300", "\xff\xfeinvalid", strings.Repeat("ção ", 2000)}
+	for _, s := range in {
+		if got, want := fold(s), reference(s); got != want {
+			t.Errorf("fold(%.40q) = %.40q, want %.40q", s, got, want)
+		}
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 50 {
+				for _, s := range in {
+					if got, want := fold(s), reference(s); got != want {
+						t.Errorf("concurrent fold(%.40q) = %.40q, want %.40q", s, got, want)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func TestFoldHeaders(t *testing.T) {

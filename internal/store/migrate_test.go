@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -289,5 +290,77 @@ func TestAppRoleIsNeitherSuperuserNorOwner(t *testing.T) {
 		if user == store.AppRole || church != "" {
 			t.Fatalf("after InTx the pooled connection kept current_user=%s app.church_id=%q", user, church)
 		}
+	}
+}
+
+// An up-to-date database is told by one query, without the migration locks: a replica starts
+// while a migrator holds them (here, both, held by another session) as long as its own
+// migrations are all there. What is not up to date takes the full path: a repeatable
+// migration whose text changed, a version missing from goose_db_version (goose refuses it,
+// as it always did), a migration not applied yet.
+func TestMigrateUpToDateFastPath(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := storetest.NewDatabase(t) // migrated
+	fsys := store.MigrationsFS()
+	if ok, err := store.UpToDate(ctx, url, fsys); err != nil || !ok {
+		t.Fatalf("UpToDate on a migrated database = %v, %v; want true", ok, err)
+	}
+
+	locker, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close(ctx)
+	if _, err := locker.Exec(ctx, `SELECT pg_advisory_lock(hashtext('neemias.repeatable_migrations'))`); err != nil {
+		t.Fatal(err)
+	}
+	quick, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if applied, err := store.Migrate(quick, url); err != nil || len(applied) != 0 {
+		t.Fatalf("Migrate of an up-to-date database while the lock is held: %v, %v; want nothing, at once", applied, err)
+	}
+	if _, err := locker.Exec(ctx, `SELECT pg_advisory_unlock_all()`); err != nil {
+		t.Fatal(err)
+	}
+
+	pool := storetest.Pool(t, url)
+	if _, err := pool.Exec(ctx, `UPDATE repeatable_migrations SET sha256 = 'older' WHERE name = '00110_rls_policies.sql'`); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := store.UpToDate(ctx, url, fsys); err != nil || ok {
+		t.Fatalf("UpToDate with a repeatable migration's text changed = %v, %v; want false", ok, err)
+	}
+	if applied, err := store.Migrate(ctx, url); err != nil || len(applied) != 1 || applied[0].Name != "00110_rls_policies.sql" {
+		t.Fatalf("Migrate with 00110's text changed: %+v, %v; want it re-run", applied, err)
+	}
+
+	extra := fstest.MapFS{}
+	for _, n := range migrationNames(t) {
+		b, _ := fs.ReadFile(fsys, n)
+		extra[n] = &fstest.MapFile{Data: b}
+	}
+	names := migrationNames(t)
+	next := fmt.Sprintf("%05d_next.sql", versionOf(t, names[len(names)-1])+1)
+	extra[next] = &fstest.MapFile{Data: []byte("-- +goose Up\nSELECT 1;\n-- +goose Down\nSELECT 1;\n")}
+	if ok, err := store.UpToDate(ctx, url, extra); err != nil || ok {
+		t.Fatalf("UpToDate with a migration pending = %v, %v; want false", ok, err)
+	}
+	if applied, err := store.MigrateFS(ctx, url, extra); err != nil || len(applied) != 1 || applied[0].Name != next {
+		t.Fatalf("MigrateFS with %s pending: %+v, %v; want it applied", next, applied, err)
+	}
+
+	if _, err := pool.Exec(ctx, `DELETE FROM goose_db_version WHERE version_id = 5`); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := store.UpToDate(ctx, url, fsys); err != nil || ok {
+		t.Fatalf("UpToDate with version 5 missing = %v, %v; want false", ok, err)
+	}
+	if _, err := store.Migrate(ctx, url); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("Migrate with version 5 missing: %v; want goose's refusal of a missing migration", err)
+	}
+
+	if ok, err := store.UpToDate(ctx, storetest.NewEmptyDatabase(t), fsys); ok {
+		t.Fatalf("UpToDate on an empty database = true (%v)", err)
 	}
 }

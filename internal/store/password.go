@@ -62,6 +62,26 @@ func HashPassword(password string) (string, error) {
 // HashPasswordWithSalt is [HashPassword] with a given salt: for reproducible demo data only.
 func HashPasswordWithSalt(password string, salt []byte) string {
 	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemoryKiB, argonThreads, argonKeyLen)
+	return phc(salt, key)
+}
+
+// DummyPasswordHash is a hash in [HashPassword]'s format and parameters that no password
+// matches: a random salt and a random key in place of a derived one. [CheckPassword] against
+// it costs exactly what it costs against a real hash (the work is the argon2id of the
+// password tried, with the parameters the string names), so a login for an email without an
+// account can be made as slow as one with. Making it costs no argon2id work (HashPassword's
+// 19 MiB and tens of milliseconds at every start of the server); a password matches it only
+// by finding a 256-bit preimage.
+func DummyPasswordHash() (string, error) {
+	b := make([]byte, argonSaltLen+argonKeyLen)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("store: dummy password hash: %w", err)
+	}
+	return phc(b[:argonSaltLen], b[argonSaltLen:]), nil
+}
+
+// phc is the PHC string of an argon2id key made with this package's parameters.
+func phc(salt, key []byte) string {
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version,
 		argonMemoryKiB, argonTime, argonThreads,
 		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key))

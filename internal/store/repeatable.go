@@ -2,11 +2,8 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"regexp"
 	"slices"
 	"strings"
@@ -53,32 +50,12 @@ const (
 	repeatKnownOnly
 )
 
-// applyRepeatable re-runs the Up section of every repeatable migration of fsys whose text
+// applyRepeatable re-runs the Up section of every repeatable migration of scanned whose text
 // changed since it was last applied. appliedNow holds the files goose applied in this run:
 // their text is recorded without running them a second time. mode narrows what it does (see
 // repeatMode). It returns the files it re-ran.
-func applyRepeatable(ctx context.Context, url string, fsys fs.FS, appliedNow []string, mode repeatMode) ([]string, error) {
-	names, err := fs.Glob(fsys, "*.sql")
-	if err != nil {
-		return nil, fmt.Errorf("store: list migrations: %w", err)
-	}
-	type file struct{ name, sum, up string }
-	var files []file
-	for _, name := range names {
-		b, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, fmt.Errorf("store: read migration %s: %w", name, err)
-		}
-		if !repeatableMarker.Match(b) {
-			continue
-		}
-		up, err := upSection(string(b))
-		if err != nil {
-			return nil, fmt.Errorf("store: repeatable migration %s: %w", name, err)
-		}
-		sum := sha256.Sum256(b)
-		files = append(files, file{name, hex.EncodeToString(sum[:]), up})
-	}
+func applyRepeatable(ctx context.Context, url string, scanned migrationFiles, appliedNow []string, mode repeatMode) ([]string, error) {
+	files := scanned.repeatable
 	if len(files) == 0 {
 		return nil, nil
 	}

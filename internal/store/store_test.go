@@ -253,6 +253,33 @@ func TestPasswordHash(t *testing.T) {
 	}
 }
 
+// The login's stand-in for an unknown email must cost what a real hash costs: the same
+// format and parameters (CheckPassword's work is set by them), and no password matches it.
+func TestDummyPasswordHash(t *testing.T) {
+	t.Parallel()
+	real, err := store.HashPassword("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := store.DummyPasswordHash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, _ := store.DummyPasswordHash()
+	if d == d2 {
+		t.Error("two dummy hashes are equal: not random")
+	}
+	params := func(h string) string { return h[:strings.LastIndex(h[:strings.LastIndex(h, "$")], "$")+1] }
+	if params(d) != params(real) || len(d) != len(real) {
+		t.Errorf("dummy hash %q: not in the format and parameters of a real one, %q", d, real)
+	}
+	for _, pw := range []string{"", "demo", "not a password"} {
+		if ok, err := store.CheckPassword(d, pw); ok || err != nil {
+			t.Errorf("CheckPassword(dummy, %q) = %v, %v; want false, nil", pw, ok, err)
+		}
+	}
+}
+
 func TestPickupCode(t *testing.T) {
 	t.Parallel()
 	key := store.PickupKey{ID: "00112233aabbccdd", Secret: bytes.Repeat([]byte{0x5a}, 32)}
