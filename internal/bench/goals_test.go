@@ -124,6 +124,19 @@ func TestPeakRSS(t *testing.T) {
 	}
 }
 
+// TestRoundOrder: each round starts one target further along, every target once.
+func TestRoundOrder(t *testing.T) {
+	ts := []string{"a", "b", "c"}
+	for round, want := range map[int]string{1: "abc", 2: "bca", 3: "cab", 4: "abc"} {
+		if got := strings.Join(RoundOrder(ts, round), ""); got != want {
+			t.Errorf("round %d: %s, want %s", round, got, want)
+		}
+	}
+	if strings.Join(ts, "") != "abc" {
+		t.Error("RoundOrder changed its argument")
+	}
+}
+
 // TestProcessCPU: utime + stime of stat(5), counted from the end of the command name, which
 // may hold spaces and parentheses.
 func TestProcessCPU(t *testing.T) {

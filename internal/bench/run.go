@@ -227,7 +227,8 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 
 // measure runs rounds × ops × targets, alternating the targets within each op so that drift
 // (other work on the machine, table growth) hits each of them alike, and returns the cells
-// with per-round figures and their medians.
+// with per-round figures and their medians. Each round starts the targets one further along
+// (RoundOrder), so no target always follows the same one.
 func (e *env) measure(ctx context.Context, targets, ops []string, rounds int, dur time.Duration, label string) ([]Cell, error) {
 	type key struct{ t, o string }
 	per := map[key][]Stats{}
@@ -241,7 +242,7 @@ func (e *env) measure(ctx context.Context, targets, ops []string, rounds int, du
 	}
 	for round := 1; round <= rounds; round++ {
 		for _, op := range ops {
-			for _, t := range targets {
+			for _, t := range RoundOrder(targets, round) {
 				r, ok := e.client.Prepare(t, op)
 				if !ok {
 					continue
@@ -261,6 +262,18 @@ func (e *env) measure(ctx context.Context, targets, ops []string, rounds int, du
 		cells = append(cells, Cell{Target: k.t, Op: k.o, Stats: MedianStats(per[k]), Rounds: per[k]})
 	}
 	return cells, nil
+}
+
+// RoundOrder is the order of targets in round (counting from 1): rotated by one per round. A
+// fixed order measured a target always right after the same other one (MCP 2026-07-28 after
+// REST, with whatever the server kept of REST's load), which showed as a gap between the two
+// MCP eras that profiles of each alone did not have.
+func RoundOrder(targets []string, round int) []string {
+	if len(targets) == 0 {
+		return nil
+	}
+	k := (round - 1) % len(targets)
+	return append(slices.Clone(targets[k:]), targets[:k]...)
 }
 
 // cell measures one target × op once: probe (a full check of one answer), warm-up, run. The
