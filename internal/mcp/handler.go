@@ -43,6 +43,7 @@ type Handler struct {
 
 	mu      sync.Mutex
 	servers map[string]*sdk.Server // keyed by the visible capability set
+	callers map[string]*sdk.Server // the same servers, keyed by role and scopes (serverFor)
 }
 
 // entry is one capability with everything the runtime precomputes for it.
@@ -72,6 +73,7 @@ func NewHandler(opts Options) (*Handler, error) {
 		tools:    map[string]*entry{},
 		stateTTL: opts.StateTTL,
 		servers:  map[string]*sdk.Server{},
+		callers:  map[string]*sdk.Server{},
 	}
 	keys := opts.StateKeys
 	if len(keys) == 0 {
@@ -273,7 +275,7 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSONMediaType(ct) {
 		httpx.WriteRPCError(w, http.StatusUnsupportedMediaType, nil, httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "Content-Type must be application/json"})
 		return
 	}
@@ -428,7 +430,16 @@ func (h *Handler) matchRead(uri string) (*entry, map[string]string) {
 	return nil, nil
 }
 
+// isJSONMediaType reports whether a Content-Type is application/json, parameters allowed.
+func isJSONMediaType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
+}
+
 func acceptsBoth(values []string) bool {
+	if len(values) == 1 && values[0] == "application/json, text/event-stream" {
+		return true // what every MCP client sends, without splitting it
+	}
 	var jsonOK, sseOK bool
 	for _, v := range values {
 		for _, part := range strings.Split(v, ",") {
@@ -461,8 +472,19 @@ func (h *Handler) visible(p principal.Principal) []*entry {
 // serverFor returns the SDK server for the request's caller: one server per distinct set of
 // visible capabilities, built once and cached (at most 2^len(scopes) of them), so tools/list and
 // resources/list show only what the caller may use. The SDK calls this for every request.
+//
+// What a caller sees depends only on its role and scopes, so the server is also kept by those
+// (callers, at most maxCallerKeys of them): a request of a known kind of caller finds its
+// server without walking the catalog.
 func (h *Handler) serverFor(r *http.Request) *sdk.Server {
 	p, _ := principal.From(r.Context())
+	caller := p.Role + "\x00" + p.Scopes.String()
+	h.mu.Lock()
+	s, ok := h.callers[caller]
+	h.mu.Unlock()
+	if ok {
+		return s
+	}
 	vis := h.visible(p)
 	ids := make([]string, len(vis))
 	for i, e := range vis {
@@ -471,10 +493,15 @@ func (h *Handler) serverFor(r *http.Request) *sdk.Server {
 	key := strings.Join(ids, ",")
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if s, ok := h.servers[key]; ok {
-		return s
+	if s, ok = h.servers[key]; !ok {
+		s = h.buildServer(vis)
+		h.servers[key] = s
 	}
-	s := h.buildServer(vis)
-	h.servers[key] = s
+	if len(h.callers) < maxCallerKeys {
+		h.callers[caller] = s
+	}
 	return s
 }
+
+// maxCallerKeys bounds serverFor's servers by caller: roles times the scope sets tokens carry.
+const maxCallerKeys = 1024

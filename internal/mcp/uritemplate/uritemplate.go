@@ -23,7 +23,11 @@ import (
 
 // Template is a compiled URI template.
 type Template struct {
-	raw       string
+	raw string
+	// literal is the template's text before its first expression: every URI it matches
+	// starts with it, so most templates refuse a URI without running the regexp; a template
+	// without path variables matches exactly that path.
+	literal   string
 	path      *regexp.Regexp
 	pathVars  []string
 	queryVars []string
@@ -38,6 +42,7 @@ const unreserved = `[A-Za-z0-9._~-]+`
 // unbalanced braces, duplicate variable names and invalid variable names.
 func Compile(tmpl string) (*Template, error) {
 	t := &Template{raw: tmpl}
+	t.literal, _, _ = strings.Cut(tmpl, "{")
 	var re strings.Builder
 	re.WriteString("^")
 	seen := map[string]bool{}
@@ -120,6 +125,9 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 	}
 	path, query, hasQ := strings.Cut(uri, "?")
 	if hasQ && (!t.hasQuery || query == "") {
+		return nil, false
+	}
+	if !strings.HasPrefix(path, t.literal) || (len(t.pathVars) == 0 && path != t.literal) {
 		return nil, false
 	}
 	m := t.path.FindStringSubmatch(path)
