@@ -77,5 +77,8 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// bodyReader hands a body that was read whole to the next handler.
-func bodyReader(b []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader(b)) }
+// SetBody hands a body that was read whole (and maybe rewritten) to the next handler.
+func SetBody(r *http.Request, b []byte) {
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	r.ContentLength = int64(len(b))
+}

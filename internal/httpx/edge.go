@@ -283,8 +283,7 @@ func (b BodyCheck) Wrap(next http.Handler) http.Handler {
 				return
 			}
 		}
-		r.Body = bodyReader(body)
-		r.ContentLength = int64(len(body))
+		SetBody(r, body)
 		next.ServeHTTP(w, r)
 	})
 }

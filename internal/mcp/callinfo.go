@@ -38,6 +38,10 @@ type invocation struct {
 	requestState   string
 	clientCaps     *sdk.ClientCapabilities
 	modern         bool
+	// read and readVars are a read's URI already matched (envelope.read); nil: readResult
+	// matches target itself.
+	read     *entry
+	readVars map[string]string
 }
 
 func readInvocation(req *sdk.ReadResourceRequest) invocation {

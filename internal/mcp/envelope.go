@@ -56,6 +56,11 @@ type envelope struct {
 	// params and meta are the members of params and of params._meta, raw; nil when absent
 	// or null. The fast path reads them instead of decoding the body again.
 	params, meta map[string]json.RawMessage
+	// read and readVars are, for a resources/read, the resource its URI matched and the
+	// template's values: serveMCP matches once, for the scope check, and the fast path reads
+	// with that match instead of matching the URI again.
+	read     *entry
+	readVars map[string]string
 }
 
 // parseEnvelope checks that body (already through httpx.CheckJSON) is a single JSON-RPC 2.0

@@ -219,11 +219,11 @@ func (h *Handler) serveFast(w http.ResponseWriter, r *http.Request, env *envelop
 		if strings.HasPrefix(req.uri, "ui://") {
 			return r
 		}
-		e, _ := h.matchRead(req.uri)
+		e := env.read
 		if e == nil || f.engine[e] || !h.opts.Gate.Listed(p, e.ID) {
 			return r
 		}
-		res, raw, err := h.readResult(ctx, invocation{target: req.uri, clientCaps: caps, modern: modern})
+		res, raw, err := h.readResult(ctx, invocation{target: req.uri, clientCaps: caps, modern: modern, read: e, readVars: env.readVars})
 		if err == nil && !raw && writeSSE(w, env.id, func(b []byte) ([]byte, bool) { return f.appendRead(ctx, b, h, e, req.uri, res, modern) }) {
 			f.answered.Add(1)
 			return nil

@@ -1,13 +1,11 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -339,7 +337,11 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		h.refuseAppOnly(w, r, env, e, body)
 		return
 	}
-	if e, vars := h.target(env); e != nil {
+	e, vars := h.target(env)
+	if env.method == "resources/read" {
+		env.read, env.readVars = e, vars
+	}
+	if e != nil {
 		// The pipeline's scope check, made here (once) because its answer is an HTTP status:
 		// 403 insufficient_scope lets the client step up before any JSON-RPC is spoken. The
 		// permit travels on the context to the handler the SDK calls.
@@ -378,8 +380,7 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteRPCError(w, http.StatusInternalServerError, env.id, httpx.RPCError{Code: httpx.CodeInternalError, Message: "internal error"})
 		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(hidden))
-	r.ContentLength = int64(len(hidden))
+	httpx.SetBody(r, hidden)
 	h.engine.ServeHTTP(idw, r)
 }
 

@@ -28,7 +28,10 @@ func (h *Handler) readHandler(ctx context.Context, req *sdk.ReadResourceRequest)
 // returned as an *sdk.ReadResourceResult of its own (Options.Gate's escape hatch).
 func (h *Handler) readResult(ctx context.Context, in invocation) (res *sdk.ReadResourceResult, raw bool, err error) {
 	uri := in.target
-	e, vars := h.matchRead(uri)
+	e, vars := in.read, in.readVars
+	if e == nil {
+		e, vars = h.matchRead(uri)
+	}
 	if e == nil {
 		return nil, false, notFound(uri, in.modern)
 	}

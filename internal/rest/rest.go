@@ -135,7 +135,8 @@ func (r *runner) authorize(srv *oas.Server, body httpx.BodyCheck) http.Handler {
 		if req.Method == http.MethodPost {
 			var raw []byte
 			if raw, readErr = httpx.ReadBody(w, req, body.Limit()); readErr == nil {
-				args, req.Body, req.ContentLength = raw, io.NopCloser(bytes.NewReader(raw)), int64(len(raw))
+				args = raw
+				httpx.SetBody(req, raw)
 			}
 		} else {
 			args = pathArgs(route)
