@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf8"
 )
 
 // RenderText renders a capability's JSON output as the text of an MCP tool result: the part
@@ -25,203 +28,290 @@ import (
 // ("classes[].children[].checkin_id", the spec's in_text: false). data is the finalized JSON
 // (after redaction), so the text shows nothing structuredContent does not.
 func RenderText(data []byte, notInText []string) (string, error) {
-	root, err := parseNode(data)
+	b, err := AppendText(nil, data, notInText)
+	return string(b), err
+}
+
+// AppendText appends RenderText's text to dst: how a caller that sends the text with other
+// parts (MCP's summary sentence) writes it without a copy of its own.
+func AppendText(dst, data []byte, notInText []string) ([]byte, error) {
+	d := textDocs.Get().(*textDoc)
+	defer d.release()
+	root, err := d.parse(data)
 	if err != nil {
-		return "", fmt.Errorf("capability: render text: %w", err)
+		return dst, fmt.Errorf("capability: render text: %w", err)
 	}
-	r := textRenderer{omit: notInText}
-	r.b.Grow(len(data) / 2) // the text is about a third of the JSON: no keys, quotes or ids
+	start := len(dst)
+	r := textRenderer{doc: d, omit: notInText, b: slices.Grow(dst, TextSizeHint(data))}
 	if root.kind != nodeObject {
-		r.value(&r.b, "", "", root)
+		r.value("", "", &root)
 	} else {
-		r.object("", "", "", root)
+		r.object("", "", "", &root)
 	}
-	return strings.TrimRight(r.b.String(), "\n"), nil
+	end := len(r.b)
+	for end > start && r.b[end-1] == '\n' {
+		end--
+	}
+	return r.b[:end], nil
 }
 
-type nodeKind int
+// TextSizeHint is room enough for the text of data in all but odd documents: the text leaves
+// out keys, quotes and ids, and comes to 40–60% of the JSON of the spec's outputs.
+func TextSizeHint(data []byte) int { return len(data) * 3 / 4 }
 
-const (
-	nodeScalar nodeKind = iota
-	nodeNull
-	nodeObject
-	nodeArray
-)
+// textDocs are parsed documents kept for the next render, so their arenas are reused.
+var textDocs = sync.Pool{New: func() any { return new(textDoc) }}
 
-// node is a JSON value with its object keys in document order (a map would lose the order the
-// spec gives the fields, which is the order a reader expects).
-type node struct {
-	kind   nodeKind
-	scalar string   // a scalar's text: a string's value, a number or boolean as written
-	keys   []string // an object's keys, in order
-	vals   []node   // an object's values (by keys) or an array's items
-}
+// maxPooledNodes bounds the arena a pooled doc keeps: a rare huge document's is left to the
+// collector.
+const maxPooledNodes = 1 << 16
 
-func (n node) field(key string) (node, bool) {
-	if i := slices.Index(n.keys, key); i >= 0 {
-		return n.vals[i], true
+func (d *textDoc) release() {
+	if cap(d.nodes) > maxPooledNodes || cap(d.stack) > maxPooledNodes {
+		return
 	}
-	return node{}, false
+	clear(d.unescaped) // the pool must not keep the document's strings alive, nor its bytes
+	d.data, d.unescaped = nil, d.unescaped[:0]
+	textDocs.Put(d)
 }
 
 type textRenderer struct {
-	b    strings.Builder
+	doc  *textDoc
 	omit []string
+	b    []byte
 }
 
-func (r *textRenderer) omitted(path string) bool { return slices.Contains(r.omit, path) }
+// omitted reports whether the field key of the object at path is left out of the text; it
+// compares in place, as join(path, key) == o, so the check costs no string per field.
+func (r *textRenderer) omitted(path, key string) bool {
+	for _, o := range r.omit {
+		if path == "" {
+			if o == key {
+				return true
+			}
+			continue
+		}
+		if len(o) == len(path)+1+len(key) && o[len(path)] == '.' && o[:len(path)] == path && o[len(path)+1:] == key {
+			return true
+		}
+	}
+	return false
+}
 
 // object writes the members of an object, each on its own line(s), at indent. path is the
 // object's JSON path ("" at the root, "classes[]" for an item), label the prefix of a nested
 // object's names ("guardian.").
-func (r *textRenderer) object(indent, path, label string, n node) {
-	for i, k := range n.keys {
-		p := join(path, k)
-		v := n.vals[i]
-		if v.kind == nodeNull || r.omitted(p) {
+func (r *textRenderer) object(indent, path, label string, n *textNode) {
+	for i := range r.doc.members(n) {
+		v := &r.doc.members(n)[i]
+		if v.kind == nodeNull || r.omitted(path, r.doc.str(v.key)) {
 			continue
 		}
 		switch v.kind {
 		case nodeObject:
-			r.object(indent, p, label+k+".", v)
+			r.object(indent, join(path, r.doc.str(v.key)), label+r.doc.str(v.key)+".", v)
 		case nodeArray:
-			r.list(indent, p, label+k, v)
+			r.list(indent, join(path, r.doc.str(v.key)), label+r.doc.str(v.key), v)
 		default:
-			fmt.Fprintf(&r.b, "%s%s%s: %s\n", indent, label, k, cell(v.scalar))
+			r.b = append(r.b, indent...)
+			r.b = append(r.b, label...)
+			r.b = append(r.b, r.doc.str(v.key)...)
+			r.b = append(r.b, ": "...)
+			r.b = appendCell(r.b, r.doc.str(v.scalar))
+			r.b = append(r.b, '\n')
 		}
 	}
 }
 
 // list writes a list: a table of flat objects, blocks of objects that hold lists, or a line
 // of scalars.
-func (r *textRenderer) list(indent, path, name string, n node) {
-	if len(n.vals) == 0 {
-		fmt.Fprintf(&r.b, "%s%s: none\n", indent, name)
+func (r *textRenderer) list(indent, path, name string, n *textNode) {
+	items := r.doc.members(n)
+	if len(items) == 0 {
+		r.b = append(append(append(r.b, indent...), name...), ": none\n"...)
 		return
 	}
 	item := path + "[]"
 	objects, nested := true, false
-	for _, v := range n.vals {
-		if v.kind != nodeObject {
+	for i := range items {
+		if items[i].kind != nodeObject {
 			objects = false
 			break
 		}
-		for i, k := range v.keys {
-			if c := v.vals[i].kind; (c == nodeArray || c == nodeObject) && !r.omitted(join(item, k)) {
+		for _, m := range r.doc.members(&items[i]) {
+			if (m.kind == nodeArray || m.kind == nodeObject) && !r.omitted(item, r.doc.str(m.key)) {
 				nested = true
 			}
 		}
 	}
 	switch {
 	case !objects:
-		parts := make([]string, 0, len(n.vals))
-		for _, v := range n.vals {
-			var b strings.Builder
-			r.value(&b, item, "", v)
-			parts = append(parts, strings.TrimSpace(b.String()))
+		r.b = append(append(append(r.b, indent...), name...), ": "...)
+		for i := range items {
+			if i > 0 {
+				r.b = append(r.b, ", "...)
+			}
+			sub := textRenderer{doc: r.doc, omit: r.omit}
+			sub.value(item, "", &items[i])
+			r.b = append(r.b, strings.TrimSpace(string(sub.b))...)
 		}
-		fmt.Fprintf(&r.b, "%s%s: %s\n", indent, name, strings.Join(parts, ", "))
+		r.b = append(r.b, '\n')
 	case nested:
-		fmt.Fprintf(&r.b, "%s%s (%d):\n", indent, name, len(n.vals))
-		for _, v := range n.vals {
-			var head []string
-			for i, k := range v.keys {
-				c := v.vals[i]
-				if c.kind == nodeScalar && !r.omitted(join(item, k)) {
-					head = append(head, k+": "+cell(c.scalar))
+		r.b = r.appendCount(indent, name, len(items))
+		for i := range items {
+			v := &items[i]
+			r.b = append(r.b, indent...)
+			r.b = append(r.b, "- "...)
+			first := true
+			for _, m := range r.doc.members(v) {
+				if m.kind == nodeScalar && !r.omitted(item, r.doc.str(m.key)) {
+					if !first {
+						r.b = append(r.b, ", "...)
+					}
+					first = false
+					r.b = append(append(r.b, r.doc.str(m.key)...), ": "...)
+					r.b = appendCell(r.b, r.doc.str(m.scalar))
 				}
 			}
-			fmt.Fprintf(&r.b, "%s- %s\n", indent, strings.Join(head, ", "))
-			for i, k := range v.keys {
-				c := v.vals[i]
-				p := join(item, k)
-				if r.omitted(p) {
+			r.b = append(r.b, '\n')
+			for j := range r.doc.members(v) {
+				m := &r.doc.members(v)[j]
+				if r.omitted(item, r.doc.str(m.key)) {
 					continue
 				}
-				switch c.kind {
+				switch m.kind {
 				case nodeArray:
-					r.list(indent+"  ", p, k, c)
+					r.list(indent+"  ", join(item, r.doc.str(m.key)), r.doc.str(m.key), m)
 				case nodeObject:
-					r.object(indent+"  ", p, k+".", c)
+					r.object(indent+"  ", join(item, r.doc.str(m.key)), r.doc.str(m.key)+".", m)
 				}
 			}
 		}
 	default:
-		r.table(indent, item, name, n)
+		r.table(indent, item, name, items)
 	}
+}
+
+// appendCount appends a list's heading, "name (count):".
+func (r *textRenderer) appendCount(indent, name string, count int) []byte {
+	b := append(append(append(r.b, indent...), name...), " ("...)
+	return append(strconv.AppendInt(b, int64(count), 10), "):\n"...)
 }
 
 // table writes a list of flat objects: the columns are the items' fields in first-seen order.
-func (r *textRenderer) table(indent, item, name string, n node) {
-	var cols []string
-	for _, v := range n.vals {
-		for _, k := range v.keys {
-			if !slices.Contains(cols, k) && !r.omitted(join(item, k)) {
-				cols = append(cols, k)
+func (r *textRenderer) table(indent, item, name string, items []textNode) {
+	var colsBuf [16]string
+	cols := colsBuf[:0]
+	for i := range items {
+		for _, m := range r.doc.members(&items[i]) {
+			if !containsString(cols, r.doc.str(m.key)) && !r.omitted(item, r.doc.str(m.key)) {
+				cols = append(cols, r.doc.str(m.key))
 			}
 		}
 	}
-	fmt.Fprintf(&r.b, "%s%s (%d):\n%s%s\n", indent, name, len(n.vals), indent, strings.Join(cols, " | "))
-	cells := make([]*node, len(cols))
-	for _, v := range n.vals {
+	r.b = r.appendCount(indent, name, len(items))
+	r.b = append(r.b, indent...)
+	for j, c := range cols {
+		if j > 0 {
+			r.b = append(r.b, " | "...)
+		}
+		r.b = append(r.b, c...)
+	}
+	r.b = append(r.b, '\n')
+	var cellsBuf [16]*textNode
+	cells := cellsBuf[:0]
+	for range cols {
+		cells = append(cells, nil)
+	}
+	for i := range items {
+		members := r.doc.members(&items[i])
 		last := -1
 		for j, col := range cols {
 			cells[j] = nil
-			if i := slices.Index(v.keys, col); i >= 0 && v.vals[i].kind == nodeScalar {
-				cells[j], last = &v.vals[i], j
+			if k := r.doc.memberIndex(members, col, j); k >= 0 && members[k].kind == nodeScalar {
+				cells[j], last = &members[k], j
 			}
 		}
-		r.b.WriteString(indent)
+		r.b = append(r.b, indent...)
 		for j, c := range cells[:last+1] {
 			if j > 0 {
-				r.b.WriteString(" | ")
+				r.b = append(r.b, " | "...)
 			}
 			if c != nil {
-				writeCell(&r.b, c.scalar)
+				r.b = appendCell(r.b, r.doc.str(c.scalar))
 			}
 		}
-		r.b.WriteByte('\n')
+		r.b = append(r.b, '\n')
 	}
+}
+
+// memberIndex is the index of the first member named key, -1 for none. Items of one list
+// almost always hold their fields in column order, so the member at guess is tried first; it
+// is the first of its name when every member before it is a different column.
+func (d *textDoc) memberIndex(members []textNode, key string, guess int) int {
+	if guess < len(members) && d.str(members[guess].key) == key {
+		aligned := true
+		for k := 0; k < guess; k++ {
+			if d.str(members[k].key) == key {
+				aligned = false
+				break
+			}
+		}
+		if aligned {
+			return guess
+		}
+	}
+	for k := range members {
+		if d.str(members[k].key) == key {
+			return k
+		}
+	}
+	return -1
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // value writes a lone value (the root when it is not an object, an item of a mixed list).
-func (r *textRenderer) value(b *strings.Builder, path, label string, n node) {
+func (r *textRenderer) value(path, label string, n *textNode) {
 	switch n.kind {
 	case nodeScalar:
-		b.WriteString(cell(n.scalar))
+		r.b = appendCell(r.b, r.doc.str(n.scalar))
 	case nodeObject:
-		sub := textRenderer{omit: r.omit}
+		sub := textRenderer{doc: r.doc, omit: r.omit}
 		sub.object("", path, label, n)
-		b.WriteString(strings.ReplaceAll(strings.TrimSpace(sub.b.String()), "\n", "; "))
+		r.b = append(r.b, strings.ReplaceAll(strings.TrimSpace(string(sub.b)), "\n", "; ")...)
 	case nodeArray:
-		sub := textRenderer{omit: r.omit}
+		sub := textRenderer{doc: r.doc, omit: r.omit}
 		sub.list("", path, "items", n)
-		b.WriteString(strings.TrimSpace(sub.b.String()))
+		r.b = append(r.b, strings.TrimSpace(string(sub.b))...)
 	}
 }
 
-// cell is a scalar as one line: a string that could be misread (empty, with a line break, a
-// column separator or surrounding spaces) is quoted as JSON.
-func cell(s string) string {
+// appendCell appends a scalar as one line: a string that could be misread (empty, with a line
+// break, a column separator or surrounding spaces) is quoted as JSON.
+func appendCell(b []byte, s string) []byte {
 	if misread(s) {
 		q, _ := json.Marshal(s)
-		return string(q)
+		return append(b, q...)
 	}
-	return s
-}
-
-// writeCell writes cell(s) to b without building the cell.
-func writeCell(b *strings.Builder, s string) {
-	if misread(s) {
-		b.WriteString(cell(s))
-		return
-	}
-	b.WriteString(s)
+	return append(b, s...)
 }
 
 func misread(s string) bool {
-	if s == "" || strings.TrimSpace(s) != s {
+	if s == "" {
 		return true
+	}
+	if first, last := s[0], s[len(s)-1]; first <= ' ' || first >= utf8.RuneSelf || last <= ' ' || last >= utf8.RuneSelf {
+		if strings.TrimSpace(s) != s { // only then can s start or end with a space
+			return true
+		}
 	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c == '\n' || c == '\r' || c == '|' {

@@ -3,27 +3,85 @@ package capability
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/neemias/neemias-mcp/internal/jsonscan"
 )
 
-// parseNode reads one JSON document into a node tree, object keys in document order, with the
-// same values encoding/json's Decoder.Token gives with UseNumber (strings unescaped, numbers
-// and booleans as written, invalid UTF-8 replaced). It is a small recursive-descent reader
-// because Decoder.Token cost ~70% of rendering a busy Sunday's text: its token stream builds
-// and throws away an error value after every value. Strings with escapes or non-UTF-8 bytes
-// are rare in a pipeline's output and are unquoted by encoding/json itself, so escapes mean
-// exactly what they mean there. FuzzParseNodeMatchesDecoder pins the equivalence.
-func parseNode(data []byte) (node, error) {
-	p := nodeParser{data: data}
-	n, err := p.value(0)
-	if err != nil {
-		return node{}, err
+// textNode is one JSON value of a document being rendered as text. A container's members are
+// the arena's nodes [lo, hi), in document order (a map would lose the order the spec gives the
+// fields, which is the order a reader expects); an object member carries its key. It holds no
+// pointer, so the collector never scans an arena and filling one costs no write barrier.
+type textNode struct {
+	kind   nodeKind
+	key    span // the member's key, inside an object
+	scalar span // a scalar's text: a string's value, a number or boolean as written
+	lo, hi int32
+}
+
+// span is a string of the document: its bytes data[off:off+n] as they are, or, for n < 0, the
+// unescaped string unescaped[off] (a string with escapes or invalid UTF-8).
+type span struct{ off, n int32 }
+
+type nodeKind uint8
+
+const (
+	nodeScalar nodeKind = iota
+	nodeNull
+	nodeObject
+	nodeArray
+)
+
+// textDoc is a parsed document: every container's members live in one arena, so reading a
+// busy Sunday's 54 KB costs no allocation per value or per container (the node tree it
+// replaced allocated two slices per object and ~220 KB per document). Docs are pooled by
+// RenderText; their strings point into the document's bytes (text), so a doc is only valid
+// while its data is, and the rendered text copies what it keeps.
+type textDoc struct {
+	data []byte
+	pos  int
+	// nodes is the arena: a container's members are moved here, contiguous, when it closes.
+	nodes []textNode
+	// stack holds the members of the containers being read, innermost last.
+	stack []textNode
+	// unescaped are the document's strings that are not their bytes as written.
+	unescaped []string
+}
+
+func (d *textDoc) members(n *textNode) []textNode { return d.nodes[n.lo:n.hi] }
+
+// str is the string s spans, without a copy: a document's scalars are most of its bytes, and
+// the nodes live only while RenderText renders the document, which nothing changes meanwhile
+// (data is the pipeline's finalized JSON); the rendered text copies what it keeps.
+func (d *textDoc) str(s span) string {
+	switch {
+	case s.n < 0:
+		return d.unescaped[s.off]
+	case s.n == 0:
+		return ""
 	}
-	p.space()
-	if p.pos != len(p.data) {
-		return node{}, fmt.Errorf("data after the JSON value at offset %d", p.pos)
+	return unsafe.String(&d.data[s.off], int(s.n))
+}
+
+// parse reads one JSON document, with the same values encoding/json's Decoder.Token gives
+// with UseNumber (strings unescaped, numbers and booleans as written, invalid UTF-8 replaced),
+// and refuses what it refuses. It is a small recursive-descent reader because Decoder.Token
+// cost ~70% of rendering a busy Sunday's text. Strings with escapes or non-UTF-8 bytes are
+// rare in a pipeline's output and are unquoted by encoding/json itself, so escapes mean
+// exactly what they mean there. FuzzParseMatchesDecoder pins the equivalence.
+func (d *textDoc) parse(data []byte) (textNode, error) {
+	if len(data) > math.MaxInt32 {
+		return textNode{}, fmt.Errorf("a document of %d bytes is too long to render", len(data))
+	}
+	d.data, d.pos, d.nodes, d.stack, d.unescaped = data, 0, d.nodes[:0], d.stack[:0], d.unescaped[:0]
+	n, err := d.value(0)
+	if err != nil {
+		return textNode{}, err
+	}
+	d.space()
+	if d.pos != len(d.data) {
+		return textNode{}, fmt.Errorf("data after the JSON value at offset %d", d.pos)
 	}
 	return n, nil
 }
@@ -31,189 +89,139 @@ func parseNode(data []byte) (node, error) {
 // maxNodeDepth is encoding/json's nesting limit, so both readers refuse the same documents.
 const maxNodeDepth = 10000
 
-type nodeParser struct {
-	data []byte
-	pos  int
-	// keys and vals are the members of the objects and arrays being read, innermost last: a
-	// container's members are copied out into slices of their exact size when it closes, so
-	// reading a document costs one allocation per container instead of a growing slice each.
-	keys []string
-	vals []node
-}
+func (d *textDoc) space() { d.pos = jsonscan.Space(d.data, d.pos) }
 
-func (p *nodeParser) space() { p.pos = jsonscan.Space(p.data, p.pos) }
-
-func (p *nodeParser) errorf(what string) error {
-	if p.pos >= len(p.data) {
+func (d *textDoc) errorf(what string) error {
+	if d.pos >= len(d.data) {
 		return fmt.Errorf("unexpected end of JSON input (%s)", what)
 	}
-	return fmt.Errorf("invalid character %q at offset %d (%s)", p.data[p.pos], p.pos, what)
+	return fmt.Errorf("invalid character %q at offset %d (%s)", d.data[d.pos], d.pos, what)
 }
 
-func (p *nodeParser) value(depth int) (node, error) {
+func (d *textDoc) value(depth int) (textNode, error) {
 	if depth > maxNodeDepth {
-		return node{}, fmt.Errorf("exceeded max depth at offset %d", p.pos)
+		return textNode{}, fmt.Errorf("exceeded max depth at offset %d", d.pos)
 	}
-	p.space()
-	if p.pos >= len(p.data) {
-		return node{}, p.errorf("looking for a value")
+	d.space()
+	if d.pos >= len(d.data) {
+		return textNode{}, d.errorf("looking for a value")
 	}
-	switch c := p.data[p.pos]; {
+	switch c := d.data[d.pos]; {
 	case c == '{':
-		return p.object(depth)
+		return d.container(depth, nodeObject, '}')
 	case c == '[':
-		return p.array(depth)
+		return d.container(depth, nodeArray, ']')
 	case c == '"':
-		s, err := p.str()
-		return node{kind: nodeScalar, scalar: s}, err
+		s, err := d.string()
+		return textNode{kind: nodeScalar, scalar: s}, err
 	case c == 't':
-		return p.literal("true", node{kind: nodeScalar, scalar: "true"})
+		return d.literal("true", textNode{kind: nodeScalar, scalar: span{int32(d.pos), 4}})
 	case c == 'f':
-		return p.literal("false", node{kind: nodeScalar, scalar: "false"})
+		return d.literal("false", textNode{kind: nodeScalar, scalar: span{int32(d.pos), 5}})
 	case c == 'n':
-		return p.literal("null", node{kind: nodeNull})
+		return d.literal("null", textNode{kind: nodeNull})
 	case c == '-' || (c >= '0' && c <= '9'):
-		return p.number()
+		return d.number()
 	}
-	return node{}, p.errorf("looking for a value")
+	return textNode{}, d.errorf("looking for a value")
 }
 
-func (p *nodeParser) literal(word string, n node) (node, error) {
-	end, ok := jsonscan.Literal(p.data, p.pos, word)
+func (d *textDoc) literal(word string, n textNode) (textNode, error) {
+	end, ok := jsonscan.Literal(d.data, d.pos, word)
 	if !ok {
-		return node{}, p.errorf("in literal " + word)
+		return textNode{}, d.errorf("in literal " + word)
 	}
-	p.pos = end
+	d.pos = end
 	return n, nil
 }
 
 // number takes a number as written, after checking its grammar (RFC 8259 §6).
-func (p *nodeParser) number() (node, error) {
-	end, ok := jsonscan.Number(p.data, p.pos)
+func (d *textDoc) number() (textNode, error) {
+	end, ok := jsonscan.Number(d.data, d.pos)
 	if !ok {
-		p.pos = end
-		return node{}, p.errorf("in numeric literal")
+		d.pos = end
+		return textNode{}, d.errorf("in numeric literal")
 	}
-	n := node{kind: nodeScalar, scalar: p.text(p.data[p.pos:end])}
-	p.pos = end
+	n := textNode{kind: nodeScalar, scalar: span{int32(d.pos), int32(end - d.pos)}}
+	d.pos = end
 	return n, nil
 }
 
-// str reads a string at p.pos (its opening quote). Plain strings (no escape, valid UTF-8) are
-// taken as they are; any other goes to encoding/json.
-func (p *nodeParser) str() (string, error) {
-	start := p.pos
-	end, plain, ok := jsonscan.String(p.data, p.pos)
+// string reads a string at d.pos (its opening quote). Plain strings (no escape, valid UTF-8)
+// are taken as they are; any other goes to encoding/json.
+func (d *textDoc) string() (span, error) {
+	start := d.pos
+	end, plain, ok := jsonscan.String(d.data, d.pos)
 	if !ok {
-		p.pos = end
-		return "", fmt.Errorf("invalid string literal at offset %d", start)
+		d.pos = end
+		return span{}, fmt.Errorf("invalid string literal at offset %d", start)
 	}
-	p.pos = end
-	raw := p.data[start:end]
+	d.pos = end
 	if plain {
-		return p.text(raw[1 : len(raw)-1]), nil
+		return span{int32(start + 1), int32(end - start - 2)}, nil
 	}
 	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", fmt.Errorf("string at offset %d: %w", start, err)
+	if err := json.Unmarshal(d.data[start:end], &s); err != nil {
+		return span{}, fmt.Errorf("string at offset %d: %w", start, err)
 	}
-	return s, nil
+	d.unescaped = append(d.unescaped, s)
+	return span{int32(len(d.unescaped) - 1), -1}, nil
 }
 
-func (p *nodeParser) object(depth int) (node, error) {
-	p.pos++ // {
-	n := node{kind: nodeObject}
-	p.space()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
-		return n, nil
+// container reads an object or an array at d.pos (its opening bracket).
+func (d *textDoc) container(depth int, kind nodeKind, closing byte) (textNode, error) {
+	d.pos++
+	object := kind == nodeObject
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == closing {
+		d.pos++
+		return textNode{kind: kind}, nil
 	}
-	keys, vals := len(p.keys), len(p.vals)
+	from := len(d.stack)
 	for {
-		p.space()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return node{}, p.errorf("looking for beginning of object key string")
+		var key span
+		if object {
+			d.space()
+			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+				return textNode{}, d.errorf("looking for beginning of object key string")
+			}
+			k, err := d.string()
+			if err != nil {
+				return textNode{}, err
+			}
+			d.space()
+			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+				return textNode{}, d.errorf("after object key")
+			}
+			d.pos++
+			key = k
 		}
-		k, err := p.str()
+		v, err := d.value(depth + 1)
 		if err != nil {
-			return node{}, err
+			return textNode{}, err
 		}
-		p.space()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return node{}, p.errorf("after object key")
+		v.key = key
+		d.stack = append(d.stack, v)
+		d.space()
+		after := "after array element"
+		if object {
+			after = "after object key:value pair"
 		}
-		p.pos++
-		v, err := p.value(depth + 1)
-		if err != nil {
-			return node{}, err
+		if d.pos >= len(d.data) {
+			return textNode{}, d.errorf(after)
 		}
-		p.keys = append(p.keys, k)
-		p.vals = append(p.vals, v)
-		p.space()
-		if p.pos >= len(p.data) {
-			return node{}, p.errorf("after object key:value pair")
-		}
-		switch p.data[p.pos] {
+		switch d.data[d.pos] {
 		case ',':
-			p.pos++
-		case '}':
-			p.pos++
-			n.keys = append([]string(nil), p.keys[keys:]...)
-			n.vals = p.takeVals(vals)
-			p.keys = p.keys[:keys]
+			d.pos++
+		case closing:
+			d.pos++
+			n := textNode{kind: kind, lo: int32(len(d.nodes))}
+			d.nodes = append(d.nodes, d.stack[from:]...)
+			n.hi = int32(len(d.nodes))
+			d.stack = d.stack[:from]
 			return n, nil
 		default:
-			return node{}, p.errorf("after object key:value pair")
+			return textNode{}, d.errorf(after)
 		}
 	}
-}
-
-func (p *nodeParser) array(depth int) (node, error) {
-	p.pos++ // [
-	n := node{kind: nodeArray}
-	p.space()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		return n, nil
-	}
-	vals := len(p.vals)
-	for {
-		v, err := p.value(depth + 1)
-		if err != nil {
-			return node{}, err
-		}
-		p.vals = append(p.vals, v)
-		p.space()
-		if p.pos >= len(p.data) {
-			return node{}, p.errorf("after array element")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			n.vals = p.takeVals(vals)
-			return n, nil
-		default:
-			return node{}, p.errorf("after array element")
-		}
-	}
-}
-
-// text is b as a string without a copy: a document's scalars are most of its bytes, and the
-// nodes live only while RenderText renders the document, which nothing changes meanwhile
-// (data is the pipeline's finalized JSON); the rendered text copies what it keeps.
-func (p *nodeParser) text(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
-// takeVals moves the values above from off the stack into a slice of their own.
-func (p *nodeParser) takeVals(from int) []node {
-	out := append([]node(nil), p.vals[from:]...)
-	clear(p.vals[from:]) // the stack must not keep the moved nodes' slices alive
-	p.vals = p.vals[:from]
-	return out
 }
