@@ -81,7 +81,7 @@ func distinct(list any, field string) (int, error) {
 // JSON). Any other template shape, or a v that is not a pointer to a plain struct, renders
 // over output with RenderSummary. TestRenderSummaryOfMatchesJSON holds the two paths equal.
 func RenderSummaryOf(t *template.Template, v any, output []byte) (string, error) {
-	need, ok := summaryNeeds(t)
+	need, ok := summaryNeedsOf(t)
 	if !ok {
 		return RenderSummary(t, output)
 	}
@@ -99,8 +99,27 @@ func RenderSummaryOf(t *template.Template, v any, output []byte) (string, error)
 // TypedSummary reports whether RenderSummaryOf renders t from the typed output (rather than
 // falling back to decoding the JSON).
 func TypedSummary(t *template.Template) bool {
-	_, ok := summaryNeeds(t)
+	_, ok := summaryNeedsOf(t)
 	return ok
+}
+
+// summaryPlans keeps summaryNeeds by template: a summary is parsed once at start-up and never
+// changes, and walking its tree on every call cost a fifth of rendering it.
+var summaryPlans sync.Map // *template.Template → summaryPlan
+
+type summaryPlan struct {
+	need map[string]*fieldNeed
+	ok   bool
+}
+
+func summaryNeedsOf(t *template.Template) (map[string]*fieldNeed, bool) {
+	if p, ok := summaryPlans.Load(t); ok {
+		plan := p.(summaryPlan)
+		return plan.need, plan.ok
+	}
+	need, ok := summaryNeeds(t)
+	summaryPlans.Store(t, summaryPlan{need, ok})
+	return need, ok
 }
 
 // fieldNeed is what a template uses of one top-level field: all of it, or only its length and

@@ -70,6 +70,15 @@ func Literal(b []byte, i int, word string) (end int, ok bool) {
 	return i + len(word), true
 }
 
+// stringASCII marks the bytes a string holds as they are, needing no further look: printable
+// ASCII other than the quote and the backslash.
+var stringASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // String reads the string whose opening quote is at i and returns the offset after its
 // closing quote. plain says its value is its bytes as they are: no escape and valid UTF-8
 // (a string that is not plain is unquoted by encoding/json, which defines what its escapes
@@ -78,6 +87,12 @@ func String(b []byte, i int) (end int, plain, ok bool) {
 	i++
 	plain = true
 	for i < len(b) {
+		for i < len(b) && stringASCII[b[i]] { // most of a string: one table look-up a byte
+			i++
+		}
+		if i == len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
