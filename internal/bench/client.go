@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -168,6 +169,16 @@ type answer struct {
 }
 
 func (c *Client) send(ctx context.Context, r *request, seq int) (answer, error) {
+	return c.sendInto(ctx, r, seq, nil)
+}
+
+// answerBuffers are the measured loop's answer buffers: every target's answer is read into a
+// buffer already grown to its size, not into one io.ReadAll grows from 512 bytes each time.
+var answerBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// sendInto is send reading the answer into buf (nil: a new slice). The answer's body is buf's
+// until buf is reset.
+func (c *Client) sendInto(ctx context.Context, r *request, seq int, buf *bytes.Buffer) (answer, error) {
 	var rd io.Reader
 	if r.body != nil {
 		rd = bytes.NewReader(r.body(seq))
@@ -182,7 +193,14 @@ func (c *Client) send(ctx context.Context, r *request, seq int) (answer, error) 
 		return answer{}, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	var body []byte
+	if buf != nil {
+		buf.Reset()
+		_, err = buf.ReadFrom(resp.Body)
+		body = buf.Bytes()
+	} else {
+		body, err = io.ReadAll(resp.Body)
+	}
 	if err != nil {
 		return answer{}, fmt.Errorf("reading the answer: %w", err)
 	}
@@ -221,7 +239,9 @@ func quickCheck(r *request, a answer, minBytes int) error {
 // Do returns the measured loop's DoFunc for r.
 func (c *Client) Do(r *request, minBytes int) DoFunc {
 	return func(ctx context.Context, seq int) error {
-		a, err := c.send(ctx, r, seq)
+		buf := answerBuffers.Get().(*bytes.Buffer)
+		defer answerBuffers.Put(buf)
+		a, err := c.sendInto(ctx, r, seq, buf)
 		if err != nil {
 			return err
 		}
