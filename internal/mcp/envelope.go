@@ -75,19 +75,21 @@ func parseEnvelope(body []byte) (*envelope, *httpx.RPCError) {
 	if err != nil {
 		return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "the body must be a JSON-RPC request object"}
 	}
-	for _, k := range slices.Sorted(maps.Keys(raw)) { // in key order: one answer for one body
-		if !slices.Contains([]string{"jsonrpc", "id", "method", "params"}, k) {
-			if k == "result" || k == "error" {
-				return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "this server sends no requests, so it accepts no JSON-RPC responses"}
+	if len(raw) > len(requestMembers) || !allRequestMembers(raw) {
+		for _, k := range slices.Sorted(maps.Keys(raw)) { // in key order: one answer for one body
+			if !slices.Contains(requestMembers, k) {
+				if k == "result" || k == "error" {
+					return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "this server sends no requests, so it accepts no JSON-RPC responses"}
+				}
+				return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: fmt.Sprintf("unexpected member %q in JSON-RPC request", k)}
 			}
-			return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: fmt.Sprintf("unexpected member %q in JSON-RPC request", k)}
 		}
 	}
 	if string(raw["jsonrpc"]) != `"2.0"` {
 		return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: `"jsonrpc" must be "2.0"`}
 	}
 	e := &envelope{}
-	if err := json.Unmarshal(raw["method"], &e.method); err != nil || e.method == "" {
+	if err := unmarshalString(raw["method"], &e.method); err != nil || e.method == "" {
 		return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: `"method" must be a non-empty string`}
 	}
 	if id, ok := raw["id"]; ok {
@@ -104,8 +106,8 @@ func parseEnvelope(body []byte) (*envelope, *httpx.RPCError) {
 			return e, &httpx.RPCError{Code: httpx.CodeInvalidParams, Message: `"params" must be an object`}
 		}
 		e.params = params
-		_ = json.Unmarshal(params["name"], &e.name)
-		_ = json.Unmarshal(params["uri"], &e.uri)
+		_ = unmarshalString(params["name"], &e.name)
+		_ = unmarshalString(params["uri"], &e.uri)
 		if m, ok := params["_meta"]; ok {
 			meta, err := objectMembers(m)
 			if err != nil {
@@ -117,13 +119,38 @@ func parseEnvelope(body []byte) (*envelope, *httpx.RPCError) {
 			e.clientCaps = meta[metaClientCapabilities]
 			if v, ok := meta[metaProtocolVersion]; ok {
 				e.metaPresent = true
-				if err := json.Unmarshal(v, &e.metaVersion); err != nil || e.metaVersion == "" {
+				if err := unmarshalString(v, &e.metaVersion); err != nil || e.metaVersion == "" {
 					return e, &httpx.RPCError{Code: httpx.CodeInvalidParams, Message: fmt.Sprintf("_meta %q must be a non-empty string", metaProtocolVersion)}
 				}
 			}
 		}
 	}
 	return e, nil
+}
+
+// requestMembers are the members a JSON-RPC request may have.
+var requestMembers = []string{"jsonrpc", "id", "method", "params"}
+
+func allRequestMembers(raw map[string]json.RawMessage) bool {
+	for k := range raw {
+		if !slices.Contains(requestMembers, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// unmarshalString is json.Unmarshal(b, s) for a string: a plain one (no escape, valid UTF-8,
+// every method, tool name and URI of a client) is taken as written; anything else, and every
+// error, is json.Unmarshal's.
+func unmarshalString(b []byte, s *string) error {
+	if len(b) > 1 && b[0] == '"' {
+		if end, plain, ok := jsonscan.String(b, 0); ok && plain && end == len(b) {
+			*s = string(b[1 : len(b)-1])
+			return nil
+		}
+	}
+	return json.Unmarshal(b, s)
 }
 
 // objectMembers is the members of the JSON object b by key, their values aliasing b: what
