@@ -67,7 +67,7 @@ func tokenNode(dec *json.Decoder) (node, error) {
 	return node{}, fmt.Errorf("unexpected token %v", tok)
 }
 
-var parseNodeCorpus = []string{
+var parseCorpus = []string{
 	`{"to":"2026-06-30","from":"2026-06-01","children":276,"covers":null,"ok":true,"no":false}`,
 	`{"k":[{"a":"1","ids":[{"x":"1"}]}],"e":[],"o":{}}`,
 	` { "a" : [ 1 , -2.5e+3 , 0 , 1E-2 ] , "b" : "x" } `,
@@ -85,19 +85,19 @@ var parseNodeCorpus = []string{
 // TestParseMatchesDecoder: textDoc.parse reads every document exactly as the Decoder.Token
 // reader did, and refuses the same broken ones.
 func TestParseMatchesDecoder(t *testing.T) {
-	for _, doc := range parseNodeCorpus {
-		checkParseNode(t, []byte(doc))
+	for _, doc := range parseCorpus {
+		checkParse(t, []byte(doc))
 	}
 }
 
 func FuzzParseMatchesDecoder(f *testing.F) {
-	for _, doc := range parseNodeCorpus {
+	for _, doc := range parseCorpus {
 		f.Add([]byte(doc))
 	}
-	f.Fuzz(func(t *testing.T, doc []byte) { checkParseNode(t, doc) })
+	f.Fuzz(func(t *testing.T, doc []byte) { checkParse(t, doc) })
 }
 
-func checkParseNode(t *testing.T, doc []byte) {
+func checkParse(t *testing.T, doc []byte) {
 	t.Helper()
 	want, wantErr := decodeWithTokens(doc)
 	var d textDoc
