@@ -104,18 +104,19 @@ func (r *textRenderer) omitted(path, key string) bool {
 func (r *textRenderer) object(indent, path, label string, n *textNode) {
 	for i := range r.doc.members(n) {
 		v := &r.doc.members(n)[i]
-		if v.kind == nodeNull || r.omitted(path, r.doc.str(v.key)) {
+		k := r.doc.str(v.key)
+		if v.kind == nodeNull || r.omitted(path, k) {
 			continue
 		}
 		switch v.kind {
 		case nodeObject:
-			r.object(indent, join(path, r.doc.str(v.key)), label+r.doc.str(v.key)+".", v)
+			r.object(indent, join(path, k), label+k+".", v)
 		case nodeArray:
-			r.list(indent, join(path, r.doc.str(v.key)), label+r.doc.str(v.key), v)
+			r.list(indent, join(path, k), label+k, v)
 		default:
 			r.b = append(r.b, indent...)
 			r.b = append(r.b, label...)
-			r.b = append(r.b, r.doc.str(v.key)...)
+			r.b = append(r.b, k...)
 			r.b = append(r.b, ": "...)
 			r.b = appendCell(r.b, r.doc.str(v.scalar))
 			r.b = append(r.b, '\n')
@@ -164,26 +165,27 @@ func (r *textRenderer) list(indent, path, name string, n *textNode) {
 			r.b = append(r.b, "- "...)
 			first := true
 			for _, m := range r.doc.members(v) {
-				if m.kind == nodeScalar && !r.omitted(item, r.doc.str(m.key)) {
+				if k := r.doc.str(m.key); m.kind == nodeScalar && !r.omitted(item, k) {
 					if !first {
 						r.b = append(r.b, ", "...)
 					}
 					first = false
-					r.b = append(append(r.b, r.doc.str(m.key)...), ": "...)
+					r.b = append(append(r.b, k...), ": "...)
 					r.b = appendCell(r.b, r.doc.str(m.scalar))
 				}
 			}
 			r.b = append(r.b, '\n')
 			for j := range r.doc.members(v) {
 				m := &r.doc.members(v)[j]
-				if r.omitted(item, r.doc.str(m.key)) {
+				k := r.doc.str(m.key)
+				if r.omitted(item, k) {
 					continue
 				}
 				switch m.kind {
 				case nodeArray:
-					r.list(indent+"  ", join(item, r.doc.str(m.key)), r.doc.str(m.key), m)
+					r.list(indent+"  ", join(item, k), k, m)
 				case nodeObject:
-					r.object(indent+"  ", join(item, r.doc.str(m.key)), r.doc.str(m.key)+".", m)
+					r.object(indent+"  ", join(item, k), k+".", m)
 				}
 			}
 		}
@@ -204,8 +206,8 @@ func (r *textRenderer) table(indent, item, name string, items []textNode) {
 	cols := colsBuf[:0]
 	for i := range items {
 		for _, m := range r.doc.members(&items[i]) {
-			if !containsString(cols, r.doc.str(m.key)) && !r.omitted(item, r.doc.str(m.key)) {
-				cols = append(cols, r.doc.str(m.key))
+			if k := r.doc.str(m.key); !slices.Contains(cols, k) && !r.omitted(item, k) {
+				cols = append(cols, k)
 			}
 		}
 	}
@@ -267,15 +269,6 @@ func (d *textDoc) memberIndex(members []textNode, key string, guess int) int {
 		}
 	}
 	return -1
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // value writes a lone value (the root when it is not an object, an item of a mixed list).
