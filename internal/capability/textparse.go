@@ -178,6 +178,10 @@ func (d *textDoc) container(depth int, kind nodeKind, closing byte) (textNode, e
 		return textNode{kind: kind}, nil
 	}
 	from := len(d.stack)
+	after := "after array element"
+	if object {
+		after = "after object key:value pair"
+	}
 	for {
 		var key span
 		if object {
@@ -203,10 +207,6 @@ func (d *textDoc) container(depth int, kind nodeKind, closing byte) (textNode, e
 		v.key = key
 		d.stack = append(d.stack, v)
 		d.space()
-		after := "after array element"
-		if object {
-			after = "after object key:value pair"
-		}
 		if d.pos >= len(d.data) {
 			return textNode{}, d.errorf(after)
 		}

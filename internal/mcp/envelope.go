@@ -75,7 +75,7 @@ func parseEnvelope(body []byte) (*envelope, *httpx.RPCError) {
 	if err != nil {
 		return nil, &httpx.RPCError{Code: httpx.CodeInvalidRequest, Message: "the body must be a JSON-RPC request object"}
 	}
-	if len(raw) > len(requestMembers) || !allRequestMembers(raw) {
+	if !allRequestMembers(raw) {
 		for _, k := range slices.Sorted(maps.Keys(raw)) { // in key order: one answer for one body
 			if !slices.Contains(requestMembers, k) {
 				if k == "result" || k == "error" {
