@@ -48,11 +48,7 @@ func AppendText(dst, data []byte, notInText []string) ([]byte, error) {
 	} else {
 		r.object("", "", "", &root)
 	}
-	end := len(r.b)
-	for end > start && r.b[end-1] == '\n' {
-		end--
-	}
-	return r.b[:end], nil
+	return trimTrailingLines(r.b, start), nil
 }
 
 // TextSizeHint is room enough for the text of data in all but odd documents: the text leaves
@@ -81,10 +77,13 @@ type textRenderer struct {
 	b    []byte
 }
 
-// omitted reports whether the field key of the object at path is left out of the text; it
-// compares in place, as join(path, key) == o, so the check costs no string per field.
-func (r *textRenderer) omitted(path, key string) bool {
-	for _, o := range r.omit {
+func (r *textRenderer) omitted(path, key string) bool { return omittedAt(r.omit, path, key) }
+
+// omittedAt reports whether the field key of the object at path is one of the paths omit
+// leaves out of the text; it compares in place, as join(path, key) == o, so the check costs
+// no string per field.
+func omittedAt(omit []string, path, key string) bool {
+	for _, o := range omit {
 		if path == "" {
 			if o == key {
 				return true
@@ -196,7 +195,11 @@ func (r *textRenderer) list(indent, path, name string, n *textNode) {
 
 // appendCount appends a list's heading, "name (count):".
 func (r *textRenderer) appendCount(indent, name string, count int) []byte {
-	b := append(append(append(r.b, indent...), name...), " ("...)
+	return appendCount(r.b, indent, name, count)
+}
+
+func appendCount(b []byte, indent, name string, count int) []byte {
+	b = append(append(append(b, indent...), name...), " ("...)
 	return append(strconv.AppendInt(b, int64(count), 10), "):\n"...)
 }
 

@@ -66,7 +66,7 @@ func (h *Handler) toolCall(e *entry) toolCallFunc {
 			return r, false, err
 		}
 		return &sdk.CallToolResult{
-			Content:           []sdk.Content{&sdk.TextContent{Text: h.resultText(ctx, e, res.Value, res.JSON, "")}},
+			Content:           []sdk.Content{&sdk.TextContent{Text: h.resultText(ctx, e, res.Value, res.JSON, true, "")}},
 			StructuredContent: res.JSON,
 		}, false, nil
 	}
@@ -77,8 +77,10 @@ func (h *Handler) toolCall(e *entry) toolCallFunc {
 // output rendered for a model (capability.RenderText: lines and tables, not JSON, without the
 // ids the spec keeps out of the text), separated by blank lines. structuredContent keeps the
 // JSON for programs and views. Output that fails to render (it cannot: the pipeline encoded
-// it) is logged and sent as its JSON.
-func (h *Handler) resultText(ctx context.Context, e *entry, value any, data json.RawMessage, handoff string) string {
+// it) is logged and sent as its JSON. value is the typed output; encoded says data is its
+// encoding as it is (not a handoff result's JSON, which leaves fields out), so the text is
+// rendered from value's fields (capability.AppendTextOf) instead of parsing data.
+func (h *Handler) resultText(ctx context.Context, e *entry, value any, data json.RawMessage, encoded bool, handoff string) string {
 	const sep = "\n\n"
 	summary := h.summary(ctx, e, value, data)
 	text := make([]byte, 0, len(summary)+len(handoff)+2*len(sep)+capability.TextSizeHint(data))
@@ -94,7 +96,13 @@ func (h *Handler) resultText(ctx context.Context, e *entry, value any, data json
 	if head > 0 {
 		text = append(text, sep...)
 	}
-	withBody, err := capability.AppendText(text, data, e.NotInText)
+	var withBody []byte
+	var err error
+	if encoded {
+		withBody, err = capability.AppendTextOf(text, value, data, e.NotInText)
+	} else {
+		withBody, err = capability.AppendText(text, data, e.NotInText)
+	}
 	if err != nil {
 		h.log.WarnContext(ctx, "tool result text not rendered", "capability", e.ID, "error", err)
 		withBody = append(text, data...)
@@ -172,7 +180,7 @@ func (h *Handler) handoffResult(ctx context.Context, e *entry, in invocation, fi
 	}
 	ui := len(values) > 0 && viewed && wantsUI(ctx, in.clientCaps)
 	out := &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: h.resultText(ctx, e, res.Value, data, handoffText(values, ui))}},
+		Content:           []sdk.Content{&sdk.TextContent{Text: h.resultText(ctx, e, res.Value, data, false, handoffText(values, ui))}},
 		StructuredContent: data,
 	}
 	if ui {
