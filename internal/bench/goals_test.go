@@ -137,6 +137,36 @@ func TestRoundOrder(t *testing.T) {
 	}
 }
 
+// TestRotationGroups: the read tool alternates with the targets of the read it is compared
+// with, in whichever order the ops are given; every other op alternates its own targets.
+func TestRotationGroups(t *testing.T) {
+	show := func(groups [][]cellKey) string {
+		var parts []string
+		for _, g := range groups {
+			var cells []string
+			for _, k := range g {
+				cells = append(cells, k.target+" "+k.op)
+			}
+			parts = append(parts, "["+strings.Join(cells, ", ")+"]")
+		}
+		return strings.Join(parts, " ")
+	}
+	for _, tc := range []struct {
+		targets, ops []string
+		want         string
+	}{
+		{[]string{TargetREST, TargetMCP2026}, []string{OpCheckins, OpCheckinsTool, OpRosterChild},
+			"[rest checkins/{date}, mcp-2026-07-28 checkins/{date}, mcp-2026-07-28 checkins read tool] [rest roster/children/{id}, mcp-2026-07-28 roster/children/{id}]"},
+		{[]string{TargetREST, TargetMCP2026}, []string{OpCheckinsTool, OpToolsList, OpCheckins},
+			"[mcp-2026-07-28 checkins read tool, rest checkins/{date}, mcp-2026-07-28 checkins/{date}] [mcp-2026-07-28 tools/list]"},
+		{[]string{TargetREST}, []string{OpCheckinsTool, OpToolsList, OpCheckins}, "[rest checkins/{date}]"},
+	} {
+		if got := show(rotationGroups(tc.targets, tc.ops)); got != tc.want {
+			t.Errorf("%v × %v:\n got %s\nwant %s", tc.targets, tc.ops, got, tc.want)
+		}
+	}
+}
+
 // TestProcessCPU: utime + stime of stat(5), counted from the end of the command name, which
 // may hold spaces and parentheses.
 func TestProcessCPU(t *testing.T) {

@@ -30,6 +30,15 @@ var AllOps = []string{OpCheckins, OpCheckinsTool, OpRosterChild, OpAttendance, O
 // ReadOps are the operations the cost-growth mode measures besides the check-in.
 var ReadOps = []string{OpCheckins, OpRosterChild, OpAttendance}
 
+// baselineOp is the op whose figures op is compared with: the read tool with REST's read of
+// the same check-ins; every other op with its own.
+func baselineOp(op string) string {
+	if op == OpCheckinsTool {
+		return OpCheckins
+	}
+	return op
+}
+
 // isMCP reports whether target speaks MCP (only those have tools/list and the read tool).
 func isMCP(target string) bool { return target == TargetMCP2026 || target == TargetMCP2025 }
 

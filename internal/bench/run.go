@@ -228,52 +228,79 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 // measure runs rounds × ops × targets, alternating the targets within each op so that drift
 // (other work on the machine, table growth) hits each of them alike, and returns the cells
 // with per-round figures and their medians. Each round starts the targets one further along
-// (RoundOrder), so no target always follows the same one.
+// (RoundOrder), so no target always follows the same one. An op measured against another
+// op's figures (the read tool against REST's checkins/{date}, baselineOp) alternates with that
+// op's targets in one rotation: measured minutes apart, the two drifted apart by ±0.1 of the
+// ratio between them (docs/performance.md).
 func (e *env) measure(ctx context.Context, targets, ops []string, rounds int, dur time.Duration, label string) ([]Cell, error) {
-	type key struct{ t, o string }
-	per := map[key][]Stats{}
-	var order []key
-	for _, op := range ops {
-		for _, t := range targets {
-			if hasOp(t, op) {
-				order = append(order, key{t, op})
-			}
-		}
-	}
+	per := map[cellKey][]Stats{}
+	groups := rotationGroups(targets, ops)
 	for round := 1; round <= rounds; round++ {
-		for _, op := range ops {
-			for _, t := range RoundOrder(targets, round) {
-				r, ok := e.client.Prepare(t, op)
+		for _, g := range groups {
+			for _, k := range RoundOrder(g, round) {
+				r, ok := e.client.Prepare(k.target, k.op)
 				if !ok {
 					continue
 				}
-				st, err := e.cell(ctx, r, op, dur, t != TargetFloor && t != TargetFloorAudit, e.cfg.Clients)
+				st, err := e.cell(ctx, r, k.op, dur, k.target != TargetFloor && k.target != TargetFloorAudit, e.cfg.Clients)
 				if err != nil {
-					return nil, fmt.Errorf("bench: %s %s: %w", t, op, err)
+					return nil, fmt.Errorf("bench: %s %s: %w", k.target, k.op, err)
 				}
-				per[key{t, op}] = append(per[key{t, op}], st)
+				per[k] = append(per[k], st)
 				fmt.Fprintf(e.cfg.Log, "%sround %d/%d %-15s %-21s %7.0f req/s  p50 %6.2f  p99 %6.2f ms  errors %d\n",
-					label, round, rounds, t, op, st.ReqPerSec, st.P50, st.P99, st.Errors)
+					label, round, rounds, k.target, k.op, st.ReqPerSec, st.P50, st.P99, st.Errors)
 			}
 		}
 	}
-	cells := make([]Cell, 0, len(order))
-	for _, k := range order {
-		cells = append(cells, Cell{Target: k.t, Op: k.o, Stats: MedianStats(per[k]), Rounds: per[k]})
+	var cells []Cell
+	for _, op := range ops { // report order: by op, then target
+		for _, t := range targets {
+			if k := (cellKey{t, op}); len(per[k]) > 0 {
+				cells = append(cells, Cell{Target: t, Op: op, Stats: MedianStats(per[k]), Rounds: per[k]})
+			}
+		}
 	}
 	return cells, nil
 }
 
-// RoundOrder is the order of targets in round (counting from 1): rotated by one per round. A
-// fixed order measured a target always right after the same other one (MCP 2026-07-28 after
-// REST, with whatever the server kept of REST's load), which showed as a gap between the two
-// MCP eras that profiles of each alone did not have.
-func RoundOrder(targets []string, round int) []string {
-	if len(targets) == 0 {
+type cellKey struct{ target, op string }
+
+// rotationGroups are the cells of targets × ops that alternate within a round, in op order:
+// each op's targets, and with an op the ops compared with it (baselineOp).
+func rotationGroups(targets, ops []string) [][]cellKey {
+	var groups [][]cellKey
+	for _, op := range ops {
+		var cells []cellKey
+		for _, t := range targets {
+			if hasOp(t, op) {
+				cells = append(cells, cellKey{t, op})
+			}
+		}
+		if len(cells) == 0 {
+			continue
+		}
+		i := slices.IndexFunc(groups, func(g []cellKey) bool {
+			return baselineOp(op) == g[0].op || baselineOp(g[0].op) == op
+		})
+		if i < 0 {
+			groups = append(groups, cells)
+			continue
+		}
+		groups[i] = append(groups[i], cells...)
+	}
+	return groups
+}
+
+// RoundOrder is the order of the cells (targets) in round (counting from 1): rotated by one
+// per round. A fixed order measured a target always right after the same other one (MCP
+// 2026-07-28 after REST, with whatever the server kept of REST's load), which showed as a gap
+// between the two MCP eras that profiles of each alone did not have.
+func RoundOrder[T any](cells []T, round int) []T {
+	if len(cells) == 0 {
 		return nil
 	}
-	k := (round - 1) % len(targets)
-	return append(slices.Clone(targets[k:]), targets[:k]...)
+	k := (round - 1) % len(cells)
+	return append(slices.Clone(cells[k:]), cells[:k]...)
 }
 
 // cell measures one target × op once: probe (a full check of one answer), warm-up, run. The
