@@ -11,6 +11,7 @@ import (
 	"sync"
 	"text/template"
 	"text/template/parse"
+	"unicode"
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
@@ -48,7 +49,7 @@ func RenderSummary(t *template.Template, output []byte) (string, error) {
 	if err := t.Execute(&buf, v); err != nil {
 		return "", fmt.Errorf("summary: %w", err)
 	}
-	return strings.Join(strings.Fields(buf.String()), " "), nil
+	return string(appendFields(nil, buf.Bytes())), nil
 }
 
 // distinct counts the distinct values of member field among the objects of list.
@@ -78,48 +79,90 @@ func distinct(list any, field string) (int, error) {
 // len, distinct and plural on them (every summary the spec has), the template's data is built from v's
 // fields as the JSON names them, and only those, each value as decoding output would have
 // given it (strings, json.Number for integers, nil for null; anything else through its own
-// JSON). Any other template shape, or a v that is not a pointer to a plain struct, renders
-// over output with RenderSummary. TestRenderSummaryOfMatchesJSON holds the two paths equal.
+// JSON), and the template runs compiled (summaryProgram). Any other template shape, or a v
+// that is not a pointer to a plain struct, renders over output with RenderSummary.
+// TestRenderSummaryOfMatchesJSON and FuzzSummaryOfMatchesJSON hold the paths equal.
 func RenderSummaryOf(t *template.Template, v any, output []byte) (string, error) {
-	need, ok := summaryNeedsOf(t)
-	if !ok {
-		return RenderSummary(t, output)
+	b, err := AppendSummaryOf(nil, t, v, output)
+	return string(b), err
+}
+
+// AppendSummaryOf appends RenderSummaryOf's sentence to dst.
+func AppendSummaryOf(dst []byte, t *template.Template, v any, output []byte) ([]byte, error) {
+	plan := summaryPlanOf(t)
+	if plan.prog == nil {
+		s, err := RenderSummary(t, output)
+		return append(dst, s...), err
 	}
-	data, ok := projectFields(reflect.ValueOf(v), need)
+	data, ok := projectFields(reflect.ValueOf(v), plan.need)
 	if !ok {
-		return RenderSummary(t, output)
+		s, err := RenderSummary(t, output)
+		return append(dst, s...), err
 	}
-	var buf bytes.Buffer
+	start := len(dst)
+	if b, ok := plan.prog.run(dst, data); ok {
+		return appendFields(b[:start], b[start:]), nil
+	}
+	var buf bytes.Buffer // a value the program does not follow: text/template says what it prints
 	if err := t.Execute(&buf, data); err != nil {
-		return "", fmt.Errorf("summary: %w", err)
+		return dst, fmt.Errorf("summary: %w", err)
 	}
-	return strings.Join(strings.Fields(buf.String()), " "), nil
+	return appendFields(dst, buf.Bytes()), nil
+}
+
+// appendFields appends text with its runs of white space made one space and trimmed:
+// strings.Join(strings.Fields(text), " "). text may be the bytes right after dst's (in place:
+// what is written never passes what is read).
+func appendFields(dst, text []byte) []byte {
+	space, word := false, false
+	for i := 0; i < len(text); {
+		c, size := rune(text[i]), 1
+		if c >= utf8.RuneSelf {
+			c, size = utf8.DecodeRune(text[i:])
+		}
+		if unicode.IsSpace(c) {
+			space = true
+			i += size
+			continue
+		}
+		if space && word {
+			dst = append(dst, ' ')
+		}
+		space, word = false, true
+		dst = append(dst, text[i:i+size]...)
+		i += size
+	}
+	return dst
 }
 
 // TypedSummary reports whether RenderSummaryOf renders t from the typed output (rather than
 // falling back to decoding the JSON).
-func TypedSummary(t *template.Template) bool {
-	_, ok := summaryNeedsOf(t)
-	return ok
-}
+func TypedSummary(t *template.Template) bool { return summaryPlanOf(t).prog != nil }
 
-// summaryPlans keeps summaryNeeds by template: a summary is parsed once at start-up and never
-// changes, and walking its tree on every call cost a fifth of rendering it.
+// summaryPlans keeps a summaryPlan by template: a summary is parsed once at start-up and
+// never changes, and walking its tree on every call cost a fifth of rendering it.
 var summaryPlans sync.Map // *template.Template → summaryPlan
 
+// summaryPlan is what a template uses of the output's fields, and the template compiled; a
+// nil prog is a template of another shape.
 type summaryPlan struct {
 	need map[string]*fieldNeed
-	ok   bool
+	prog summaryProgram
 }
 
-func summaryNeedsOf(t *template.Template) (map[string]*fieldNeed, bool) {
+func summaryPlanOf(t *template.Template) summaryPlan {
 	if p, ok := summaryPlans.Load(t); ok {
-		plan := p.(summaryPlan)
-		return plan.need, plan.ok
+		return p.(summaryPlan)
 	}
-	need, ok := summaryNeeds(t)
-	summaryPlans.Store(t, summaryPlan{need, ok})
-	return need, ok
+	var plan summaryPlan
+	if t.Tree != nil && t.Tree.Root != nil {
+		if prog, ok := compileSummary(t.Tree.Root); ok {
+			plan = summaryPlan{need: map[string]*fieldNeed{}, prog: prog}
+			prog.needs(plan.need)
+		}
+	}
+	summaryPlans.Store(t, plan)
+	return plan
 }
 
 // fieldNeed is what a template uses of one top-level field: all of it, or only its length and
@@ -129,22 +172,69 @@ type fieldNeed struct {
 	members map[string]bool
 }
 
-// summaryNeeds walks t's tree; ok is false for any node beyond text, {{.x}}, {{if}}/{{else}}
-// over such pipes, {{len .x}}, {{distinct .x "m"}} and {{plural A "one" "many"}} where A is
-// .x, (len .x) or (distinct .x "m").
-func summaryNeeds(t *template.Template) (map[string]*fieldNeed, bool) {
-	if t.Tree == nil || t.Tree.Root == nil {
+// A summaryProgram is a summary template compiled: text, {{expr}}, and {{if expr}} … {{else}}
+// … {{end}}, where expr is .x, len .x, distinct .x "m" or plural A "one" "many" with A an expr
+// (the shapes summaries have). It runs over projectFields' data as text/template would, and
+// reports a value it does not follow (a null, a list where a number goes) instead of guessing
+// what text/template prints or which error it gives: the caller then runs the template.
+type summaryProgram []summaryOp
+
+type summaryOp struct {
+	text      string       // literal text, when expr and cond are nil
+	expr      *summaryExpr // {{expr}}
+	cond      *summaryExpr // {{if cond}} then {{else}} els {{end}}
+	then, els summaryProgram
+}
+
+type summaryExpr struct {
+	fn        string // "" (the field itself), "len", "distinct", "plural"
+	field     string // the top-level field, for all but plural
+	member    string // distinct's member
+	arg       *summaryExpr
+	one, many string // plural's nouns
+}
+
+// compileSummary compiles the template tree n; false for any node beyond summaryProgram's.
+func compileSummary(n parse.Node) (summaryProgram, bool) {
+	switch n := n.(type) {
+	case nil:
+		return nil, true
+	case *parse.ListNode:
+		if n == nil {
+			return nil, true
+		}
+		var prog summaryProgram
+		for _, c := range n.Nodes {
+			p, ok := compileSummary(c)
+			if !ok {
+				return nil, false
+			}
+			prog = append(prog, p...)
+		}
+		return prog, true
+	case *parse.TextNode:
+		return summaryProgram{{text: string(n.Text)}}, true
+	case *parse.ActionNode:
+		e, ok := compileExpr(n.Pipe)
+		return summaryProgram{{expr: e}}, ok
+	case *parse.IfNode:
+		cond, ok := compileExpr(n.Pipe)
+		then, okThen := compileSummary(n.List)
+		var els summaryProgram
+		okElse := true
+		if n.ElseList != nil {
+			els, okElse = compileSummary(n.ElseList)
+		}
+		return summaryProgram{{cond: cond, then: then, els: els}}, ok && okThen && okElse
+	}
+	return nil, false
+}
+
+func compileExpr(p *parse.PipeNode) (*summaryExpr, bool) {
+	if p == nil || len(p.Decl) > 0 || len(p.Cmds) != 1 {
 		return nil, false
 	}
-	need := map[string]*fieldNeed{}
-	get := func(name string) *fieldNeed {
-		n := need[name]
-		if n == nil {
-			n = &fieldNeed{members: map[string]bool{}}
-			need[name] = n
-		}
-		return n
-	}
+	args := p.Cmds[0].Args
 	top := func(n parse.Node) (string, bool) {
 		f, ok := n.(*parse.FieldNode)
 		if !ok || len(f.Ident) != 1 {
@@ -152,78 +242,159 @@ func summaryNeeds(t *template.Template) (map[string]*fieldNeed, bool) {
 		}
 		return f.Ident[0], true
 	}
-	var pipe func(p *parse.PipeNode) bool
-	var walk func(n parse.Node) bool
-	cmd := func(args []parse.Node) bool {
-		if id, ok := args[0].(*parse.IdentifierNode); ok {
-			switch {
-			case id.Ident == "len" && len(args) == 2:
-				name, ok := top(args[1])
-				if ok {
-					get(name)
-				}
-				return ok
-			case id.Ident == "distinct" && len(args) == 3:
-				name, ok := top(args[1])
-				m, isStr := args[2].(*parse.StringNode)
-				if ok && isStr {
-					get(name).members[m.Text] = true
-				}
-				return ok && isStr
-			case id.Ident == "plural" && len(args) == 4:
-				_, one := args[2].(*parse.StringNode)
-				_, many := args[3].(*parse.StringNode)
-				if !one || !many {
-					return false
-				}
-				if name, ok := top(args[1]); ok {
-					get(name).whole = true
-					return true
-				}
-				sub, ok := args[1].(*parse.PipeNode) // (len .x), (distinct .x "m")
-				return ok && pipe(sub)
-			}
-			return false
-		}
-		if len(args) != 1 {
-			return false
-		}
+	id, ok := args[0].(*parse.IdentifierNode)
+	if !ok {
 		name, ok := top(args[0])
-		if ok {
-			get(name).whole = true
-		}
-		return ok
+		return &summaryExpr{field: name}, ok && len(args) == 1
 	}
-	pipe = func(p *parse.PipeNode) bool {
-		if p == nil || len(p.Decl) > 0 || len(p.Cmds) != 1 {
-			return false
+	switch {
+	case id.Ident == "len" && len(args) == 2:
+		name, ok := top(args[1])
+		return &summaryExpr{fn: "len", field: name}, ok
+	case id.Ident == "distinct" && len(args) == 3:
+		name, ok := top(args[1])
+		m, isStr := args[2].(*parse.StringNode)
+		if !isStr {
+			return nil, false
 		}
-		return cmd(p.Cmds[0].Args)
+		return &summaryExpr{fn: "distinct", field: name, member: m.Text}, ok
+	case id.Ident == "plural" && len(args) == 4:
+		one, okOne := args[2].(*parse.StringNode)
+		many, okMany := args[3].(*parse.StringNode)
+		if !okOne || !okMany {
+			return nil, false
+		}
+		e := &summaryExpr{fn: "plural", one: one.Text, many: many.Text}
+		if name, ok := top(args[1]); ok {
+			e.arg = &summaryExpr{field: name}
+			return e, true
+		}
+		sub, ok := args[1].(*parse.PipeNode) // (len .x), (distinct .x "m")
+		if !ok {
+			return nil, false
+		}
+		e.arg, ok = compileExpr(sub)
+		return e, ok
 	}
-	walk = func(n parse.Node) bool {
-		switch n := n.(type) {
-		case nil:
-			return true
-		case *parse.ListNode:
-			if n == nil {
-				return true
+	return nil, false
+}
+
+// needs records in need what the program uses of each field.
+func (prog summaryProgram) needs(need map[string]*fieldNeed) {
+	for _, op := range prog {
+		op.expr.needs(need)
+		op.cond.needs(need)
+		op.then.needs(need)
+		op.els.needs(need)
+	}
+}
+
+func (e *summaryExpr) needs(need map[string]*fieldNeed) {
+	if e == nil {
+		return
+	}
+	if e.fn == "plural" {
+		e.arg.needs(need)
+		return
+	}
+	n := need[e.field]
+	if n == nil {
+		n = &fieldNeed{members: map[string]bool{}}
+		need[e.field] = n
+	}
+	switch e.fn {
+	case "":
+		n.whole = true
+	case "distinct":
+		n.members[e.member] = true
+	}
+}
+
+// run appends the program's text over data; false when a value is not one it follows.
+func (prog summaryProgram) run(b []byte, data map[string]any) ([]byte, bool) {
+	for _, op := range prog {
+		switch {
+		case op.expr != nil:
+			v, ok := op.expr.eval(data)
+			if !ok || v == nil {
+				return b, false
 			}
-			for _, c := range n.Nodes {
-				if !walk(c) {
-					return false
-				}
+			switch v := v.(type) {
+			case string:
+				b = append(b, v...)
+			case gojson.Number:
+				b = append(b, v...)
+			case int:
+				b = strconv.AppendInt(b, int64(v), 10)
+			case bool:
+				b = strconv.AppendBool(b, v)
+			default:
+				return b, false
 			}
-			return true
-		case *parse.TextNode:
-			return true
-		case *parse.ActionNode:
-			return pipe(n.Pipe)
-		case *parse.IfNode:
-			return pipe(n.Pipe) && walk(n.List) && (n.ElseList == nil || walk(n.ElseList))
+		case op.cond != nil:
+			v, ok := op.cond.eval(data)
+			if !ok {
+				return b, false
+			}
+			var truth bool
+			switch v := v.(type) {
+			case nil: // null or missing: false, as text/template's if says of a nil value
+			case string:
+				truth = v != ""
+			case gojson.Number:
+				truth = v != ""
+			case int:
+				truth = v != 0
+			case bool:
+				truth = v
+			case []any:
+				truth = len(v) > 0
+			default:
+				return b, false
+			}
+			branch := op.els
+			if truth {
+				branch = op.then
+			}
+			if b, ok = branch.run(b, data); !ok {
+				return b, false
+			}
+		default:
+			b = append(b, op.text...)
 		}
-		return false
 	}
-	return need, walk(t.Tree.Root)
+	return b, true
+}
+
+// eval is the expression's value over data: a field's (nil for a null or missing one), an
+// int for len and distinct, plural's string.
+func (e *summaryExpr) eval(data map[string]any) (any, bool) {
+	if e.fn == "plural" {
+		n, ok := e.arg.eval(data)
+		if !ok || n == nil {
+			return nil, false
+		}
+		s, err := plural(n, e.one, e.many)
+		return s, err == nil
+	}
+	v := data[e.field]
+	switch e.fn {
+	case "len":
+		switch v := v.(type) {
+		case []any:
+			return len(v), true
+		case string:
+			return len(v), true
+		}
+		return nil, false
+	case "distinct":
+		if _, ok := v.([]any); !ok {
+			return nil, false
+		}
+		n, err := distinct(v, e.member)
+		return n, err == nil
+	}
+	return v, true
 }
 
 var (

@@ -1,6 +1,9 @@
 package capability
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestSummaryPlural: plural agrees the noun with counts from len, distinct and output numbers,
 // 0/1/2 of each.
@@ -35,4 +38,22 @@ func TestSummaryPlural(t *testing.T) {
 	if got, err := RenderSummary(tmpl, []byte(`{"n":"x"}`)); err == nil {
 		t.Errorf("plural of a string = %q, want an error", got)
 	}
+}
+
+// FuzzAppendFieldsMatchesFields: appendFields is strings.Join(strings.Fields(s), " "), also
+// in place over its own bytes.
+func FuzzAppendFieldsMatchesFields(f *testing.F) {
+	for _, s := range []string{"", " ", "a", "  a \n\t b  ", "a\u00a0b\u2028c", "\xff \xfe", "a\u0085b", " x  y z "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := "head " + strings.Join(strings.Fields(s), " ")
+		if got := string(appendFields([]byte("head "), []byte(s))); got != want {
+			t.Fatalf("appendFields(%q) = %q, want %q", s, got, want)
+		}
+		b := append([]byte("head "), s...)
+		if got := string(appendFields(b[:5], b[5:])); got != want {
+			t.Fatalf("in place over %q: %q, want %q", s, got, want)
+		}
+	})
 }

@@ -1,7 +1,12 @@
 package capability_test
 
 import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"text/template"
 	"time"
 
 	"github.com/google/uuid"
@@ -137,5 +142,98 @@ func TestRenderSummaryOfMatchesJSON(t *testing.T) {
 				t.Errorf("%q over %T:\n typed %q, %v\n  json %q, %v", src, v, got, gotErr, want, wantErr)
 			}
 		}
+	}
+}
+
+// summaryTemplates are the templates FuzzSummaryOfMatchesJSON renders: every summary of the
+// spec, and the shapes of TestRenderSummaryOfMatchesJSON that print lists, branch on numbers
+// and call plural on text.
+func summaryTemplates(t testing.TB) []string {
+	out := []string{
+		`{{.classes}} {{.total}} {{.next_offset}} {{len .classes}} {{distinct .classes "class_name"}}`,
+		`{{if .next_offset}}more{{else}}last{{end}} {{if .classes}}some{{end}} {{if len .classes}}n{{end}}`,
+		`{{plural .date "d" "ds"}} {{plural .next_offset "o" "os"}} {{plural (distinct .classes "checkins") "c" "cs"}}`,
+	}
+	for _, c := range capapi.Capabilities() {
+		if c.Summary != "" {
+			out = append(out, c.Summary)
+		}
+	}
+	return out
+}
+
+// FuzzSummaryOfMatchesJSON: over random values of every output type of the spec, every
+// summary renders from the typed output (compiled, or through text/template for a value the
+// program leaves to it) exactly as over the JSON, errors included; and the spec's own
+// summary of a capability runs compiled over its outputs without nulls.
+func FuzzSummaryOfMatchesJSON(f *testing.F) {
+	types := specOutputTypes(f)
+	templates := summaryTemplates(f)
+	own := map[reflect.Type]int{} // the type's own summary, by its index in templates
+	for _, c := range capapi.Capabilities() {
+		for _, ty := range types {
+			if c.Summary != "" && strings.EqualFold(ty.Name(), strings.ReplaceAll(c.ID, "_", "")+"Output") {
+				own[ty] = slices.Index(templates, c.Summary)
+			}
+		}
+	}
+	if len(own) == 0 {
+		f.Fatal("no output type matched its capability's summary: the generated type names changed")
+	}
+	var parsed []*template.Template
+	for _, src := range templates {
+		tmpl, err := capability.ParseSummary(src)
+		if err != nil {
+			f.Fatal(err)
+		}
+		parsed = append(parsed, tmpl)
+	}
+	for i := range 2 * len(types) {
+		f.Add(uint64(i), uint8(i), uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, which, tmplIndex uint8) {
+		ty := types[int(which)%len(types)]
+		v := reflect.New(ty)
+		g := valueGen{rng: rand.New(rand.NewPCG(seed, uint64(which)))}
+		g.fill(v.Elem(), 0)
+		out, err := pipeline.Encode(v.Interface())
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := int(tmplIndex) % len(parsed)
+		if j, ok := own[ty]; ok && tmplIndex%2 == 0 {
+			i = j // half the time, the summary the type is rendered with
+		}
+		want, wantErr := capability.RenderSummary(parsed[i], out)
+		got, gotErr := capability.RenderSummaryOf(parsed[i], v.Interface(), out)
+		if got != want || (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("%q over %v %s:\n typed %q, %v\n  json %q, %v", templates[i], ty, out, got, gotErr, want, wantErr)
+		}
+		if s, ok := capability.RunSummaryProgram(parsed[i], v.Interface()); ok && (s != want || wantErr != nil) {
+			t.Fatalf("%q over %v %s:\n compiled %q\n      json %q, %v", templates[i], ty, out, s, want, wantErr)
+		}
+	})
+}
+
+// TestSummaryCompiledOverBusyDay: the spec's check-ins summary runs compiled over the busiest
+// day, and says what text/template says over its JSON.
+func TestSummaryCompiledOverBusyDay(t *testing.T) {
+	var src string
+	for _, c := range capapi.Capabilities() {
+		if c.ID == capapi.CapCheckinsByDate {
+			src = c.Summary
+		}
+	}
+	tmpl, err := capability.ParseSummary(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := capability.RenderSummary(tmpl, busyDayJSON(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := capability.RunSummaryProgram(tmpl, busyDay())
+	if !ok || got != want {
+		t.Fatalf("compiled: %q (%v); text/template: %q", got, ok, want)
 	}
 }

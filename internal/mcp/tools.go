@@ -82,15 +82,13 @@ func (h *Handler) toolCall(e *entry) toolCallFunc {
 // rendered from value's fields (capability.AppendTextOf) instead of parsing data.
 func (h *Handler) resultText(ctx context.Context, e *entry, value any, data json.RawMessage, encoded bool, handoff string) string {
 	const sep = "\n\n"
-	summary := h.summary(ctx, e, value, data)
-	text := make([]byte, 0, len(summary)+len(handoff)+2*len(sep)+capability.TextSizeHint(data))
-	for _, p := range []string{summary, handoff} {
-		if p != "" {
-			if len(text) > 0 {
-				text = append(text, sep...)
-			}
-			text = append(text, p...)
+	text := make([]byte, 0, summaryRoom+len(handoff)+2*len(sep)+capability.TextSizeHint(data))
+	text = h.appendSummary(ctx, e, text, value, data)
+	if handoff != "" {
+		if len(text) > 0 {
+			text = append(text, sep...)
 		}
+		text = append(text, handoff...)
 	}
 	head := len(text)
 	if head > 0 {
@@ -115,21 +113,26 @@ func (h *Handler) resultText(ctx context.Context, e *entry, value any, data json
 	return unsafe.String(unsafe.SliceData(withBody), len(withBody))
 }
 
-// summary is the capability's summary sentence of a result, "" without one. It runs on the
-// finalized JSON, after redaction, so it shows nothing structuredContent does not (summaries
-// never name personal data, the generator checks). A summary that fails to render is logged
-// and left out: the JSON still answers. value is the typed output data encodes; the summary
-// reads its fields instead of decoding data (RenderSummaryOf).
-func (h *Handler) summary(ctx context.Context, e *entry, value any, data json.RawMessage) string {
+// summaryRoom is what resultText's buffer keeps for the summary sentence: a longer one
+// grows it once.
+const summaryRoom = 256
+
+// appendSummary appends the capability's summary sentence of a result to dst, nothing
+// without one. It runs on the finalized output, after redaction, so it shows nothing
+// structuredContent does not (summaries never name personal data, the generator checks). A
+// summary that fails to render is logged and left out: the JSON still answers. value is the
+// typed output data encodes; the summary reads its fields instead of decoding data
+// (capability.AppendSummaryOf).
+func (h *Handler) appendSummary(ctx context.Context, e *entry, dst []byte, value any, data json.RawMessage) []byte {
 	if e.summary == nil {
-		return ""
+		return dst
 	}
-	s, err := capability.RenderSummaryOf(e.summary, value, data)
-	if err != nil || s == "" {
+	b, err := capability.AppendSummaryOf(dst, e.summary, value, data)
+	if err != nil || len(b) == len(dst) {
 		h.log.WarnContext(ctx, "tool summary not rendered", "capability", e.ID, "error", err)
-		return ""
+		return dst
 	}
-	return s
+	return b
 }
 
 // Handoff fields (FieldRule.Handoff): a secret the server gives out for a person, such as the
