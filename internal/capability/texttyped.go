@@ -204,7 +204,7 @@ func planScalar(t reflect.Type) scalarText {
 			if err != nil || !utf8.Valid(text) {
 				return b, false
 			}
-			return appendCellBytes(b, text), true
+			return appendCell(b, string(text)), true
 		}
 	case t.Kind() == reflect.String:
 		return func(b []byte, v reflect.Value) ([]byte, bool) {
@@ -223,8 +223,6 @@ func planScalar(t reflect.Type) scalarText {
 	}
 	return nil
 }
-
-func appendCellBytes(b, text []byte) []byte { return appendCell(b, string(text)) }
 
 // valueAs is v's value as a T, through its address when it has one: boxing a time.Time in an
 // interface would allocate, twice a row.
