@@ -292,27 +292,48 @@ func (r *textRenderer) value(path, label string, n *textNode) {
 
 // appendCell appends a scalar as one line: a string that could be misread (empty, with a line
 // break, a column separator or surrounding spaces) is quoted as JSON.
-func appendCell(b []byte, s string) []byte {
-	if misread(s) {
+func appendCell(b []byte, s string) []byte { return appendClassedCell(b, s, cellClass(s)) }
+
+// appendClassedCell is appendCell of s whose cellClass is class.
+func appendClassedCell(b []byte, s string, class uint8) []byte {
+	if misreadClass(s, class) {
 		q, _ := json.Marshal(s)
 		return append(b, q...)
 	}
 	return append(b, s...)
 }
 
-func misread(s string) bool {
-	if s == "" {
+func misread(s string) bool { return misreadClass(s, cellClass(s)) }
+
+func misreadClass(s string, class uint8) bool {
+	if s == "" || class&cellBreaks != 0 {
 		return true
 	}
 	if first, last := s[0], s[len(s)-1]; first <= ' ' || first >= utf8.RuneSelf || last <= ' ' || last >= utf8.RuneSelf {
-		if strings.TrimSpace(s) != s { // only then can s start or end with a space
-			return true
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '\n' || c == '\r' || c == '|' {
-			return true
-		}
+		return strings.TrimSpace(s) != s // only then can s start or end with a space
 	}
 	return false
+}
+
+// The classes of a cell's bytes (cellBytes): a line break or the column separator, which make
+// it misread; a byte of a multi-byte character, which makes it worth a UTF-8 check.
+const (
+	cellBreaks = 1 << iota
+	cellMultibyte
+)
+
+var cellBytes = func() (t [256]uint8) {
+	t['\n'], t['\r'], t['|'] = cellBreaks, cellBreaks, cellBreaks
+	for c := utf8.RuneSelf; c < len(t); c++ {
+		t[c] = cellMultibyte
+	}
+	return t
+}()
+
+// cellClass is the union of the classes of s's bytes: one pass, no branch per byte.
+func cellClass(s string) (class uint8) {
+	for i := 0; i < len(s); i++ {
+		class |= cellBytes[s[i]]
+	}
+	return class
 }

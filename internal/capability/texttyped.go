@@ -209,10 +209,11 @@ func planScalar(t reflect.Type) scalarText {
 	case t.Kind() == reflect.String:
 		return func(b []byte, v reflect.Value) ([]byte, bool) {
 			s := v.String()
-			if !utf8.ValidString(s) {
+			class := cellClass(s)
+			if class&cellMultibyte != 0 && !utf8.ValidString(s) {
 				return b, false // the encoder writes U+FFFD for the bad bytes
 			}
-			return appendCell(b, s), true
+			return appendClassedCell(b, s, class), true
 		}
 	case t.Kind() == reflect.Bool:
 		return func(b []byte, v reflect.Value) ([]byte, bool) { return strconv.AppendBool(b, v.Bool()), true }
