@@ -14,8 +14,8 @@ import (
 
 // AppendTextOf appends RenderText's text of data, the JSON encoding of the typed output v
 // (the pipeline's one encoding of the finalized value), reading v's fields instead of parsing
-// data: a busy Sunday's text costs a quarter of the parse and render of its JSON
-// (BenchmarkRenderText). The rules are RenderText's, applied to what the encoding would say
+// data: a busy Sunday's text costs two thirds of the parse and render of its JSON, a quarter
+// when its strings carry escapes, and no allocation per value (BenchmarkTextOf). The rules are RenderText's, applied to what the encoding would say
 // of each field: a nil pointer or slice is null (absent with omitempty, as an empty string,
 // number or list is), a struct is an object, a slice a list, time.Time, Date and any
 // TextMarshaler their text. A type whose encoding the plan does not follow (maps, interfaces,
