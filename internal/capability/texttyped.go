@@ -2,7 +2,6 @@ package capability
 
 import (
 	"encoding"
-	"encoding/json"
 	"reflect"
 	"slices"
 	"strconv"
@@ -105,16 +104,15 @@ func textPlanOf(t reflect.Type) *textStruct {
 }
 
 var (
-	timeType          = reflect.TypeFor[time.Time]()
-	dateType          = reflect.TypeFor[Date]()
-	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
+	timeType = reflect.TypeFor[time.Time]()
+	dateType = reflect.TypeFor[Date]()
 )
 
 // maxPlanDepth bounds a plan's nesting; deeper (or recursive) types take the JSON path.
 const maxPlanDepth = 8
 
 func planStruct(t reflect.Type, depth int) *textStruct {
-	if t.Kind() != reflect.Struct || depth > maxPlanDepth || marshals(t) {
+	if t.Kind() != reflect.Struct || depth > maxPlanDepth || encodingOf(t) != encodesByKind {
 		return nil
 	}
 	s := &textStruct{}
@@ -164,7 +162,7 @@ func planField(f *textField, t reflect.Type, depth int) bool {
 		f.shape, f.object = shapeObject, planStruct(t, depth+1)
 		return f.object != nil && (!f.omitEmpty || f.ptr)
 	case reflect.Slice:
-		if f.ptr || marshals(t) {
+		if f.ptr || encodingOf(t) != encodesByKind {
 			return false
 		}
 		f.shape = shapeList
@@ -189,9 +187,9 @@ func planScalar(t reflect.Type) scalarText {
 		return func(b []byte, v reflect.Value) ([]byte, bool) {
 			return valueAs[Date](v).t.AppendFormat(b, time.DateOnly), true
 		}
-	case t.Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(textMarshaler) && !t.Implements(textMarshaler):
+	case encodingOf(t) == encodesAsJSON:
 		return nil // its own JSON, or a pointer-receiver method whose use depends on addressability
-	case t.Implements(textMarshaler):
+	case encodingOf(t) == encodesAsText:
 		return func(b []byte, v reflect.Value) ([]byte, bool) {
 			m, ok := v.Interface().(encoding.TextMarshaler)
 			if v.CanAddr() {
@@ -232,11 +230,6 @@ func valueAs[T any](v reflect.Value) T {
 		return *v.Addr().Interface().(*T)
 	}
 	return v.Interface().(T)
-}
-
-func marshals(t reflect.Type) bool {
-	return t.Implements(jsonMarshalerType) || t.Implements(textMarshaler) ||
-		reflect.PointerTo(t).Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(textMarshaler)
 }
 
 func isKind(t reflect.Type, kinds ...reflect.Kind) bool { return slices.Contains(kinds, t.Kind()) }
