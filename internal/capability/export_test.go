@@ -1,9 +1,6 @@
 package capability
 
-import (
-	"reflect"
-	"text/template"
-)
+import "text/template"
 
 // AppendTypedText is AppendTextOf's typed path alone, for the external tests that hold it to
 // the JSON path over the spec's output types.
@@ -12,14 +9,6 @@ var AppendTypedText = appendTypedText
 // RunSummaryProgram runs t's compiled program alone over the typed output v: false when t
 // has none, or v holds a value the program leaves to text/template.
 func RunSummaryProgram(t *template.Template, v any) (string, bool) {
-	plan := summaryPlanOf(t)
-	if plan.prog == nil {
-		return "", false
-	}
-	data, ok := projectFields(reflect.ValueOf(v), plan.need)
-	if !ok {
-		return "", false
-	}
-	b, ok := plan.prog.run(nil, data)
-	return string(appendFields(nil, b)), ok
+	b, _, ok := runCompiled(nil, summaryPlanOf(t), v)
+	return string(b), ok
 }

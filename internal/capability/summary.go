@@ -89,25 +89,38 @@ func RenderSummaryOf(t *template.Template, v any, output []byte) (string, error)
 
 // AppendSummaryOf appends RenderSummaryOf's sentence to dst.
 func AppendSummaryOf(dst []byte, t *template.Template, v any, output []byte) ([]byte, error) {
-	plan := summaryPlanOf(t)
-	if plan.prog == nil {
+	b, data, ok := runCompiled(dst, summaryPlanOf(t), v)
+	switch {
+	case ok:
+		return b, nil
+	case data == nil:
 		s, err := RenderSummary(t, output)
 		return append(dst, s...), err
-	}
-	data, ok := projectFields(reflect.ValueOf(v), plan.need)
-	if !ok {
-		s, err := RenderSummary(t, output)
-		return append(dst, s...), err
-	}
-	start := len(dst)
-	if b, ok := plan.prog.run(dst, data); ok {
-		return appendFields(b[:start], b[start:]), nil
 	}
 	var buf bytes.Buffer // a value the program does not follow: text/template says what it prints
 	if err := t.Execute(&buf, data); err != nil {
 		return dst, fmt.Errorf("summary: %w", err)
 	}
 	return appendFields(dst, buf.Bytes()), nil
+}
+
+// runCompiled appends the sentence of plan's program over the typed output v. data is the
+// program's data (nil when the plan has no program or v is not a struct it projects); ok is
+// false when there is no sentence, also when the program met a value it leaves to
+// text/template, which then runs over data.
+func runCompiled(dst []byte, plan summaryPlan, v any) (b []byte, data map[string]any, ok bool) {
+	if plan.prog == nil {
+		return dst, nil, false
+	}
+	data, ok = projectFields(reflect.ValueOf(v), plan.need)
+	if !ok {
+		return dst, nil, false
+	}
+	start := len(dst)
+	if b, ok = plan.prog.run(dst, data); !ok {
+		return dst, data, false
+	}
+	return appendFields(b[:start], b[start:]), data, true
 }
 
 // appendFields appends text with its runs of white space made one space and trimmed:
@@ -482,43 +495,47 @@ func projectFields(v reflect.Value, need map[string]*fieldNeed) (map[string]any,
 }
 
 // jsonField finds the field of struct s that encodes as JSON name. ok is false for structs
-// with embedded fields, whose JSON names follow rules this does not follow.
+// whose JSON names follow rules not followed here (jsonFieldsOf).
 func jsonField(s reflect.Value, name string) (f reflect.Value, omitEmpty, found, ok bool) {
-	fs := structFieldsOf(s.Type())
+	fs := jsonFieldsOf(s.Type())
 	if fs == nil {
 		return reflect.Value{}, false, false, false
 	}
-	sf, found := fs[name]
-	if !found {
+	i := slices.IndexFunc(fs.list, func(f structField) bool { return f.name == name })
+	if i < 0 {
 		return reflect.Value{}, false, false, true
 	}
-	return s.Field(sf.index), sf.omitEmpty, true, true
+	return s.Field(fs.list[i].index), fs.list[i].omitEmpty, true, true
 }
 
+// structFields are a struct type's fields as the encoder names them, in encoding order.
+type structFields struct{ list []structField }
+
 type structField struct {
+	name      string
 	index     int
 	omitEmpty bool
 }
 
-// structFields caches, per struct type, its fields by JSON name (nil: has embedded fields).
-var structFields sync.Map // reflect.Type → map[string]structField
+// jsonFields caches jsonFieldsOf by struct type.
+var jsonFields sync.Map // reflect.Type → *structFields
 
-func structFieldsOf(t reflect.Type) map[string]structField {
-	if m, ok := structFields.Load(t); ok {
-		return m.(map[string]structField)
+// jsonFieldsOf is t's exported fields by JSON name, in order; nil for a struct with embedded
+// fields, duplicate names or ",string", whose encoding follows encoding/json rules not
+// followed here. The summaries' projection and the typed text both read it.
+func jsonFieldsOf(t reflect.Type) *structFields {
+	if m, ok := jsonFields.Load(t); ok {
+		return m.(*structFields)
 	}
-	m := map[string]structField{}
+	fs := &structFields{}
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		if sf.Anonymous {
-			m = nil
+			fs = nil
 			break
 		}
-		if !sf.IsExported() {
-			continue
-		}
 		tag := sf.Tag.Get("json")
-		if tag == "-" {
+		if !sf.IsExported() || tag == "-" {
 			continue
 		}
 		n, opts, _ := strings.Cut(tag, ",")
@@ -526,14 +543,14 @@ func structFieldsOf(t reflect.Type) map[string]structField {
 			n = sf.Name
 		}
 		o := strings.Split(opts, ",")
-		if _, dup := m[n]; dup || slices.Contains(o, "string") {
-			m = nil // duplicate names and ",string" follow encoding/json rules not followed here
+		if slices.ContainsFunc(fs.list, func(f structField) bool { return f.name == n }) || slices.Contains(o, "string") {
+			fs = nil
 			break
 		}
-		m[n] = structField{index: i, omitEmpty: slices.Contains(o, "omitempty")}
+		fs.list = append(fs.list, structField{name: n, index: i, omitEmpty: slices.Contains(o, "omitempty")})
 	}
-	structFields.Store(t, m)
-	return m
+	jsonFields.Store(t, fs)
+	return fs
 }
 
 // How a type encodes: through MarshalJSON, through MarshalText only, or by its kind.

@@ -46,7 +46,7 @@ func AppendText(dst, data []byte, notInText []string) ([]byte, error) {
 	if root.kind != nodeObject {
 		r.value("", "", &root)
 	} else {
-		r.object("", "", "", &root)
+		r.object("", "", "", &root, true)
 	}
 	return trimTrailingLines(r.b, start), nil
 }
@@ -99,8 +99,9 @@ func omittedAt(omit []string, path, key string) bool {
 
 // object writes the members of an object, each on its own line(s), at indent. path is the
 // object's JSON path ("" at the root, "classes[]" for an item), label the prefix of a nested
-// object's names ("guardian.").
-func (r *textRenderer) object(indent, path, label string, n *textNode) {
+// object's names ("guardian."). Without scalars it writes only the member objects and lists:
+// the rest of a list item whose scalars its "- " line holds.
+func (r *textRenderer) object(indent, path, label string, n *textNode, scalars bool) {
 	for i := range r.doc.members(n) {
 		v := &r.doc.members(n)[i]
 		k := r.doc.str(v.key)
@@ -109,10 +110,13 @@ func (r *textRenderer) object(indent, path, label string, n *textNode) {
 		}
 		switch v.kind {
 		case nodeObject:
-			r.object(indent, join(path, k), label+k+".", v)
+			r.object(indent, join(path, k), label+k+".", v, true)
 		case nodeArray:
 			r.list(indent, join(path, k), label+k, v)
 		default:
+			if !scalars {
+				continue
+			}
 			r.b = append(r.b, indent...)
 			r.b = append(r.b, label...)
 			r.b = append(r.b, k...)
@@ -174,19 +178,7 @@ func (r *textRenderer) list(indent, path, name string, n *textNode) {
 				}
 			}
 			r.b = append(r.b, '\n')
-			for j := range r.doc.members(v) {
-				m := &r.doc.members(v)[j]
-				k := r.doc.str(m.key)
-				if r.omitted(item, k) {
-					continue
-				}
-				switch m.kind {
-				case nodeArray:
-					r.list(indent+"  ", join(item, k), k, m)
-				case nodeObject:
-					r.object(indent+"  ", join(item, k), k+".", m)
-				}
-			}
+			r.object(indent+"  ", item, "", v, false)
 		}
 	default:
 		r.table(indent, item, name, items)
@@ -281,7 +273,7 @@ func (r *textRenderer) value(path, label string, n *textNode) {
 		r.b = appendCell(r.b, r.doc.str(n.scalar))
 	case nodeObject:
 		sub := textRenderer{doc: r.doc, omit: r.omit}
-		sub.object("", path, label, n)
+		sub.object("", path, label, n, true)
 		r.b = append(r.b, strings.ReplaceAll(strings.TrimSpace(string(sub.b)), "\n", "; ")...)
 	case nodeArray:
 		sub := textRenderer{doc: r.doc, omit: r.omit}
@@ -302,8 +294,6 @@ func appendClassedCell(b []byte, s string, class uint8) []byte {
 	}
 	return append(b, s...)
 }
-
-func misread(s string) bool { return misreadClass(s, cellClass(s)) }
 
 func misreadClass(s string, class uint8) bool {
 	if s == "" || class&cellBreaks != 0 {

@@ -155,7 +155,7 @@ func (r *oracleRenderer) value(b *strings.Builder, path, label string, n node) {
 }
 
 func oracleCell(s string) string {
-	if misread(s) {
+	if misreadClass(s, cellClass(s)) {
 		q, _ := json.Marshal(s)
 		return string(q)
 	}

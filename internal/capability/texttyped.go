@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -40,7 +39,7 @@ func appendTypedText(dst []byte, v any, notInText []string) ([]byte, bool) {
 		return dst, false
 	}
 	r := typedText{omit: notInText, b: dst}
-	r.object("", "", "", plan, rv.Elem())
+	r.object("", "", "", plan, rv.Elem(), true)
 	if r.failed {
 		return r.b[:len(dst)], false
 	}
@@ -115,28 +114,17 @@ func planStruct(t reflect.Type, depth int) *textStruct {
 	if t.Kind() != reflect.Struct || depth > maxPlanDepth || encodingOf(t) != encodesByKind {
 		return nil
 	}
+	fields := jsonFieldsOf(t)
+	if fields == nil {
+		return nil
+	}
 	s := &textStruct{}
-	seen := map[string]bool{}
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		if sf.Anonymous {
-			return nil // embedded fields' names follow rules not followed here
-		}
-		tag := sf.Tag.Get("json")
-		if !sf.IsExported() || tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = sf.Name
-		}
-		options := strings.Split(opts, ",")
-		if !plainName(name) || seen[name] || slices.Contains(options, "string") {
+	for _, jf := range fields.list {
+		if !plainName(jf.name) {
 			return nil
 		}
-		seen[name] = true
-		f := textField{name: name, index: i, omitEmpty: slices.Contains(options, "omitempty")}
-		ft := sf.Type
+		f := textField{name: jf.name, index: jf.index, omitEmpty: jf.omitEmpty}
+		ft := t.Field(jf.index).Type
 		if ft.Kind() == reflect.Pointer {
 			f.ptr, ft = true, ft.Elem()
 		}
@@ -298,7 +286,7 @@ func (r *typedText) scalar(f scalarText, v reflect.Value) {
 	}
 }
 
-func (r *typedText) object(indent, path, label string, s *textStruct, v reflect.Value) {
+func (r *typedText) object(indent, path, label string, s *textStruct, v reflect.Value, scalars bool) {
 	for i := range s.fields {
 		f := &s.fields[i]
 		p, fv := f.value(v)
@@ -307,10 +295,13 @@ func (r *typedText) object(indent, path, label string, s *textStruct, v reflect.
 		}
 		switch f.shape {
 		case shapeObject:
-			r.object(indent, join(path, f.name), label+f.name+".", f.object, fv)
+			r.object(indent, join(path, f.name), label+f.name+".", f.object, fv, true)
 		case shapeList:
 			r.list(indent, join(path, f.name), label+f.name, f, fv)
 		default:
+			if !scalars {
+				continue
+			}
 			r.b = append(r.b, indent...)
 			r.b = append(r.b, label...)
 			r.b = append(r.b, f.name...)
@@ -359,19 +350,7 @@ func (r *typedText) list(indent, path, name string, l *textField, v reflect.Valu
 				}
 			}
 			r.b = append(r.b, '\n')
-			for j := range s.fields {
-				f := &s.fields[j]
-				p, fv := f.value(e)
-				if p != present || omittedAt(r.omit, item, f.name) {
-					continue
-				}
-				switch f.shape {
-				case shapeList:
-					r.list(indent+"  ", join(item, f.name), f.name, f, fv)
-				case shapeObject:
-					r.object(indent+"  ", join(item, f.name), f.name+".", f.object, fv)
-				}
-			}
+			r.object(indent+"  ", item, "", s, e, false)
 		}
 		return
 	}
